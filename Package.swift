@@ -1,0 +1,36 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+let package = Package(
+    name: "symbolicate",
+    products: [
+        .executable(name: "symbolicate", targets: ["symbolicate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(
+            name: "CDwarf",
+            linkerSettings: [
+                .linkedLibrary("dwarf"), .linkedLibrary("elf"), .linkedLibrary("z"),
+                .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(name: "DebugInfo", dependencies: ["CDwarf"]),
+        .target(name: "CrashReport"),
+        .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport"]),
+        .executableTarget(
+            name: "symbolicate",
+            dependencies: [
+                "Symbolication", "DebugInfo", "CrashReport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "TestSupport"]),
+        .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
+        .testTarget(name: "SymbolicationTests", dependencies: ["Symbolication", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ]
+)

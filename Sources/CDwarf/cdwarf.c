@@ -1,0 +1,678 @@
+// libdwarf / libelf traversal into the flat arrays of CDwarf.h.
+
+#include "CDwarf.h"
+
+#include <libdwarf/dwarf.h>
+#include <gelf.h>
+#include <libdwarf/libdwarf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cdw_object {
+    Dwarf_Debug dbg;
+    Dwarf_Obj_Access_Interface interface;
+    cdw_section *sections;  // index 0 is an empty placeholder, as in ELF
+    uint32_t section_count;
+    uint8_t pointer_size;
+    int big_endian;
+    Elf *elf;
+    char **spelled_names;  // names made for legacy .zdebug_* sections
+    uint32_t spelled_count;
+};
+
+static void set_message(char *message, size_t size, const char *format, ...) {
+    if (!message || size == 0) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, size, format, args);
+    va_end(args);
+}
+
+// MARK: - Object access over a section list
+
+static int access_section_info(void *object, Dwarf_Half index, Dwarf_Obj_Access_Section *out,
+                               int *error) {
+    cdw_object *o = object;
+    (void)error;
+    if (index >= o->section_count) return DW_DLV_NO_ENTRY;
+    const cdw_section *s = &o->sections[index];
+    memset(out, 0, sizeof(*out));
+    out->addr = s->address;
+    out->size = s->size;
+    out->name = s->name;
+    out->type = 1;  // SHT_PROGBITS: libdwarf only needs the sections to look loadable
+    return DW_DLV_OK;
+}
+
+static Dwarf_Endianness access_byte_order(void *object) {
+    return ((cdw_object *)object)->big_endian ? DW_OBJECT_MSB : DW_OBJECT_LSB;
+}
+
+static Dwarf_Small access_length_size(void *object) {
+    (void)object;
+    return 4;
+}
+
+static Dwarf_Small access_pointer_size(void *object) {
+    return ((cdw_object *)object)->pointer_size;
+}
+
+static Dwarf_Unsigned access_section_count(void *object) {
+    return ((cdw_object *)object)->section_count;
+}
+
+static int access_load_section(void *object, Dwarf_Half index, Dwarf_Small **data, int *error) {
+    cdw_object *o = object;
+    (void)error;
+    if (index >= o->section_count) return DW_DLV_NO_ENTRY;
+    *data = (Dwarf_Small *)o->sections[index].data;
+    return DW_DLV_OK;
+}
+
+static const Dwarf_Obj_Access_Methods access_methods = {
+    access_section_info, access_byte_order,    access_length_size,
+    access_pointer_size, access_section_count, access_load_section,
+    NULL,
+};
+
+static int finish_open(cdw_object *o, cdw_object **out, char *message, size_t message_size) {
+    o->interface.object = o;
+    o->interface.methods = &access_methods;
+    Dwarf_Error error = NULL;
+    int res = dwarf_object_init_b(&o->interface, NULL, NULL, DW_GROUPNUMBER_ANY, &o->dbg, &error);
+    if (res == DW_DLV_NO_ENTRY) {
+        set_message(message, message_size, "no DWARF debug information");
+        cdw_close(o);
+        return CDW_NO_DWARF;
+    }
+    if (res != DW_DLV_OK) {
+        set_message(message, message_size, "%s", error ? dwarf_errmsg(error) : "libdwarf failed");
+        if (error) dwarf_dealloc(NULL, error, DW_DLA_ERROR);
+        cdw_close(o);
+        return CDW_ERROR;
+    }
+    *out = o;
+    return CDW_OK;
+}
+
+int cdw_open_sections(const cdw_section *sections, uint32_t count, uint8_t pointer_size,
+                      int big_endian, cdw_object **out, char *message, size_t message_size) {
+    cdw_object *o = calloc(1, sizeof(*o));
+    if (!o) return CDW_ERROR;
+    o->sections = calloc(count + 1, sizeof(cdw_section));
+    if (!o->sections) {
+        free(o);
+        return CDW_ERROR;
+    }
+    o->sections[0].name = "";
+    memcpy(o->sections + 1, sections, count * sizeof(cdw_section));
+    o->section_count = count + 1;
+    o->pointer_size = pointer_size;
+    o->big_endian = big_endian;
+    return finish_open(o, out, message, message_size);
+}
+
+int cdw_open_elf(const void *image, size_t size, cdw_object **out, char *message,
+                 size_t message_size) {
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_memory((char *)image, size);
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        set_message(message, message_size, "not an ELF file: %s", elf_errmsg(-1));
+        if (elf) elf_end(elf);
+        return CDW_ERROR;
+    }
+    size_t shstrndx = 0, section_total = 0;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0 || elf_getshdrnum(elf, &section_total) != 0) {
+        set_message(message, message_size, "unreadable ELF section headers: %s", elf_errmsg(-1));
+        elf_end(elf);
+        return CDW_ERROR;
+    }
+    cdw_object *o = calloc(1, sizeof(*o));
+    cdw_section *sections = calloc(section_total + 1, sizeof(cdw_section));
+    if (!o || !sections) {
+        free(o);
+        free(sections);
+        elf_end(elf);
+        return CDW_ERROR;
+    }
+    o->elf = elf;
+    o->sections = sections;
+    sections[0].name = "";
+    uint32_t count = 1;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr header;
+        if (!gelf_getshdr(scn, &header) || header.sh_type == SHT_NOBITS) continue;
+        const char *name = elf_strptr(elf, shstrndx, header.sh_name);
+        if (!name) continue;
+        int legacy = strncmp(name, ".zdebug_", 8) == 0;
+        if (!legacy && strncmp(name, ".debug_", 7) != 0) continue;
+        // Inflating is done by libelf, in its own buffers.
+        if (legacy) {
+            if (elf_compress_gnu(scn, 0, 0) < 0) continue;
+            name += 2;  // ".zdebug_info" -> "debug_info", spelled below with its '.'
+        } else if (header.sh_flags & SHF_COMPRESSED) {
+            if (elf_compress(scn, 0, 0) < 0) {
+                set_message(message, message_size, "cannot inflate section %s: %s", name,
+                            elf_errmsg(-1));
+                cdw_close(o);
+                return CDW_ERROR;
+            }
+        }
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf) continue;
+        if (legacy) {
+            char **grown = realloc(o->spelled_names, (o->spelled_count + 1) * sizeof(char *));
+            char *spelled = malloc(strlen(name) + 1);
+            if (!grown || !spelled) {
+                free(spelled);
+                if (grown) o->spelled_names = grown;
+                continue;
+            }
+            o->spelled_names = grown;
+            o->spelled_names[o->spelled_count++] = spelled;
+            spelled[0] = '.';
+            strcpy(spelled + 1, name);
+            name = spelled;
+        }
+        cdw_section *s = &sections[count++];
+        s->name = name;
+        s->data = data->d_buf;
+        s->size = data->d_size;
+        s->address = header.sh_addr;
+    }
+    o->section_count = count;
+    o->pointer_size = gelf_getclass(elf) == ELFCLASS64 ? 8 : 4;
+    const char *ident = elf_getident(elf, NULL);
+    o->big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
+    return finish_open(o, out, message, message_size);
+}
+
+void cdw_close(cdw_object *o) {
+    if (!o) return;
+    if (o->dbg) {
+        Dwarf_Error error = NULL;
+        dwarf_object_finish(o->dbg, &error);
+    }
+    if (o->elf) elf_end(o->elf);
+    for (uint32_t i = 0; i < o->spelled_count; i++) free(o->spelled_names[i]);
+    free(o->spelled_names);
+    free(o->sections);
+    free(o);
+}
+
+// MARK: - Growable arrays
+
+typedef struct walker {
+    Dwarf_Debug dbg;
+    cdw_result *r;
+    uint64_t function_capacity, range_capacity, row_capacity, unit_capacity, file_capacity,
+        string_capacity;
+    Dwarf_Unsigned unit_base;  // CU base address for DWARF 2-4 range lists
+    uint16_t version;
+    uint32_t unit_first_file;
+    uint32_t unit_file_count;
+    int failed;
+} walker;
+
+#define GROW(w, array, count, capacity)                                              \
+    do {                                                                             \
+        if ((w)->r->count == (w)->capacity) {                                        \
+            uint64_t next = (w)->capacity ? (w)->capacity * 2 : 1024;               \
+            void *grown = realloc((w)->r->array, next * sizeof(*(w)->r->array));    \
+            if (!grown) return -1;                                                   \
+            (w)->r->array = grown;                                                   \
+            (w)->capacity = next;                                                    \
+        }                                                                            \
+    } while (0)
+
+static int64_t add_string(walker *w, const char *s) {
+    if (!s || !*s) return 0;
+    size_t length = strlen(s) + 1;
+    cdw_result *r = w->r;
+    if (r->strings_size + length > w->string_capacity) {
+        uint64_t next = w->string_capacity ? w->string_capacity : 65536;
+        while (next < r->strings_size + length) next *= 2;
+        char *grown = realloc(r->strings, next);
+        if (!grown) return -1;
+        r->strings = grown;
+        w->string_capacity = next;
+    }
+    uint64_t offset = r->strings_size;
+    if (offset > UINT32_MAX) return -1;
+    memcpy(r->strings + offset, s, length);
+    r->strings_size += length;
+    return (int64_t)offset;
+}
+
+static int add_file(walker *w, uint32_t string) {
+    GROW(w, files, file_count, file_capacity);
+    w->r->files[w->r->file_count++] = string;
+    return 0;
+}
+
+static int add_range(walker *w, uint64_t low, uint64_t high) {
+    if (high <= low) return 0;
+    GROW(w, ranges, range_count, range_capacity);
+    w->r->ranges[w->r->range_count++] = (cdw_range){low, high};
+    return 0;
+}
+
+// MARK: - Compile units
+
+static void record_error(walker *w, Dwarf_Error error, char *message, size_t size,
+                         const char *what) {
+    if (!w->failed) {
+        set_message(message, size, "%s: %s", what, error ? dwarf_errmsg(error) : "libdwarf failed");
+    }
+    w->failed = 1;
+    if (error) dwarf_dealloc(w->dbg, error, DW_DLA_ERROR);
+}
+
+// dwarf_formudata of libdwarf 20210528 rejects DW_FORM_implicit_const (gcc's choice for
+// DW_AT_call_file and friends in DWARF 5); dwarf_formsdata reads it.
+static int read_unsigned(Dwarf_Attribute attribute, Dwarf_Unsigned *value, Dwarf_Error *error) {
+    Dwarf_Half form = 0;
+    if (dwarf_whatform(attribute, &form, error) != DW_DLV_OK) return DW_DLV_ERROR;
+    if (form == DW_FORM_implicit_const) {
+        Dwarf_Signed signed_value = 0;
+        int res = dwarf_formsdata(attribute, &signed_value, error);
+        if (res == DW_DLV_OK) *value = (Dwarf_Unsigned)signed_value;
+        return res;
+    }
+    return dwarf_formudata(attribute, value, error);
+}
+
+static int read_ranges_attribute(walker *w, Dwarf_Die die, Dwarf_Attribute attribute,
+                                 Dwarf_Error *error) {
+    Dwarf_Half form = 0;
+    if (dwarf_whatform(attribute, &form, error) != DW_DLV_OK) return DW_DLV_ERROR;
+    if (w->version >= 5) {
+        Dwarf_Unsigned value = 0;
+        int res = form == DW_FORM_rnglistx ? dwarf_formudata(attribute, &value, error)
+                                           : dwarf_global_formref(attribute, &value, error);
+        if (res != DW_DLV_OK) return res;
+        Dwarf_Rnglists_Head head = 0;
+        Dwarf_Unsigned count = 0, global_offset = 0;
+        res = dwarf_rnglists_get_rle_head(attribute, form, value, &head, &count, &global_offset,
+                                          error);
+        if (res != DW_DLV_OK) return res;
+        for (Dwarf_Unsigned i = 0; i < count; i++) {
+            unsigned length = 0, code = 0;
+            Dwarf_Unsigned raw1 = 0, raw2 = 0, low = 0, high = 0;
+            Dwarf_Bool unavailable = 0;
+            res = dwarf_get_rnglists_entry_fields_a(head, i, &length, &code, &raw1, &raw2,
+                                                    &unavailable, &low, &high, error);
+            if (res != DW_DLV_OK) break;
+            if (unavailable || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
+                code == DW_RLE_base_addressx)
+                continue;
+            if (add_range(w, low, high) != 0) break;
+        }
+        dwarf_dealloc_rnglists_head(head);
+        return res;
+    }
+    Dwarf_Off offset = 0, real_offset = 0;
+    int res = dwarf_global_formref(attribute, &offset, error);
+    if (res != DW_DLV_OK) return res;
+    Dwarf_Ranges *ranges = NULL;
+    Dwarf_Signed count = 0;
+    Dwarf_Unsigned bytes = 0;
+    res = dwarf_get_ranges_b(w->dbg, offset, die, &real_offset, &ranges, &count, &bytes, error);
+    if (res != DW_DLV_OK) return res;
+    Dwarf_Unsigned base = w->unit_base;
+    for (Dwarf_Signed i = 0; i < count; i++) {
+        if (ranges[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
+            base = ranges[i].dwr_addr2;
+        } else if (ranges[i].dwr_type == DW_RANGES_ENTRY) {
+            if (add_range(w, base + ranges[i].dwr_addr1, base + ranges[i].dwr_addr2) != 0) break;
+        }
+    }
+    dwarf_ranges_dealloc(w->dbg, ranges, count);
+    return DW_DLV_OK;
+}
+
+static int read_function(walker *w, Dwarf_Die die, Dwarf_Half tag, int32_t parent,
+                         Dwarf_Error *error) {
+    GROW(w, functions, function_count, function_capacity);
+    cdw_function f;
+    memset(&f, 0, sizeof(f));
+    f.origin = CDW_NO_REFERENCE;
+    f.specification = CDW_NO_REFERENCE;
+    f.parent = parent;
+    f.tag = tag;
+    f.unit = (uint16_t)(w->r->unit_count - 1);
+    f.first_range = (uint32_t)w->r->range_count;
+    Dwarf_Off offset = 0;
+    if (dwarf_dieoffset(die, &offset, error) != DW_DLV_OK) return DW_DLV_ERROR;
+    f.offset = offset;
+
+    Dwarf_Attribute *attributes = NULL;
+    Dwarf_Signed count = 0;
+    int res = dwarf_attrlist(die, &attributes, &count, error);
+    if (res == DW_DLV_ERROR) return res;
+    Dwarf_Addr low = 0, high = 0;
+    int have_low = 0, have_high = 0, high_is_offset = 0;
+    for (Dwarf_Signed i = 0; i < count && res != DW_DLV_ERROR; i++) {
+        Dwarf_Attribute a = attributes[i];
+        Dwarf_Half number = 0;
+        if (dwarf_whatattr(a, &number, error) != DW_DLV_OK) {
+            res = DW_DLV_ERROR;
+            break;
+        }
+        char *text = NULL;
+        Dwarf_Unsigned value = 0;
+        Dwarf_Off reference = 0;
+        switch (number) {
+        case DW_AT_name:
+        case DW_AT_linkage_name:
+        case DW_AT_MIPS_linkage_name:
+            if (dwarf_formstring(a, &text, error) == DW_DLV_OK) {
+                int64_t s = add_string(w, text);
+                if (s < 0) {
+                    res = DW_DLV_ERROR;
+                    break;
+                }
+                if (number == DW_AT_name) f.name = (uint32_t)s;
+                else f.linkage_name = (uint32_t)s;
+            } else {
+                res = DW_DLV_ERROR;
+            }
+            break;
+        case DW_AT_abstract_origin:
+        case DW_AT_specification:
+            if (dwarf_global_formref(a, &reference, error) == DW_DLV_OK) {
+                if (number == DW_AT_abstract_origin) f.origin = reference;
+                else f.specification = reference;
+            } else {
+                res = DW_DLV_ERROR;
+            }
+            break;
+        case DW_AT_call_file:
+            if (read_unsigned(a, &value, error) == DW_DLV_OK) {
+                if (value < w->unit_file_count) f.call_file = w->unit_first_file + (uint32_t)value;
+            } else {
+                res = DW_DLV_ERROR;
+            }
+            break;
+        case DW_AT_call_line:
+        case DW_AT_call_column:
+            if (read_unsigned(a, &value, error) == DW_DLV_OK) {
+                if (number == DW_AT_call_line) f.call_line = (uint32_t)value;
+                else f.call_column = (uint32_t)value;
+            } else {
+                res = DW_DLV_ERROR;
+            }
+            break;
+        case DW_AT_low_pc:
+            if (dwarf_lowpc(die, &low, error) == DW_DLV_OK) have_low = 1;
+            else res = DW_DLV_ERROR;
+            break;
+        case DW_AT_high_pc: {
+            Dwarf_Half form = 0;
+            enum Dwarf_Form_Class form_class = DW_FORM_CLASS_UNKNOWN;
+            if (dwarf_highpc_b(die, &high, &form, &form_class, error) == DW_DLV_OK) {
+                have_high = 1;
+                high_is_offset = form_class == DW_FORM_CLASS_CONSTANT;
+            } else {
+                res = DW_DLV_ERROR;
+            }
+            break;
+        }
+        case DW_AT_ranges:
+            if (read_ranges_attribute(w, die, a, error) == DW_DLV_ERROR) res = DW_DLV_ERROR;
+            break;
+        default:
+            break;
+        }
+    }
+    for (Dwarf_Signed i = 0; i < count; i++) dwarf_dealloc(w->dbg, attributes[i], DW_DLA_ATTR);
+    if (attributes) dwarf_dealloc(w->dbg, attributes, DW_DLA_LIST);
+    if (res == DW_DLV_ERROR) return res;
+    if (have_low && have_high) {
+        if (add_range(w, low, high_is_offset ? low + high : high) != 0) return DW_DLV_ERROR;
+    }
+    f.range_count = (uint32_t)(w->r->range_count - f.first_range);
+    w->r->functions[w->r->function_count++] = f;
+    return DW_DLV_OK;
+}
+
+// Tags whose children may hold subprograms or inlined subroutines.
+static int may_hold_functions(Dwarf_Half tag) {
+    switch (tag) {
+    case DW_TAG_compile_unit:
+    case DW_TAG_partial_unit:
+    case DW_TAG_namespace:
+    case DW_TAG_module:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+    case DW_TAG_union_type:
+    case DW_TAG_interface_type:
+    case DW_TAG_subprogram:
+    case DW_TAG_inlined_subroutine:
+    case DW_TAG_lexical_block:
+    case DW_TAG_try_block:
+    case DW_TAG_catch_block:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int walk_children(walker *w, Dwarf_Die parent_die, int32_t parent, unsigned depth,
+                         Dwarf_Error *error) {
+    if (depth > 256) return DW_DLV_OK;  // malformed nesting: stop descending
+    Dwarf_Die child = NULL;
+    int res = dwarf_child(parent_die, &child, error);
+    if (res != DW_DLV_OK) return res == DW_DLV_NO_ENTRY ? DW_DLV_OK : res;
+    while (child) {
+        Dwarf_Half tag = 0;
+        res = dwarf_tag(child, &tag, error);
+        if (res != DW_DLV_OK) {
+            dwarf_dealloc_die(child);
+            return res;
+        }
+        int32_t enclosing = parent;
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+            res = read_function(w, child, tag, parent, error);
+            if (res != DW_DLV_OK) {
+                dwarf_dealloc_die(child);
+                return res;
+            }
+            enclosing = (int32_t)(w->r->function_count - 1);
+        }
+        if (may_hold_functions(tag)) {
+            res = walk_children(w, child, enclosing, depth + 1, error);
+            if (res != DW_DLV_OK) {
+                dwarf_dealloc_die(child);
+                return res;
+            }
+        }
+        Dwarf_Die sibling = NULL;
+        res = dwarf_siblingof_b(w->dbg, child, 1, &sibling, error);
+        dwarf_dealloc_die(child);
+        if (res == DW_DLV_ERROR) return res;
+        child = res == DW_DLV_OK ? sibling : NULL;
+    }
+    return DW_DLV_OK;
+}
+
+static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
+    Dwarf_Unsigned table_version = 0;
+    Dwarf_Small table_count = 0;
+    Dwarf_Line_Context context = 0;
+    int res = dwarf_srclines_b(unit_die, &table_version, &table_count, &context, error);
+    if (res != DW_DLV_OK) return res;
+    Dwarf_Line *lines = NULL;
+    Dwarf_Signed count = 0;
+    res = dwarf_srclines_from_linecontext(context, &lines, &count, error);
+    for (Dwarf_Signed i = 0; res == DW_DLV_OK && i < count; i++) {
+        cdw_row row;
+        memset(&row, 0, sizeof(row));
+        Dwarf_Addr address = 0;
+        Dwarf_Unsigned number = 0, file = 0, column = 0;
+        Dwarf_Bool end = 0, prologue_end = 0, epilogue_begin = 0;
+        Dwarf_Unsigned isa = 0, discriminator = 0;
+        if (dwarf_lineaddr(lines[i], &address, error) != DW_DLV_OK ||
+            dwarf_lineno(lines[i], &number, error) != DW_DLV_OK ||
+            dwarf_line_srcfileno(lines[i], &file, error) != DW_DLV_OK ||
+            dwarf_lineoff_b(lines[i], &column, error) != DW_DLV_OK ||
+            dwarf_lineendsequence(lines[i], &end, error) != DW_DLV_OK ||
+            dwarf_prologue_end_etc(lines[i], &prologue_end, &epilogue_begin, &isa, &discriminator,
+                                   error) != DW_DLV_OK) {
+            res = DW_DLV_ERROR;
+            break;
+        }
+        // libdwarf 20210528 copies the epilogue_begin flag into end_sequence on rows made
+        // by standard and special opcodes; a real DW_LNE_end_sequence row has no epilogue flag.
+        if (epilogue_begin) end = 0;
+        row.address = address;
+        row.line = (uint32_t)number;
+        row.column = (uint32_t)column;
+        row.file = file < w->unit_file_count ? w->unit_first_file + (uint32_t)file : 0;
+        row.end_sequence = end ? 1 : 0;
+        if (w->r->row_count == w->row_capacity) {
+            uint64_t next = w->row_capacity ? w->row_capacity * 2 : 4096;
+            void *grown = realloc(w->r->rows, next * sizeof(cdw_row));
+            if (!grown) {
+                res = DW_DLV_ERROR;
+                break;
+            }
+            w->r->rows = grown;
+            w->row_capacity = next;
+        }
+        w->r->rows[w->r->row_count++] = row;
+    }
+    dwarf_srclines_dealloc_b(context);
+    return res;
+}
+
+// Flattens the unit's file table into `files` so that `first_file + DW_AT_call_file`
+// (and `+ row file number`) index it for any DWARF version.
+static int read_file_table(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
+    w->unit_first_file = (uint32_t)w->r->file_count;
+    w->unit_file_count = 0;
+    char **names = NULL;
+    Dwarf_Signed count = 0;
+    int res = dwarf_srcfiles(unit_die, &names, &count, error);
+    if (res == DW_DLV_ERROR) return res;
+    if (w->version < 5) {
+        // DWARF 2-4 number files from 1; dwarf_srcfiles lists file 1 first.
+        if (add_file(w, 0) != 0) res = DW_DLV_ERROR;
+        w->unit_file_count = 1;
+    }
+    for (Dwarf_Signed i = 0; i < count; i++) {
+        if (res != DW_DLV_ERROR) {
+            int64_t s = add_string(w, names[i]);
+            if (s < 0 || add_file(w, (uint32_t)s) != 0) res = DW_DLV_ERROR;
+            else w->unit_file_count++;
+        }
+        dwarf_dealloc(w->dbg, names[i], DW_DLA_STRING);
+    }
+    if (names) dwarf_dealloc(w->dbg, names, DW_DLA_LIST);
+    return res == DW_DLV_ERROR ? res : DW_DLV_OK;
+}
+
+static int read_unit(walker *w, Dwarf_Die unit_die, Dwarf_Half version, Dwarf_Error *error) {
+    GROW(w, units, unit_count, unit_capacity);
+    cdw_unit unit;
+    memset(&unit, 0, sizeof(unit));
+    unit.version = version;
+    w->version = version;
+    char *text = NULL;
+    Dwarf_Attribute attribute = NULL;
+    if (dwarf_attr(unit_die, DW_AT_name, &attribute, error) == DW_DLV_OK) {
+        if (dwarf_formstring(attribute, &text, error) == DW_DLV_OK) {
+            int64_t s = add_string(w, text);
+            unit.name = s > 0 ? (uint32_t)s : 0;
+        }
+        dwarf_dealloc(w->dbg, attribute, DW_DLA_ATTR);
+    }
+    if (dwarf_attr(unit_die, DW_AT_comp_dir, &attribute, error) == DW_DLV_OK) {
+        if (dwarf_formstring(attribute, &text, error) == DW_DLV_OK) {
+            int64_t s = add_string(w, text);
+            unit.comp_dir = s > 0 ? (uint32_t)s : 0;
+        }
+        dwarf_dealloc(w->dbg, attribute, DW_DLA_ATTR);
+    }
+    Dwarf_Addr base = 0;
+    w->unit_base = dwarf_lowpc(unit_die, &base, error) == DW_DLV_OK ? base : 0;
+    int res = read_file_table(w, unit_die, error);
+    unit.first_file = w->unit_first_file;
+    w->r->units[w->r->unit_count++] = unit;
+    if (res != DW_DLV_OK) return res;
+    res = walk_children(w, unit_die, -1, 0, error);
+    if (res != DW_DLV_OK) return res;
+    res = read_lines(w, unit_die, error);
+    return res == DW_DLV_NO_ENTRY ? DW_DLV_OK : res;
+}
+
+int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t message_size) {
+    walker w;
+    memset(&w, 0, sizeof(w));
+    w.dbg = object->dbg;
+    w.r = result;
+    // Offset 0 is the empty string.
+    result->strings = malloc(65536);
+    if (!result->strings) return CDW_ERROR;
+    w.string_capacity = 65536;
+    result->strings[0] = '\0';
+    result->strings_size = 1;
+
+    for (;;) {
+        Dwarf_Error error = NULL;
+        Dwarf_Unsigned header_length = 0, abbrev_offset = 0, type_offset = 0, next = 0;
+        Dwarf_Half version = 0, address_size = 0, length_size = 0, extension_size = 0,
+                   header_type = 0;
+        Dwarf_Sig8 signature;
+        int res = dwarf_next_cu_header_d(object->dbg, 1, &header_length, &version, &abbrev_offset,
+                                         &address_size, &length_size, &extension_size, &signature,
+                                         &type_offset, &next, &header_type, &error);
+        if (res == DW_DLV_NO_ENTRY) break;
+        if (res == DW_DLV_ERROR) {
+            record_error(&w, error, message, message_size, "compile unit header");
+            break;
+        }
+        Dwarf_Die unit_die = NULL;
+        res = dwarf_siblingof_b(object->dbg, NULL, 1, &unit_die, &error);
+        if (res == DW_DLV_ERROR) {
+            record_error(&w, error, message, message_size, "compile unit");
+            continue;
+        }
+        if (res == DW_DLV_NO_ENTRY) continue;
+        res = read_unit(&w, unit_die, version, &error);
+        if (res == DW_DLV_ERROR) {
+            char what[64];
+            snprintf(what, sizeof(what), "compile unit at 0x%llx",
+                     (unsigned long long)(next - header_length));
+            record_error(&w, error, message, message_size, what);
+        }
+        dwarf_dealloc_die(unit_die);
+    }
+    return w.failed ? CDW_PARTIAL : CDW_OK;
+}
+
+void cdw_result_free(cdw_result *r) {
+    if (!r) return;
+    free(r->functions);
+    free(r->ranges);
+    free(r->rows);
+    free(r->units);
+    free(r->files);
+    free(r->strings);
+    memset(r, 0, sizeof(*r));
+}
+
+extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
+
+char *cdw_demangle_cxx(const char *mangled) {
+    int status = 0;
+    char *out = __cxa_demangle(mangled, NULL, NULL, &status);
+    if (status != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}

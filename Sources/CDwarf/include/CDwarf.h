@@ -1,0 +1,128 @@
+// CDwarf: a thin layer over libdwarf and libelf.
+//
+// It opens DWARF held in memory (sections handed over by the caller, or an ELF image
+// read through libelf, which also inflates compressed sections) and walks it once,
+// filling flat arrays: one entry per subprogram / inlined-subroutine DIE, their
+// address ranges, every line-table row, the per-unit file tables and a string
+// table. Names, paths and policy are left to the Swift code above.
+//
+// Every function reports failure through a return code and a message buffer; no
+// libdwarf error is ever fatal.
+
+#ifndef CDWARF_H
+#define CDWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Return codes.
+enum {
+    CDW_OK = 0,
+    /// The object was read, but some compile units could not be: the message names the first.
+    CDW_PARTIAL = 1,
+    CDW_ERROR = -1,
+    /// The object holds no DWARF at all.
+    CDW_NO_DWARF = -2,
+};
+
+/// A section handed to `cdw_open_sections`. `name` uses ELF spelling (".debug_info");
+/// `name` and `data` must stay valid until `cdw_close`.
+typedef struct cdw_section {
+    const char *name;
+    const uint8_t *data;
+    uint64_t size;
+    uint64_t address;
+} cdw_section;
+
+/// DW_TAG values recorded in `cdw_function.tag`.
+enum {
+    CDW_TAG_SUBPROGRAM = 0x2e,
+    CDW_TAG_INLINED_SUBROUTINE = 0x1d,
+};
+
+/// `cdw_function.origin` / `.specification` when the attribute is absent.
+#define CDW_NO_REFERENCE UINT64_MAX
+
+/// One subprogram or inlined-subroutine DIE, in DIE order (a parent precedes its children).
+typedef struct cdw_function {
+    uint64_t offset;         ///< global .debug_info offset of the DIE
+    uint64_t origin;         ///< DW_AT_abstract_origin target offset, or CDW_NO_REFERENCE
+    uint64_t specification;  ///< DW_AT_specification target offset, or CDW_NO_REFERENCE
+    uint32_t name;           ///< DW_AT_name, string-table offset (0: absent)
+    uint32_t linkage_name;   ///< DW_AT_linkage_name / DW_AT_MIPS_linkage_name (0: absent)
+    int32_t parent;          ///< index of the nearest enclosing function entry, -1 for none
+    uint32_t call_file;      ///< index into `files` (0: absent)
+    uint32_t call_line;
+    uint32_t call_column;
+    uint32_t first_range;    ///< index into `ranges`
+    uint32_t range_count;
+    uint16_t tag;            ///< CDW_TAG_*
+    uint16_t unit;           ///< index into `units`, truncated to 16 bits (informational)
+} cdw_function;
+
+/// A half-open address range [low, high).
+typedef struct cdw_range {
+    uint64_t low;
+    uint64_t high;
+} cdw_range;
+
+/// One line-table row. Rows keep the table's order; `end_sequence` rows close a sequence.
+typedef struct cdw_row {
+    uint64_t address;
+    uint32_t file;           ///< index into `files`
+    uint32_t line;
+    uint32_t column;
+    uint32_t end_sequence;
+} cdw_row;
+
+/// One compile unit.
+typedef struct cdw_unit {
+    uint32_t name;           ///< DW_AT_name, string-table offset
+    uint32_t comp_dir;       ///< DW_AT_comp_dir, string-table offset
+    uint16_t version;        ///< DWARF version of the unit
+    uint16_t reserved;
+    uint32_t first_file;     ///< index into `files` of this unit's file 0 (DWARF 5) / placeholder (DWARF 2-4)
+} cdw_unit;
+
+/// What one pass over the DWARF produces. Arrays are malloc'ed; free with `cdw_result_free`.
+typedef struct cdw_result {
+    cdw_function *functions; uint64_t function_count;
+    cdw_range *ranges;       uint64_t range_count;
+    cdw_row *rows;           uint64_t row_count;
+    cdw_unit *units;         uint64_t unit_count;
+    /// String-table offsets of file paths as libdwarf spells them (joined with the include
+    /// directory and DW_AT_comp_dir); offset 0 (the empty string) for placeholders.
+    uint32_t *files;         uint64_t file_count;
+    /// NUL-separated strings; offset 0 is the empty string.
+    char *strings;           uint64_t strings_size;
+} cdw_result;
+
+typedef struct cdw_object cdw_object;
+
+/// Opens DWARF from caller-owned sections (a Mach-O slice, say).
+int cdw_open_sections(const cdw_section *sections, uint32_t count, uint8_t pointer_size,
+                      int big_endian, cdw_object **out, char *message, size_t message_size);
+
+/// Opens an ELF image held in memory through libelf; compressed debug sections
+/// (SHF_COMPRESSED and legacy .zdebug_*) are inflated. `image` must stay valid until `cdw_close`.
+int cdw_open_elf(const void *image, size_t size, cdw_object **out,
+                 char *message, size_t message_size);
+
+/// Walks every compile unit once and fills `result` (zeroed by the caller).
+int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t message_size);
+
+void cdw_result_free(cdw_result *result);
+void cdw_close(cdw_object *object);
+
+/// Itanium C++ demangling (`__cxa_demangle`); returns a malloc'ed string or NULL.
+char *cdw_demangle_cxx(const char *mangled);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,54 @@
+/// One debug file — or one architecture slice of a universal file — and its identity.
+///
+/// Identifying a file reads only its headers; the DWARF is read later, and only if a report
+/// needs it (see ``SymbolIndex``).
+public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
+    public enum Format: String, Sendable { case machO = "Mach-O", elf = "ELF" }
+
+    public var path: String
+    public var format: Format
+    public var architecture: Architecture?
+    /// The Mach-O LC_UUID (32 lowercase hex digits) or the ELF GNU build-id (lowercase hex).
+    public var identifier: String?
+    /// The address the image was linked at: the `__TEXT` vmaddr, or the first PT_LOAD vaddr.
+    public var textVMAddress: UInt64
+    /// Where the slice lies in the file (the whole file for thin Mach-O and ELF).
+    public var sliceOffset: Int
+    public var sliceSize: Int
+    /// Whether the file carries DWARF (a dSYM or an ELF file with `.debug_info`).
+    public var hasDWARF: Bool
+    /// An object file not yet linked (`.o`): not the debug file of any image.
+    public var isRelocatable: Bool = false
+
+    public var description: String {
+        "\(path) (\(architecture?.name ?? "unknown arch"), \(identifier ?? "no identifier"))"
+    }
+
+    /// The files or slices at `path`: one for a thin Mach-O or ELF file, one per slice for a
+    /// universal file.
+    public static func identify(path: String) throws -> [DebugFile] {
+        let file = try MappedFile(path: path)
+        return try identify(file)
+    }
+
+    static func identify(_ file: MappedFile) throws -> [DebugFile] {
+        let bytes = file.bytes
+        if MachO.isMachO(bytes) {
+            return try MachO.slices(of: bytes, path: file.path).map { slice in
+                DebugFile(path: file.path, format: .machO, architecture: slice.architecture,
+                          identifier: slice.uuid, textVMAddress: slice.textVMAddress,
+                          sliceOffset: slice.offset, sliceSize: slice.size,
+                          hasDWARF: slice.sections.contains { $0.segment == "__DWARF" && $0.name == "__debug_info" },
+                          isRelocatable: slice.fileType == 1)
+            }
+        }
+        if ELF.isELF(bytes) {
+            let image = try ELF.parse(bytes, path: file.path)
+            return [DebugFile(path: file.path, format: .elf, architecture: image.architecture,
+                              identifier: image.buildID, textVMAddress: image.firstLoadAddress,
+                              sliceOffset: 0, sliceSize: bytes.count, hasDWARF: image.hasDWARF,
+                              isRelocatable: image.fileType == 1)]
+        }
+        throw DebugInfoError.unknownFormat(path: file.path)
+    }
+}

@@ -1,0 +1,18 @@
+/// Why a debug file could not be used. Every case names the file.
+public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case unknownFormat(path: String)
+    case malformed(path: String, reason: String)
+    case noDWARF(path: String)
+    case corruptDWARF(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): return "\(path): cannot read: \(reason)"
+        case let .unknownFormat(path): return "\(path): not a Mach-O or ELF file"
+        case let .malformed(path, reason): return "\(path): malformed object file: \(reason)"
+        case let .noDWARF(path): return "\(path): no DWARF debug information"
+        case let .corruptDWARF(path, reason): return "\(path): corrupt DWARF: \(reason)"
+        }
+    }
+}

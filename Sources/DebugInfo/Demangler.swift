@@ -1,0 +1,31 @@
+import CDwarf
+import Foundation
+
+@_silgen_name("swift_demangle")
+private func _swiftDemangle(_ mangledName: UnsafePointer<CChar>?, _ mangledNameLength: Int,
+                            _ outputBuffer: UnsafeMutablePointer<CChar>?,
+                            _ outputBufferSize: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
+
+/// Turns mangled symbol names into readable ones: Swift through the Swift runtime's
+/// `swift_demangle`, C++ through `__cxa_demangle`. Anything else comes back unchanged.
+public enum Demangler {
+    /// The readable form of `name`, or `name` itself when it is not a mangled name.
+    public static func demangle(_ name: String) -> String {
+        if name.hasPrefix("_Z") {
+            if let cxx = name.withCString({ cdw_demangle_cxx($0) }) {
+                defer { free(cxx) }
+                return String(cString: cxx)
+            }
+            return name
+        }
+        if name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_T0") || name.hasPrefix("$e") {
+            let demangled: String? = name.withCString { raw in
+                guard let out = _swiftDemangle(raw, strlen(raw), nil, nil, 0) else { return nil }
+                defer { free(out) }
+                return String(cString: out)
+            }
+            return demangled ?? name
+        }
+        return name
+    }
+}

@@ -1,0 +1,114 @@
+/// ELF files as far as symbolication needs them.
+///
+/// The identity of an ELF image is its GNU build-id (an `NT_GNU_BUILD_ID` note, usually 20
+/// bytes, printed as 40 hex digits); the base it was linked at is the vaddr of its first
+/// `PT_LOAD` segment (0 for PIE executables and shared objects, 0x400000 for classic
+/// executables). A separate debug file made by `objcopy --only-keep-debug` keeps both.
+public struct ELFImage: Sendable {
+    public struct Section: Sendable {
+        public var name: String
+        public var type: UInt32
+        public var flags: UInt64
+        public var address: UInt64
+        public var offset: UInt64
+        public var size: UInt64
+        public var link: UInt32
+        public var entrySize: UInt64
+    }
+
+    public var architecture: Architecture?
+    /// `e_type`: 1 relocatable, 2 executable, 3 shared object (or PIE).
+    public var fileType: UInt16
+    public var is64Bit: Bool
+    public var bigEndian: Bool
+    /// Lowercase hex.
+    public var buildID: String?
+    public var firstLoadAddress: UInt64
+    public var sections: [Section]
+    /// The file name in `.gnu_debuglink`, if any.
+    public var debugLink: String?
+
+    public var hasDWARF: Bool {
+        sections.contains { ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.type != 8 }
+    }
+}
+
+enum ELF {
+    static func isELF(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 16 && bytes[0] == 0x7f && bytes[1] == 0x45 && bytes[2] == 0x4c && bytes[3] == 0x46
+    }
+
+    static func parse(_ bytes: UnsafeRawBufferPointer, path: String) throws -> ELFImage {
+        guard isELF(bytes) else { throw DebugInfoError.unknownFormat(path: path) }
+        let is64 = bytes[4] == 2
+        let bigEndian = bytes[5] == 2
+        let r = ByteReader(bytes, bigEndian: bigEndian)
+        func word(_ offset: Int) -> UInt64? { is64 ? r.u64(offset) : r.u32(offset).map(UInt64.init) }
+        guard let fileType = r.u16(16), let machine = r.u16(18),
+              let phoff = word(is64 ? 32 : 28), let shoff = word(is64 ? 40 : 32),
+              let phentsize = r.u16(is64 ? 54 : 42), let phnum = r.u16(is64 ? 56 : 44),
+              let shentsize = r.u16(is64 ? 58 : 46), var shnum = r.u16(is64 ? 60 : 48).map(Int.init),
+              var shstrndx = r.u16(is64 ? 62 : 50).map(Int.init)
+        else { throw DebugInfoError.malformed(path: path, reason: "truncated ELF header") }
+
+        var image = ELFImage(architecture: Architecture(elfMachine: machine, is64Bit: is64), fileType: fileType, is64Bit: is64,
+                             bigEndian: bigEndian, buildID: nil, firstLoadAddress: 0, sections: [], debugLink: nil)
+        var notes: [(offset: UInt64, size: UInt64)] = []
+        var sawLoad = false
+        for i in 0..<Int(phnum) {
+            let at = Int(phoff) + i * Int(phentsize)
+            guard let type = r.u32(at) else { break }
+            if type == 1, !sawLoad {
+                sawLoad = true
+                image.firstLoadAddress = word(is64 ? at + 16 : at + 8) ?? 0
+            }
+            if type == 4, let offset = word(is64 ? at + 8 : at + 4), let size = word(is64 ? at + 32 : at + 16) {
+                notes.append((offset, size))
+            }
+        }
+
+        if shoff > 0, shentsize > 0 {
+            // Extended numbering: counts live in section 0.
+            if shnum == 0, let extended = word(Int(shoff) + (is64 ? 32 : 20)) { shnum = Int(extended) }
+            if shstrndx == 0xffff, let extended = r.u32(Int(shoff) + (is64 ? 40 : 24)) { shstrndx = Int(extended) }
+            guard shnum < 1 << 20 else { throw DebugInfoError.malformed(path: path, reason: "too many sections") }
+            var raw: [(name: UInt32, section: ELFImage.Section)] = []
+            for i in 0..<shnum {
+                let at = Int(shoff) + i * Int(shentsize)
+                guard let name = r.u32(at), let type = r.u32(at + 4),
+                      let flags = word(at + 8), let address = word(is64 ? at + 16 : at + 12),
+                      let offset = word(is64 ? at + 24 : at + 16), let size = word(is64 ? at + 32 : at + 20),
+                      let link = r.u32(is64 ? at + 40 : at + 24), let entrySize = word(is64 ? at + 56 : at + 36)
+                else { throw DebugInfoError.malformed(path: path, reason: "truncated section headers") }
+                raw.append((name, .init(name: "", type: type, flags: flags, address: address, offset: offset,
+                                        size: size, link: link, entrySize: entrySize)))
+            }
+            let names = shstrndx < raw.count ? raw[shstrndx].section : nil
+            for (nameOffset, var section) in raw {
+                if let names { section.name = r.cString(Int(names.offset) + Int(nameOffset)) ?? "" }
+                image.sections.append(section)
+                if section.type == 7 { notes.append((section.offset, section.size)) }  // SHT_NOTE
+                if section.name == ".gnu_debuglink" { image.debugLink = r.cString(Int(section.offset)) }
+            }
+        }
+        for note in notes where image.buildID == nil {
+            image.buildID = buildID(r, notes: note)
+        }
+        return image
+    }
+
+    private static func buildID(_ r: ByteReader, notes: (offset: UInt64, size: UInt64)) -> String? {
+        var at = Int(notes.offset)
+        let end = Int(notes.offset + notes.size)
+        while at + 12 <= end {
+            guard let nameSize = r.u32(at), let descSize = r.u32(at + 4), let type = r.u32(at + 8) else { return nil }
+            let nameAt = at + 12
+            let descAt = nameAt + (Int(nameSize) + 3) & ~3
+            if type == 3, nameSize == 4, r.cString(nameAt, limit: 4) == "GNU", let desc = r.slice(descAt, Int(descSize)) {
+                return desc.hexString
+            }
+            at = descAt + (Int(descSize) + 3) & ~3
+        }
+        return nil
+    }
+}
