@@ -1,0 +1,45 @@
+/// One entry of a report's "Binary Images:" list: a Mach-O image loaded in the crashed process.
+///
+/// Parsed from lines such as
+///
+///     0x104a30000 - 0x104a3ffff +App arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /private/var/.../App
+///     0x1017ff000 - 0x101885fff +com.example.app (4.2.0 - 68) <7B639009-221F-3815-A7A3-657098146F8A> /Applications/...
+///     0x0 - 0xffffffffffffffff ??? (*) <00000000-0000-0000-0000-000000000000> ???
+public struct BinaryImage: Sendable, Equatable {
+    /// The address the image's `__TEXT` segment was loaded at (the first address of the range).
+    public var loadAddress: UInt64
+    /// The last address of the image's range, inclusive, as printed.
+    public var endAddress: UInt64
+    /// The image's name as printed; it may contain spaces. Older macOS reports print the bundle
+    /// identifier here (e.g. "com.AlphaSoft.iTubeDownloader"). "???" when the report does not know it.
+    public var name: String
+    /// The architecture ("arm64", "arm64e", "x86_64", ...); nil when the line carries none.
+    public var arch: String?
+    /// The image's UUID as 32 lowercase hexadecimal digits without dashes; nil when the report
+    /// prints "???" or no UUID.
+    public var uuid: String?
+    /// The image's path on the device; nil when printed as "???" or missing.
+    public var path: String?
+    /// Whether the line is marked with "+", the report's sign for the app's own binaries.
+    public var isApp: Bool
+    /// The 0-based index of the image's line in the report.
+    public var line: Int
+
+    /// Creates an image from its parts.
+    public init(loadAddress: UInt64, endAddress: UInt64, name: String, arch: String? = nil,
+                uuid: String? = nil, path: String? = nil, isApp: Bool = false, line: Int = 0) {
+        self.loadAddress = loadAddress
+        self.endAddress = endAddress
+        self.name = name
+        self.arch = arch
+        self.uuid = uuid
+        self.path = path
+        self.isApp = isApp
+        self.line = line
+    }
+
+    /// Whether `address` lies in `loadAddress...endAddress`.
+    public func contains(_ address: UInt64) -> Bool {
+        loadAddress <= address && address <= endAddress
+    }
+}

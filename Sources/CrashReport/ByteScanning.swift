@@ -1,0 +1,204 @@
+// Small byte-level helpers shared by the parsers and renderers. Reports are scanned as UTF-8
+// bytes; only the pieces that end up in the model are turned into `String`s.
+
+enum ASCII {
+    static let tab: UInt8 = 0x09
+    static let newline: UInt8 = 0x0A
+    static let carriageReturn: UInt8 = 0x0D
+    static let space: UInt8 = 0x20
+    static let quote: UInt8 = 0x22
+    static let plus: UInt8 = 0x2B
+    static let openParen: UInt8 = 0x28
+    static let closeParen: UInt8 = 0x29
+    static let comma: UInt8 = 0x2C
+    static let minus: UInt8 = 0x2D
+    static let slash: UInt8 = 0x2F
+    static let zero: UInt8 = 0x30
+    static let colon: UInt8 = 0x3A
+    static let less: UInt8 = 0x3C
+    static let greater: UInt8 = 0x3E
+    static let backslash: UInt8 = 0x5C
+    static let lowerX: UInt8 = 0x78
+    static let upperX: UInt8 = 0x58
+}
+
+/// Space or tab: the separators of every field in a classic report.
+@inline(__always)
+func isBlank(_ byte: UInt8) -> Bool {
+    byte == ASCII.space || byte == ASCII.tab
+}
+
+@inline(__always)
+func isDigit(_ byte: UInt8) -> Bool {
+    byte &- ASCII.zero < 10
+}
+
+@inline(__always)
+func isLetter(_ byte: UInt8) -> Bool {
+    (byte | 0x20) &- 0x61 < 26
+}
+
+/// The value of a hexadecimal digit, or nil.
+@inline(__always)
+func hexDigitValue(_ byte: UInt8) -> UInt64? {
+    if byte &- 0x30 < 10 { return UInt64(byte &- 0x30) }
+    let lower = byte | 0x20
+    if lower &- 0x61 < 6 { return UInt64(lower &- 0x61 + 10) }
+    return nil
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// The first index at or after `index` that is not a space or tab (at most `end`).
+    @inline(__always)
+    func skipBlanks(from index: Int, to end: Int) -> Int {
+        var i = index
+        while i < end && isBlank(self[i]) { i += 1 }
+        return i
+    }
+
+    /// The first index at or after `index` that is a space or tab (at most `end`).
+    @inline(__always)
+    func skipToken(from index: Int, to end: Int) -> Int {
+        var i = index
+        while i < end && !isBlank(self[i]) { i += 1 }
+        return i
+    }
+
+    /// `end` moved back over trailing spaces, tabs and carriage returns, not before `start`.
+    @inline(__always)
+    func trimEnd(_ start: Int, _ end: Int) -> Int {
+        var e = end
+        while e > start {
+            let byte = self[e - 1]
+            guard isBlank(byte) || byte == ASCII.carriageReturn else { break }
+            e -= 1
+        }
+        return e
+    }
+
+    /// The bytes `start..<end` decoded as UTF-8 (invalid sequences become U+FFFD).
+    @inline(__always)
+    func string(_ start: Int, _ end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: self[start..<end]), as: UTF8.self)
+    }
+
+    /// Whether the bytes at `index` spell `literal` (which must be ASCII) before `end`.
+    @inline(__always)
+    func matches(_ literal: StaticString, at index: Int, end: Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= end else { return false }
+        let text = literal.utf8Start
+        for k in 0..<count where self[index + k] != text[k] { return false }
+        return true
+    }
+
+    /// Like `matches`, ignoring ASCII case; `literal` must be lowercase.
+    @inline(__always)
+    func matchesIgnoringCase(_ literal: StaticString, at index: Int, end: Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= end else { return false }
+        let text = literal.utf8Start
+        for k in 0..<count {
+            var byte = self[index + k]
+            if byte &- 0x41 < 26 { byte |= 0x20 }
+            if byte != text[k] { return false }
+        }
+        return true
+    }
+
+    /// Whether `start..<end` is exactly `literal`.
+    @inline(__always)
+    func equals(_ literal: StaticString, _ start: Int, _ end: Int) -> Bool {
+        end - start == literal.utf8CodeUnitCount && matches(literal, at: start, end: end)
+    }
+
+    /// Parses a `0x`-prefixed hexadecimal number of 1 to 16 digits starting at `index`.
+    /// Returns the value and the index after the last digit; nil if there is no such number.
+    @inline(__always)
+    func hexNumber(at index: Int, end: Int) -> (value: UInt64, next: Int)? {
+        guard index + 2 < end, self[index] == ASCII.zero,
+              self[index + 1] == ASCII.lowerX || self[index + 1] == ASCII.upperX
+        else { return nil }
+        var i = index + 2
+        var value: UInt64 = 0
+        while i < end, let digit = hexDigitValue(self[i]) {
+            guard i - index - 2 < 16 else { return nil }
+            value = value << 4 | digit
+            i += 1
+        }
+        guard i > index + 2 else { return nil }
+        return (value, i)
+    }
+
+    /// Parses an unsigned decimal number starting at `index`; nil if there is none or it overflows.
+    @inline(__always)
+    func decimalNumber(at index: Int, end: Int) -> (value: UInt64, next: Int)? {
+        var i = index
+        var value: UInt64 = 0
+        while i < end, isDigit(self[i]) {
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(self[i] &- ASCII.zero))
+            guard !o1, !o2 else { return nil }
+            value = sum
+            i += 1
+        }
+        guard i > index else { return nil }
+        return (value, i)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends the bytes of an ASCII literal.
+    @inline(__always)
+    mutating func append(literal: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 bytes of `string`.
+    @inline(__always)
+    mutating func append(utf8 string: String) {
+        append(contentsOf: string.utf8)
+    }
+
+    /// Appends `value` in decimal.
+    mutating func append(decimal value: UInt64) {
+        var divisor: UInt64 = 1
+        while value / divisor >= 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            append(ASCII.zero + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Appends `value` in decimal, with a minus sign when negative.
+    mutating func append(decimal value: Int) {
+        if value < 0 {
+            append(ASCII.minus)
+            append(decimal: UInt64(value.magnitude))
+        } else {
+            append(decimal: UInt64(value))
+        }
+    }
+
+    /// Appends `value` as `0x` followed by lowercase hexadecimal digits, no padding.
+    mutating func append(hex value: UInt64) {
+        append(ASCII.zero)
+        append(ASCII.lowerX)
+        var shift = 60
+        while shift > 0 && (value >> UInt64(shift)) & 0xF == 0 { shift -= 4 }
+        while shift >= 0 {
+            let digit = UInt8((value >> UInt64(shift)) & 0xF)
+            append(digit < 10 ? ASCII.zero + digit : 0x61 + digit - 10)
+            shift -= 4
+        }
+    }
+}
+
+/// The last path component of `path` (after the last `/`), or `path` itself.
+func basename(_ path: String) -> Substring {
+    let utf8 = path.utf8
+    guard let slash = utf8.lastIndex(of: ASCII.slash) else { return path[...] }
+    return path[utf8.index(after: slash)...]
+}

@@ -1,0 +1,562 @@
+/// Parses the classic text form of an Apple crash report (`.crash`, `.txt`, what Console shows).
+///
+/// The parser is one pass over the lines, a small state machine: header lines until the first
+/// backtrace header, then backtraces, register blocks and the image list. It is liberal, since
+/// real reports vary:
+///
+/// - Backtrace headers: `Thread 0:`, `Thread 0 Crashed:`, `Thread 1 Crashed: Some Name`,
+///   `Thread 0 Crashed::  Dispatch queue: ...`, `Thread 1:: com.apple.NSEventThread`,
+///   `Application Specific Backtrace 0:`, `Last Exception Backtrace:`. A
+///   `Thread 0 name:  Dispatch queue: ...` line names the thread whose header follows it.
+///   `Thread 0 crashed with ARM Thread State (64-bit):` starts a register block and ends the
+///   current backtrace.
+/// - Frame lines: `INDEX IMAGE 0xADDRESS REST`, separated by any run of spaces or tabs. IMAGE may
+///   contain spaces; the address is the first whitespace-delimited `0x...` token after the index.
+///   Addresses may be padded or not. REST is classified as a `FrameForm`.
+/// - A backtrace that starts with `(` holds a list of addresses, `(0x18eee41c0 0x18d91c55c ...)`,
+///   possibly over several lines; each address becomes an `.addressOnly` frame.
+/// - Image lines: `0xSTART - 0xEND [+]NAME [ARCH] [(VERSION)] <UUID> PATH`, where NAME may contain
+///   spaces or be a bundle id, ARCH may also appear in parentheses (`(x86_64)`, `(*)`), the UUID may
+///   have dashes, any case, or be `???`, and NAME or PATH may be `???`.
+///
+/// Lines that match none of these are skipped: the model does not describe them, and the
+/// renderers print them unchanged.
+public enum ClassicReportParser {
+    /// Parses `bytes`, the contents of the file at `path`.
+    ///
+    /// Never throws on odd content: unknown lines are simply not frames or images.
+    /// - Throws: `ReportError.empty(path)` if the bytes are empty or only whitespace;
+    ///   `ReportError.notAReport(path)` if they contain NUL bytes or are mostly control characters.
+    public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
+        var report = try bytes.withUnsafeBufferPointer { buffer -> CrashReport in
+            try checkText(buffer, path: path)
+            var parser = LineParser(buffer)
+            parser.run()
+            return CrashReport(
+                path: path, bytes: bytes, lines: parser.lines, header: parser.header,
+                codeType: parser.codeType, crashedThread: parser.crashedThread,
+                threads: parser.threads, images: parser.images)
+        }
+        report.matchFramesToImages()
+        return report
+    }
+
+    /// Rejects empty and binary input.
+    private static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
+        var printable = false
+        var controls = 0
+        let sample = min(b.count, 4096)
+        for i in 0..<b.count {
+            let byte = b[i]
+            if byte > ASCII.space {
+                printable = true
+                if byte == 0x7F && i < sample { controls += 1 }
+            } else if byte == 0 {
+                throw ReportError.notAReport(path)
+            } else if i < sample && !(byte == ASCII.space || (0x09...0x0D).contains(byte) || byte == 0x1B) {
+                controls += 1
+            }
+        }
+        guard printable else { throw ReportError.empty(path) }
+        if controls * 10 > sample { throw ReportError.notAReport(path) }
+    }
+}
+
+/// The state of one pass over a report's lines.
+private struct LineParser {
+    let b: UnsafeBufferPointer<UInt8>
+    var lines: [Range<Int>] = []
+    var header: [(key: String, value: String)] = []
+    var codeType: String?
+    var threads: [Thread] = []
+    var images: [BinaryImage] = []
+
+    /// "Triggered by Thread" / "Crashed Thread" from the header.
+    private var crashedFromHeader: Int?
+    /// Still before the first backtrace or image list.
+    private var inHeader = true
+    /// Inside the lines that follow "Application Specific Information:" (up to a blank line).
+    private var inInformation = false
+    /// The header entry of "Application Specific Information".
+    private var informationEntry: Int?
+    /// The backtrace that frame lines belong to.
+    private var current: Int?
+    /// Inside a parenthesized address list that has not been closed yet.
+    private var inAddressList = false
+    /// The name given by a `Thread N name:` line to the header that should follow it.
+    private var pendingName: (thread: Int, name: String)?
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        b = buffer
+        lines = Self.splitLines(buffer)
+    }
+
+    /// The crashed thread: from the header, else from the first thread header marked "Crashed".
+    var crashedThread: Int? {
+        if let crashedFromHeader { return crashedFromHeader }
+        for thread in threads where thread.crashed {
+            if case .thread(let number) = thread.kind { return number }
+        }
+        return nil
+    }
+
+    static func splitLines(_ b: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        lines.reserveCapacity(b.count / 64 + 1)
+        var start = 0
+        for i in 0..<b.count where b[i] == ASCII.newline {
+            lines.append(start..<(i + 1))
+            start = i + 1
+        }
+        if start < b.count { lines.append(start..<b.count) }
+        return lines
+    }
+
+    mutating func run() {
+        for lineIndex in lines.indices {
+            let range = lines[lineIndex]
+            var start = range.lowerBound
+            if lineIndex == 0 && b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+                start += 3
+            }
+            let p = b.skipBlanks(from: start, to: range.upperBound)
+            let e = b.trimEnd(p, range.upperBound - (b[range.upperBound - 1] == ASCII.newline ? 1 : 0))
+            if p == e {
+                inInformation = false
+                inAddressList = false
+                continue
+            }
+            handle(line: lineIndex, start: range.lowerBound, p: p, e: e, indented: p > start)
+        }
+        if let crashed = crashedThread {
+            for t in threads.indices where threads[t].kind == .thread(crashed) {
+                threads[t].crashed = true
+            }
+        }
+    }
+
+    /// Classifies one non-blank line. `start` is the line's first byte, `p..<e` its text without
+    /// surrounding blanks.
+    private mutating func handle(line: Int, start: Int, p: Int, e: Int, indented: Bool) {
+        if inAddressList {
+            if addAddresses(p, e, line: line) { return }
+            inAddressList = false
+        }
+        let first = b[p]
+        if first == ASCII.zero && p + 1 < e && (b[p + 1] | 0x20) == ASCII.lowerX,
+           let image = parseImage(p, e, line: line) {
+            images.append(image)
+            current = nil
+            inHeader = false
+            inInformation = false
+            return
+        }
+        if isDigit(first), let current, let frame = parseFrame(start, p, e, line: line) {
+            threads[current].frames.append(frame)
+            return
+        }
+        if (first == 0x54 /* T */ || first == 0x41 /* A */ || first == 0x4C /* L */)
+            && handleBacktraceHeader(p, e, line: line) {
+            inInformation = false
+            return
+        }
+        if b.matches("Binary Images:", at: p, end: e) {
+            current = nil
+            inHeader = false
+            inInformation = false
+            return
+        }
+        if first == ASCII.openParen, let current, threads[current].frames.isEmpty {
+            inAddressList = true
+            if addAddresses(p, e, line: line) { return }
+            inAddressList = false
+        }
+        current = nil
+        guard inHeader else { return }
+        if inInformation {
+            if let entry = informationEntry, header[entry].value.isEmpty {
+                header[entry].value = b.string(p, e)
+            }
+        } else if !indented {
+            addHeaderEntry(p, e)
+        }
+    }
+
+    // MARK: Header
+
+    /// Adds a `Key: value` line to the header, if it is one.
+    private mutating func addHeaderEntry(_ p: Int, _ e: Int) {
+        var colon = p
+        while colon < e && b[colon] != ASCII.colon { colon += 1 }
+        guard colon < e, colon - p <= 64, isLetter(b[p]) else { return }
+        for i in p..<colon {
+            let byte = b[i]
+            guard isLetter(byte) || isDigit(byte) || isBlank(byte) || byte == ASCII.slash
+                || byte == ASCII.minus || byte == 0x5F || byte == 0x2E
+                || byte == ASCII.openParen || byte == ASCII.closeParen
+            else { return }
+        }
+        let keyEnd = b.trimEnd(p, colon)
+        let valueStart = b.skipBlanks(from: colon + 1, to: e)
+        let key = b.string(p, keyEnd)
+        let value = b.string(valueStart, e)
+        header.append((key: key, value: value))
+        switch key {
+        case "Code Type":
+            codeType = value
+        case "Crashed Thread", "Triggered by Thread":
+            if let (number, _) = b.decimalNumber(at: valueStart, end: e), number <= Int.max {
+                crashedFromHeader = Int(number)
+            }
+        case "Application Specific Information":
+            inInformation = true
+            informationEntry = header.count - 1
+        default:
+            break
+        }
+    }
+
+    // MARK: Backtraces
+
+    /// Handles a line starting with "Thread", "Application Specific Backtrace" or
+    /// "Last Exception Backtrace". Returns false if the line is none of the headers.
+    private mutating func handleBacktraceHeader(_ p: Int, _ e: Int, line: Int) -> Bool {
+        if b.matches("Thread", at: p, end: e) && p + 6 < e && isBlank(b[p + 6]) {
+            let q = b.skipBlanks(from: p + 6, to: e)
+            guard let (number, afterNumber) = b.decimalNumber(at: q, end: e), number <= Int.max
+            else { return false }
+            let t = b.skipBlanks(from: afterNumber, to: e)
+            var crashed = false
+            var colon = t
+            if t < e && b[t] == ASCII.colon {
+                colon = t
+            } else if t > afterNumber && b.matchesIgnoringCase("crashed", at: t, end: e) {
+                let u = b.skipBlanks(from: t + 7, to: e)
+                guard u < e && b[u] == ASCII.colon else { return false }
+                crashed = true
+                colon = u
+            } else if t > afterNumber && b.matches("name:", at: t, end: e) {
+                let nameStart = b.skipBlanks(from: t + 5, to: e)
+                pendingName = nameStart < e ? (Int(number), b.string(nameStart, e)) : nil
+                current = nil
+                inAddressList = false
+                return true
+            } else {
+                return false
+            }
+            var nameStart = colon + 1
+            if nameStart < e && b[nameStart] == ASCII.colon { nameStart += 1 }
+            nameStart = b.skipBlanks(from: nameStart, to: e)
+            let name = nameStart < e ? b.string(nameStart, e) : nil
+            startBacktrace(.thread(Int(number)), crashed: crashed, name: name, line: line)
+            return true
+        }
+        if b.matches("Application Specific Backtrace", at: p, end: e) {
+            let q = b.skipBlanks(from: p + 30, to: e)
+            var number = 0
+            var t = q
+            if let (value, next) = b.decimalNumber(at: q, end: e), value <= Int.max {
+                number = Int(value)
+                t = b.skipBlanks(from: next, to: e)
+            }
+            guard t < e && b[t] == ASCII.colon else { return false }
+            startBacktrace(.applicationSpecificBacktrace(number), crashed: false, name: nil, line: line)
+            addAddressesAfterHeader(t + 1, e, line: line)
+            return true
+        }
+        if b.matches("Last Exception Backtrace", at: p, end: e) {
+            let t = b.skipBlanks(from: p + 24, to: e)
+            guard t < e && b[t] == ASCII.colon else { return false }
+            startBacktrace(.lastExceptionBacktrace, crashed: false, name: nil, line: line)
+            addAddressesAfterHeader(t + 1, e, line: line)
+            return true
+        }
+        return false
+    }
+
+    private mutating func startBacktrace(_ kind: ThreadKind, crashed: Bool, name: String?, line: Int) {
+        var name = name
+        if case .thread(let number) = kind, let pending = pendingName, pending.thread == number {
+            name = name ?? pending.name
+        }
+        pendingName = nil
+        threads.append(Thread(kind: kind, name: name, crashed: crashed, headerLine: line))
+        current = threads.count - 1
+        inHeader = false
+        inAddressList = false
+    }
+
+    /// An address list may start on the header line itself: `Last Exception Backtrace: (0x1 0x2)`.
+    private mutating func addAddressesAfterHeader(_ p: Int, _ e: Int, line: Int) {
+        let q = b.skipBlanks(from: p, to: e)
+        guard q < e && b[q] == ASCII.openParen else { return }
+        inAddressList = true
+        if !addAddresses(q, e, line: line) { inAddressList = false }
+    }
+
+    /// Adds the addresses of one line of a parenthesized list as `.addressOnly` frames. The line
+    /// may open with `(` and close with `)`; otherwise it must hold only `0x...` tokens (commas
+    /// allowed). Returns false, adding nothing, if it holds anything else.
+    private mutating func addAddresses(_ p: Int, _ e: Int, line: Int) -> Bool {
+        guard let current else { return false }
+        var addresses: [UInt64] = []
+        var closed = false
+        var i = p
+        if i < e && b[i] == ASCII.openParen { i += 1 }
+        while true {
+            while i < e && (isBlank(b[i]) || b[i] == ASCII.comma) { i += 1 }
+            guard i < e else { break }
+            if b[i] == ASCII.closeParen {
+                guard b.skipBlanks(from: i + 1, to: e) == e else { return false }
+                closed = true
+                break
+            }
+            guard let (value, next) = b.hexNumber(at: i, end: e) else { return false }
+            guard next == e || isBlank(b[next]) || b[next] == ASCII.comma || b[next] == ASCII.closeParen
+            else { return false }
+            addresses.append(value)
+            i = next
+        }
+        let first = threads[current].frames.count
+        for (k, address) in addresses.enumerated() {
+            threads[current].frames.append(Frame(
+                index: first + k, imageName: nil, address: address, form: .addressOnly,
+                line: line, restStart: nil))
+        }
+        if closed { inAddressList = false }
+        return true
+    }
+
+    // MARK: Frames
+
+    /// Parses `INDEX IMAGE 0xADDRESS REST`; nil if the line is not a frame line.
+    private func parseFrame(_ start: Int, _ p: Int, _ e: Int, line: Int) -> Frame? {
+        guard let (index, afterIndex) = b.decimalNumber(at: p, end: e), index <= Int.max,
+              afterIndex < e, isBlank(b[afterIndex])
+        else { return nil }
+        let nameStart = b.skipBlanks(from: afterIndex, to: e)
+        var nameEnd = nameStart
+        var t = nameStart
+        while t < e {
+            let tokenEnd = b.skipToken(from: t, to: e)
+            if let (address, next) = b.hexNumber(at: t, end: tokenEnd), next == tokenEnd {
+                let imageName = nameEnd > nameStart ? b.string(nameStart, nameEnd) : nil
+                let restStart = b.skipBlanks(from: tokenEnd, to: e)
+                return Frame(
+                    index: Int(index), imageName: imageName, address: address,
+                    form: parseForm(restStart, e, imageName: imageName),
+                    line: line, restStart: restStart - start)
+            }
+            nameEnd = tokenEnd
+            t = b.skipBlanks(from: tokenEnd, to: e)
+        }
+        return nil
+    }
+
+    /// Classifies the text after a frame's address.
+    private func parseForm(_ p: Int, _ e: Int, imageName: String?) -> FrameForm {
+        guard p < e else { return .unknown }
+        // 0x104a30000 + 50656
+        if let (load, afterLoad) = b.hexNumber(at: p, end: e),
+           let (offset, afterOffset) = plusOffset(afterLoad, e),
+           afterOffset == e {
+            return .unsymbolicated(loadAddress: load, offset: offset)
+        }
+        // A trailing source location: "(File.m:42)".
+        var end = e
+        var location: (file: String, line: Int)?
+        if b[e - 1] == ASCII.closeParen, let (open, file, line) = sourceLocation(p, e) {
+            location = (file, line)
+            end = b.trimEnd(p, open)
+        }
+        // A trailing " + DECIMAL": the offset into the symbol.
+        var nameEnd = end
+        var offset: UInt64?
+        var i = end
+        while i > p && isDigit(b[i - 1]) { i -= 1 }
+        if i < end, i > p, isBlank(b[i - 1]) {
+            let plus = b.trimEnd(p, i)
+            if plus > p, b[plus - 1] == ASCII.plus, plus - 1 > p, isBlank(b[plus - 2]),
+               let (value, _) = b.decimalNumber(at: i, end: end) {
+                offset = value
+                nameEnd = b.trimEnd(p, plus - 1)
+            }
+        }
+        guard nameEnd > p else { return .unknown }
+        if let location {
+            return .symbolicated(name: b.string(p, nameEnd), offset: offset,
+                                 file: location.file, line: location.line)
+        }
+        guard let offset else { return .unknown }
+        if isBracketedUUID(p, nameEnd) { return .imageOffset(offset: offset) }
+        let name = b.string(p, nameEnd)
+        if name == imageName { return .imageOffset(offset: offset) }
+        return .symbol(name: name, offset: offset)
+    }
+
+    /// Parses `WS + WS DECIMAL` at `p`.
+    private func plusOffset(_ p: Int, _ e: Int) -> (UInt64, Int)? {
+        guard p < e, isBlank(b[p]) else { return nil }
+        let plus = b.skipBlanks(from: p, to: e)
+        guard plus < e, b[plus] == ASCII.plus, plus + 1 < e, isBlank(b[plus + 1]) else { return nil }
+        let digits = b.skipBlanks(from: plus + 1, to: e)
+        return b.decimalNumber(at: digits, end: e)
+    }
+
+    /// Parses a trailing ` (FILE:LINE)` or ` (FILE:LINE:COLUMN)` ending at `e`, which is `)`.
+    /// Returns the position of `(`, the file and the line.
+    private func sourceLocation(_ p: Int, _ e: Int) -> (Int, String, Int)? {
+        var open = e - 2
+        while open > p && b[open] != ASCII.openParen { open -= 1 }
+        guard open > p, isBlank(b[open - 1]) else { return nil }
+        let inner = open + 1
+        let innerEnd = e - 1
+        // The last ":DIGITS", and one more before it if there is a column.
+        func trailingNumber(_ end: Int) -> (value: UInt64, colon: Int)? {
+            var i = end
+            while i > inner && isDigit(b[i - 1]) { i -= 1 }
+            guard i < end, i - 1 > inner, b[i - 1] == ASCII.colon,
+                  let (value, _) = b.decimalNumber(at: i, end: end), value <= UInt64(Int.max)
+            else { return nil }
+            return (value, i - 1)
+        }
+        guard var number = trailingNumber(innerEnd) else { return nil }
+        if let line = trailingNumber(number.colon) { number = line }
+        return (open, b.string(inner, number.colon), Int(number.value))
+    }
+
+    /// Whether `p..<e` is `<UUID>`: 32 hexadecimal digits, dashes allowed.
+    private func isBracketedUUID(_ p: Int, _ e: Int) -> Bool {
+        guard e - p >= 34, b[p] == ASCII.less, b[e - 1] == ASCII.greater else { return false }
+        return normalizedUUID(p + 1, e - 1) != nil
+    }
+
+    // MARK: Images
+
+    /// Parses `0xSTART - 0xEND [+]NAME [ARCH] [(VERSION)] <UUID> PATH`; nil if the line is not
+    /// an image line.
+    private func parseImage(_ p: Int, _ e: Int, line: Int) -> BinaryImage? {
+        guard let (load, afterLoad) = b.hexNumber(at: p, end: e) else { return nil }
+        let dash = b.skipBlanks(from: afterLoad, to: e)
+        guard dash < e, b[dash] == ASCII.minus else { return nil }
+        let endStart = b.skipBlanks(from: dash + 1, to: e)
+        guard let (end, afterEnd) = b.hexNumber(at: endStart, end: e),
+              afterEnd == e || isBlank(b[afterEnd])
+        else { return nil }
+        var q = b.skipBlanks(from: afterEnd, to: e)
+        var isApp = false
+        if q < e && b[q] == ASCII.plus {
+            isApp = true
+            q = b.skipBlanks(from: q + 1, to: e)
+        }
+
+        // The UUID: the first "<...>" that starts a token; else a bare UUID or "???" token
+        // before the path.
+        var middleEnd = e
+        var uuid: String?
+        var path: String?
+        if let (open, close) = bracketedToken(q, e) {
+            middleEnd = b.trimEnd(q, open)
+            uuid = normalizedUUID(open + 1, close)
+            let pathStart = b.skipBlanks(from: close + 1, to: e)
+            if pathStart < e { path = b.string(pathStart, e) }
+        } else {
+            var slash = q + 1
+            while slash < e && !(b[slash] == ASCII.slash && isBlank(b[slash - 1])) { slash += 1 }
+            if slash < e {
+                middleEnd = b.trimEnd(q, slash)
+                path = b.string(slash, e)
+            }
+            let token = lastTokenStart(q, middleEnd)
+            if token > q, b.equals("???", token, middleEnd) || normalizedUUID(token, middleEnd) != nil {
+                uuid = normalizedUUID(token, middleEnd)
+                middleEnd = b.trimEnd(q, token)
+            }
+        }
+        if path == "???" { path = nil }
+
+        // NAME [ARCH] [(VERSION)] or NAME [(ARCH)].
+        var nameEnd = middleEnd
+        var arch: String?
+        var archInParentheses = false
+        if nameEnd > q, b[nameEnd - 1] == ASCII.closeParen {
+            var open = nameEnd - 2
+            while open > q && b[open] != ASCII.openParen { open -= 1 }
+            if open > q, isBlank(b[open - 1]) {
+                if isArch(open + 1, nameEnd - 1) {
+                    arch = b.string(open + 1, nameEnd - 1)
+                    archInParentheses = true
+                } else if b.equals("*", open + 1, nameEnd - 1) {
+                    archInParentheses = true
+                }
+                nameEnd = b.trimEnd(q, open)
+            }
+        }
+        if !archInParentheses {
+            let token = lastTokenStart(q, nameEnd)
+            if token > q, isArch(token, nameEnd) {
+                arch = b.string(token, nameEnd)
+                nameEnd = b.trimEnd(q, token)
+            } else if token > q, nameEnd < middleEnd, isDigit(b[token]) {
+                // Old macOS: `com.apple.Accelerate 1.6 (Accelerate 1.6)`: a short version
+                // before the long one in parentheses.
+                nameEnd = b.trimEnd(q, token)
+            }
+        }
+        var name = b.string(q, nameEnd)
+        if name.isEmpty { name = path.map { String(basename($0)) } ?? "???" }
+        return BinaryImage(loadAddress: load, endAddress: end, name: name, arch: arch, uuid: uuid,
+                           path: path, isApp: isApp, line: line)
+    }
+
+    /// The first token `<UUID>` or `<???>`: the positions of `<` and `>`.
+    private func bracketedToken(_ p: Int, _ e: Int) -> (Int, Int)? {
+        var i = p
+        while i < e {
+            if b[i] == ASCII.less && (i == p || isBlank(b[i - 1])) {
+                var close = i + 1
+                while close < e && b[close] != ASCII.greater && !isBlank(b[close]) { close += 1 }
+                if close < e && b[close] == ASCII.greater
+                    && (b.equals("???", i + 1, close) || normalizedUUID(i + 1, close) != nil) {
+                    return (i, close)
+                }
+                i = close
+            } else {
+                i += 1
+            }
+        }
+        return nil
+    }
+
+    /// The start of the last blank-separated token of `p..<e` (`e` must not follow a blank).
+    private func lastTokenStart(_ p: Int, _ e: Int) -> Int {
+        var i = e
+        while i > p && !isBlank(b[i - 1]) { i -= 1 }
+        return i
+    }
+
+    /// `p..<e` as 32 lowercase hexadecimal digits, if it is a UUID (dashes and any case allowed).
+    private func normalizedUUID(_ p: Int, _ e: Int) -> String? {
+        guard e - p >= 32, e - p <= 36 else { return nil }
+        var digits: [UInt8] = []
+        digits.reserveCapacity(32)
+        for i in p..<e {
+            let byte = b[i]
+            if byte == ASCII.minus { continue }
+            guard hexDigitValue(byte) != nil, digits.count < 32 else { return nil }
+            digits.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+        }
+        guard digits.count == 32 else { return nil }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    private static let architectures: [StaticString] = [
+        "arm64", "arm64e", "arm64_32", "armv7", "armv7s", "armv7k", "armv7m", "armv7em", "armv6",
+        "armv6m", "armv8", "arm", "x86_64", "x86_64h", "i386", "i486", "i586", "i686", "ppc",
+        "ppc64", "ppc7400", "ppc970",
+    ]
+
+    private func isArch(_ p: Int, _ e: Int) -> Bool {
+        Self.architectures.contains { b.equals($0, p, e) }
+    }
+}

@@ -1,0 +1,192 @@
+// # CrashReport
+//
+// The model of an Apple crash report, the parser of its classic text form, and the renderers
+// that print a report back after symbolication.
+//
+// ## The classic text report
+//
+// A `.crash` / `.txt` report, as Xcode and Console show it, is a sequence of blocks, any of which
+// may be missing or cut short:
+//
+//     Incident Identifier: 6156848E-344E-4D9E-84E0-87AFD0D0AE7B      <- header: "Key: value"
+//     Code Type:           ARM-64 (Native)
+//     Triggered by Thread:  0
+//
+//     Last Exception Backtrace:                                       <- optional; either frame
+//     (0x18eee41c0 0x18d91c55c 0x104a3c5e0)                              lines or a list of addresses
+//
+//     Thread 0 name:  Dispatch queue: com.apple.main-thread          <- threads
+//     Thread 0 Crashed:
+//     0   libsystem_kernel.dylib        0x000000018da6eec4 __pthread_kill + 8
+//     1   App                           0x0000000104a3c5e0 0x104a30000 + 50656
+//
+//     Thread 0 crashed with ARM Thread State (64-bit):                 <- registers, not frames
+//         x0: 0x0000000000000000   x1: 0x0000000000000000
+//
+//     Binary Images:                                                   <- start - end (inclusive)
+//     0x104a30000 - 0x104a3ffff App arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /private/var/.../App
+//     0x18da6b000 - 0x18da9ffff libsystem_kernel.dylib arm64e  <...> /usr/lib/system/libsystem_kernel.dylib
+//
+// A frame line is `INDEX IMAGE ADDRESS REST`, separated by spaces or tabs; IMAGE may contain
+// spaces, so the address is found as the first `0x...` token after the index. REST says what the
+// reporter knew (`FrameForm`): `0xLOAD + OFFSET`, `symbol + OFFSET`, `symbol + OFFSET (File.m:42)`,
+// `IMAGE + OFFSET`, or `???`. Frames are matched to images by address range once the whole report
+// (whose images come last) has been read. The details and the variants met in real reports are
+// in `ClassicReportParser`.
+//
+// ## Rendering
+//
+// The parse keeps the input bytes and every line's byte range, and each frame remembers where the
+// text after its address starts. `TextRenderer` copies the report line for line and rewrites only
+// the frames that were resolved, so that
+//
+//     1   App                           0x0000000104a3c5e0 0x104a30000 + 50656
+//
+// becomes (innermost inlined frame first)
+//
+//     1   App                           0x0000000104a3c5e0 clamp + 8 (Math.h:12) [inlined]
+//     1   App                           0x0000000104a3c5e0 compute + 40 (main.c:42)
+//
+// and a report without resolutions comes back byte for byte. `JSONRenderer` writes the same
+// information as one JSON document.
+
+/// A parsed crash report: the input bytes, their lines, and the header, backtraces and images
+/// found in them.
+public struct CrashReport: Sendable {
+    /// Where the report was read from, for messages.
+    public var path: String
+    /// The input, unchanged.
+    public var bytes: [UInt8]
+    /// The byte range of each line in `bytes`, including its terminator ("\n" or "\r\n"); the
+    /// last line may have none. Concatenating all ranges gives `bytes` exactly.
+    public var lines: [Range<Int>]
+    /// The "Key: value" lines of the header block, in order. "Application Specific Information"
+    /// may span several lines; its value is its first line.
+    public var header: [(key: String, value: String)]
+    /// The raw "Code Type" value, e.g. "ARM-64 (Native)".
+    public var codeType: String?
+    /// The crashed thread's number, from "Triggered by Thread:" / "Crashed Thread:", or else from
+    /// the first thread header that says "Crashed".
+    public var crashedThread: Int?
+    /// Every backtrace in report order, including "Last Exception Backtrace" and "Application
+    /// Specific Backtrace" ones.
+    public var threads: [Thread]
+    /// The binary images in report order.
+    public var images: [BinaryImage] {
+        didSet { imageIndex = ImageIndex(images) }
+    }
+
+    private var imageIndex: ImageIndex
+
+    /// Creates a report from its parts. Frames keep the `image` they are given.
+    public init(path: String, bytes: [UInt8], lines: [Range<Int>],
+                header: [(key: String, value: String)] = [], codeType: String? = nil,
+                crashedThread: Int? = nil, threads: [Thread] = [], images: [BinaryImage] = []) {
+        self.path = path
+        self.bytes = bytes
+        self.lines = lines
+        self.header = header
+        self.codeType = codeType
+        self.crashedThread = crashedThread
+        self.threads = threads
+        self.images = images
+        self.imageIndex = ImageIndex(images)
+    }
+
+    /// The index into `images` of the smallest image whose range contains `address` (the
+    /// earliest one among equals); nil if none does.
+    public func image(containing address: UInt64) -> Int? {
+        imageIndex.lookup(address, in: images)
+    }
+
+    /// Sets every frame's `image`: by address range first, by name when no range matches.
+    mutating func matchFramesToImages() {
+        var byName: [Substring: Int]?
+        for t in threads.indices {
+            for f in threads[t].frames.indices {
+                let frame = threads[t].frames[f]
+                if let index = image(containing: frame.address) {
+                    threads[t].frames[f].image = index
+                } else if let name = frame.imageName, name != "???" {
+                    if byName == nil { byName = imagesByName() }
+                    threads[t].frames[f].image = byName?[name[...]]
+                }
+            }
+        }
+    }
+
+    /// The first image of each name and of each file name, except "???".
+    private func imagesByName() -> [Substring: Int] {
+        var result: [Substring: Int] = [:]
+        for (index, image) in images.enumerated() {
+            if image.name != "???", result[image.name[...]] == nil {
+                result[image.name[...]] = index
+            }
+            if let path = image.path {
+                let file = basename(path)
+                if !file.isEmpty, result[file] == nil { result[file] = index }
+            }
+        }
+        return result
+    }
+}
+
+/// Address → image lookup: images sorted by load address, with the running maximum of their end
+/// addresses so that a search can stop walking back once no earlier image can reach the address.
+/// Images spanning more than 2^40 bytes (the macOS 12 `0x0 - 0xffffffffffffffff ???` placeholder)
+/// would make every walk go to the start, so they are checked separately.
+private struct ImageIndex: Sendable {
+    private var starts: [UInt64] = []
+    private var ends: [UInt64] = []
+    private var reach: [UInt64] = []
+    private var order: [Int] = []
+    private var wide: [Int] = []
+
+    init(_ images: [BinaryImage]) {
+        var sorted: [Int] = []
+        sorted.reserveCapacity(images.count)
+        for (index, image) in images.enumerated() where image.loadAddress <= image.endAddress {
+            if image.endAddress - image.loadAddress >= 1 << 40 {
+                wide.append(index)
+            } else {
+                sorted.append(index)
+            }
+        }
+        sorted.sort { (images[$0].loadAddress, $0) < (images[$1].loadAddress, $1) }
+        order = sorted
+        starts = sorted.map { images[$0].loadAddress }
+        ends = sorted.map { images[$0].endAddress }
+        var maximum: UInt64 = 0
+        reach = ends.map { end in
+            maximum = max(maximum, end)
+            return maximum
+        }
+    }
+
+    func lookup(_ address: UInt64, in images: [BinaryImage]) -> Int? {
+        var best: Int?
+        var bestSize = UInt64.max
+        func consider(_ index: Int, _ size: UInt64) {
+            if best == nil || size < bestSize || (size == bestSize && index < best!) {
+                best = index
+                bestSize = size
+            }
+        }
+        // The first sorted position whose start is above the address.
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[mid] <= address { low = mid + 1 } else { high = mid }
+        }
+        var i = low - 1
+        while i >= 0 && reach[i] >= address {
+            if ends[i] >= address { consider(order[i], ends[i] - starts[i]) }
+            i -= 1
+        }
+        for index in wide where images[index].contains(address) {
+            consider(index, images[index].endAddress - images[index].loadAddress)
+        }
+        return best
+    }
+}

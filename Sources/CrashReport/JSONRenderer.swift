@@ -1,0 +1,179 @@
+/// Prints symbolicated reports as one JSON document, written straight into bytes.
+///
+/// The shape, keys in this order (one line, a newline at the end):
+///
+///     {"reports":[{"path":"a.crash",
+///       "threads":[{"index":0,"kind":"thread","crashed":true,"name":null,
+///         "frames":[{"index":0,"image":"App","address":"0x104a3c5e0","symbol":"compute",
+///                    "offset":40,"file":"/src/main.c","line":42,"column":5,"inlined":false}]}],
+///       "images":[{"name":"App","uuid":"6b0a...","arch":"arm64","load_address":"0x104a30000",
+///                  "debug_file":"/path/App.dSYM/Contents/Resources/DWARF/App"}]}]}
+///
+/// - A thread's `index` is its number: null for the Last Exception Backtrace, N for
+///   Application Specific Backtrace N; `kind` ("thread", "last_exception_backtrace",
+///   "application_specific_backtrace") tells them apart.
+/// - A resolved frame gives one entry per source frame, inlined ones first with `"inlined":true`.
+///   An unresolved frame gives one entry with what the report itself says: symbol and offset from
+///   `symbol + 12` or `symbol + 12 (File.m:42)`, file and line from the latter, null otherwise.
+/// - A frame's `image` is its image name as printed, or for frames of an address list the name of
+///   the image its address falls in. `line` and `column` are null when unknown (nil or 0).
+public enum JSONRenderer {
+    /// Appends the JSON document describing `reports` to `out`.
+    public static func render(_ reports: [SymbolicatedReport], into out: inout [UInt8]) {
+        out.append(literal: "{\"reports\":[")
+        for (r, symbolicated) in reports.enumerated() {
+            if r > 0 { out.append(ASCII.comma) }
+            render(symbolicated, into: &out)
+        }
+        out.append(literal: "]}\n")
+    }
+
+    private static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+        let report = symbolicated.report
+        out.append(literal: "{\"path\":")
+        appendString(report.path, to: &out)
+        out.append(literal: ",\"threads\":[")
+        for (t, thread) in report.threads.enumerated() {
+            if t > 0 { out.append(ASCII.comma) }
+            out.append(literal: "{\"index\":")
+            switch thread.kind {
+            case .thread(let number):
+                out.append(decimal: number)
+                out.append(literal: ",\"kind\":\"thread\"")
+            case .lastExceptionBacktrace:
+                out.append(literal: "null,\"kind\":\"last_exception_backtrace\"")
+            case .applicationSpecificBacktrace(let number):
+                out.append(decimal: number)
+                out.append(literal: ",\"kind\":\"application_specific_backtrace\"")
+            }
+            out.append(literal: ",\"crashed\":")
+            out.append(literal: thread.crashed ? "true" : "false")
+            out.append(literal: ",\"name\":")
+            appendString(thread.name, to: &out)
+            out.append(literal: ",\"frames\":[")
+            var first = true
+            for (f, frame) in thread.frames.enumerated() {
+                let imageName = frame.imageName ?? frame.image.flatMap {
+                    report.images.indices.contains($0) ? report.images[$0].name : nil
+                }
+                if let sourceFrames = symbolicated.frames[FrameKey(thread: t, frame: f)], !sourceFrames.isEmpty {
+                    for sourceFrame in sourceFrames {
+                        if !first { out.append(ASCII.comma) }
+                        first = false
+                        appendFrame(frame, image: imageName, symbol: sourceFrame.function,
+                                    offset: sourceFrame.offset, file: sourceFrame.file,
+                                    line: sourceFrame.line, column: sourceFrame.column,
+                                    inlined: sourceFrame.inlined, to: &out)
+                    }
+                } else {
+                    if !first { out.append(ASCII.comma) }
+                    first = false
+                    var symbol: String?
+                    var offset: UInt64?
+                    var file: String?
+                    var line: Int?
+                    switch frame.form {
+                    case .symbol(let name, let symbolOffset):
+                        symbol = name
+                        offset = symbolOffset
+                    case .symbolicated(let name, let symbolOffset, let sourceFile, let sourceLine):
+                        symbol = name
+                        offset = symbolOffset
+                        file = sourceFile
+                        line = sourceLine
+                    case .unsymbolicated, .imageOffset, .unknown, .addressOnly:
+                        break
+                    }
+                    appendFrame(frame, image: imageName, symbol: symbol, offset: offset, file: file,
+                                line: line, column: nil, inlined: false, to: &out)
+                }
+            }
+            out.append(literal: "]}")
+        }
+        out.append(literal: "],\"images\":[")
+        for (i, image) in report.images.enumerated() {
+            if i > 0 { out.append(ASCII.comma) }
+            out.append(literal: "{\"name\":")
+            appendString(image.name, to: &out)
+            out.append(literal: ",\"uuid\":")
+            appendString(image.uuid, to: &out)
+            out.append(literal: ",\"arch\":")
+            appendString(image.arch, to: &out)
+            out.append(literal: ",\"load_address\":\"")
+            out.append(hex: image.loadAddress)
+            out.append(literal: "\",\"debug_file\":")
+            appendString(symbolicated.debugFiles[i], to: &out)
+            out.append(literal: "}")
+        }
+        out.append(literal: "]}")
+    }
+
+    private static func appendFrame(
+        _ frame: Frame, image: String?, symbol: String?, offset: UInt64?, file: String?,
+        line: Int?, column: Int?, inlined: Bool, to out: inout [UInt8]
+    ) {
+        out.append(literal: "{\"index\":")
+        out.append(decimal: frame.index)
+        out.append(literal: ",\"image\":")
+        appendString(image, to: &out)
+        out.append(literal: ",\"address\":\"")
+        out.append(hex: frame.address)
+        out.append(literal: "\",\"symbol\":")
+        appendString(symbol, to: &out)
+        out.append(literal: ",\"offset\":")
+        if let offset { out.append(decimal: offset) } else { out.append(literal: "null") }
+        out.append(literal: ",\"file\":")
+        appendString(file, to: &out)
+        out.append(literal: ",\"line\":")
+        appendPositive(line, to: &out)
+        out.append(literal: ",\"column\":")
+        appendPositive(column, to: &out)
+        out.append(literal: ",\"inlined\":")
+        out.append(literal: inlined ? "true}" : "false}")
+    }
+
+    /// A line or column number; null when nil or not positive (DWARF's 0 means "unknown").
+    private static func appendPositive(_ value: Int?, to out: inout [UInt8]) {
+        if let value, value > 0 {
+            out.append(decimal: value)
+        } else {
+            out.append(literal: "null")
+        }
+    }
+
+    /// A JSON string, or null. Quotes, backslashes and control characters are escaped; all other
+    /// text is copied as UTF-8.
+    static func appendString(_ string: String?, to out: inout [UInt8]) {
+        guard let string else {
+            out.append(literal: "null")
+            return
+        }
+        out.append(ASCII.quote)
+        for byte in string.utf8 {
+            switch byte {
+            case ASCII.quote:
+                out.append(literal: "\\\"")
+            case ASCII.backslash:
+                out.append(literal: "\\\\")
+            case ASCII.newline:
+                out.append(literal: "\\n")
+            case ASCII.carriageReturn:
+                out.append(literal: "\\r")
+            case ASCII.tab:
+                out.append(literal: "\\t")
+            case 0x08:
+                out.append(literal: "\\b")
+            case 0x0C:
+                out.append(literal: "\\f")
+            case ..<0x20, 0x7F:
+                out.append(literal: "\\u00")
+                let digits: StaticString = "0123456789abcdef"
+                out.append(digits.utf8Start[Int(byte >> 4)])
+                out.append(digits.utf8Start[Int(byte & 0xF)])
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(ASCII.quote)
+    }
+}

@@ -1,0 +1,59 @@
+/// A report together with what symbolication found for its frames: the input of the renderers.
+public struct SymbolicatedReport: Sendable {
+    /// The parsed report.
+    public var report: CrashReport
+    /// The source frames of each resolved frame: innermost inlined frame first, the concrete
+    /// frame last. A frame without an entry (or with an empty one) is unresolved.
+    public var frames: [FrameKey: [SourceFrame]]
+    /// For each image index (into `report.images`), the path of the debug file used for it.
+    public var debugFiles: [Int: String]
+
+    /// Creates a symbolicated report; with the defaults, one with nothing resolved.
+    public init(report: CrashReport, frames: [FrameKey: [SourceFrame]] = [:], debugFiles: [Int: String] = [:]) {
+        self.report = report
+        self.frames = frames
+        self.debugFiles = debugFiles
+    }
+}
+
+/// Names one frame of a report: indices into `CrashReport.threads` and that thread's `frames`.
+public struct FrameKey: Hashable, Sendable {
+    /// The index into `CrashReport.threads` (not the thread number).
+    public var thread: Int
+    /// The index into the thread's `frames`.
+    public var frame: Int
+
+    /// Creates a key from the two indices.
+    public init(thread: Int, frame: Int) {
+        self.thread = thread
+        self.frame = frame
+    }
+}
+
+/// One resolved source frame, as produced by the symbolicator: a function and where in the
+/// source the address falls.
+public struct SourceFrame: Sendable, Equatable {
+    /// The function's name, demangled if the symbolicator could.
+    public var function: String
+    /// Bytes from the function's start to the address; nil means "do not print".
+    public var offset: UInt64?
+    /// The source file as DWARF records it (usually a full path).
+    public var file: String?
+    /// The source line; nil or 0 when unknown.
+    public var line: Int?
+    /// The source column; nil or 0 when unknown.
+    public var column: Int?
+    /// Whether this frame was inlined into the next one.
+    public var inlined: Bool
+
+    /// Creates a source frame from its parts.
+    public init(function: String, offset: UInt64? = nil, file: String? = nil, line: Int? = nil,
+                column: Int? = nil, inlined: Bool = false) {
+        self.function = function
+        self.offset = offset
+        self.file = file
+        self.line = line
+        self.column = column
+        self.inlined = inlined
+    }
+}

@@ -1,0 +1,48 @@
+/// Which kind of backtrace a `Thread` value holds.
+public enum ThreadKind: Sendable, Equatable {
+    /// `Thread N:` and its variants; the associated value is N.
+    case thread(Int)
+    /// `Last Exception Backtrace:`, the stack of an uncaught Objective-C exception.
+    case lastExceptionBacktrace
+    /// `Application Specific Backtrace N:` (macOS); the associated value is N.
+    case applicationSpecificBacktrace(Int)
+}
+
+/// One backtrace of a report: a thread's stack, or the Last Exception / Application Specific
+/// Backtrace, which the report prints the same way.
+///
+/// Inside this module `Thread` means this type. Code that also imports Foundation, whose
+/// `Thread` class has the same name, can write `CrashReport.Thread` or `ReportThread`.
+public struct Thread: Sendable, Equatable {
+    /// Which backtrace this is.
+    public var kind: ThreadKind
+    /// The thread's name: the text after `Crashed:` or `::` on the header, else the text of a
+    /// preceding `Thread N name:` line (e.g. "Dispatch queue: com.apple.main-thread").
+    public var name: String?
+    /// Whether the header says "Crashed", or the report's "Crashed Thread" / "Triggered by
+    /// Thread" names this thread.
+    public var crashed: Bool
+    /// The frames in report order (innermost first).
+    public var frames: [Frame]
+    /// The 0-based index of the header line in the report.
+    public var headerLine: Int?
+
+    /// Creates a thread from its parts.
+    public init(kind: ThreadKind, name: String? = nil, crashed: Bool = false, frames: [Frame] = [],
+                headerLine: Int? = nil) {
+        self.kind = kind
+        self.name = name
+        self.crashed = crashed
+        self.frames = frames
+        self.headerLine = headerLine
+    }
+}
+
+/// Another name for this module's `Thread`, for code that also imports Foundation.
+public typealias ReportThread = Thread
+
+extension CrashReport {
+    /// This module's `Thread`, reachable as `CrashReport.Thread` where Foundation's `Thread`
+    /// is also visible.
+    public typealias Thread = ReportThread
+}
