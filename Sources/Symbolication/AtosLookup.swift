@@ -1,0 +1,119 @@
+import DebugInfo
+import Foundation
+
+/// The `atos` way of asking: addresses of one object file, answered one line each in
+/// atos's own form:
+///
+///     main (in App) (main.c:42)          with line information
+///     helper (in App) + 12               with a symbol only
+///     0x100003f2c                        with nothing known
+///
+/// Addresses are taken as they are given (no return-address adjustment). With a load
+/// address they are run-time addresses, rebased to the file as `address − load + text
+/// vmaddr`; without one they are the file's own addresses.
+public struct AtosLookup {
+    public struct Options: Sendable {
+        public var objectPath: String
+        public var architecture: Architecture?
+        public var loadAddress: UInt64?
+        public var inlinedFrames: Bool
+        public var fullPath: Bool
+        public var demangle: Bool
+
+        public init(objectPath: String, architecture: Architecture? = nil, loadAddress: UInt64? = nil,
+                    inlinedFrames: Bool = false, fullPath: Bool = false, demangle: Bool = true) {
+            self.objectPath = objectPath
+            self.architecture = architecture
+            self.loadAddress = loadAddress
+            self.inlinedFrames = inlinedFrames
+            self.fullPath = fullPath
+            self.demangle = demangle
+        }
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case noObject(String)
+        case ambiguous(path: String, architectures: [String])
+        case noSlice(path: String, architecture: String, architectures: [String])
+
+        public var description: String {
+            switch self {
+            case let .noObject(path): return "\(path): no Mach-O or ELF file here"
+            case let .ambiguous(path, archs):
+                return "\(path): a universal file (\(archs.joined(separator: ", "))): choose a slice with --arch"
+            case let .noSlice(path, arch, archs):
+                return "\(path): no \(arch) slice (it has \(archs.joined(separator: ", ")))"
+            }
+        }
+    }
+
+    private let options: Options
+    private let index: SymbolIndex
+    private let imageName: String
+
+    /// Opens the object (a file or a `.dSYM` bundle) and indexes the chosen slice.
+    public init(options: Options) throws {
+        self.options = options
+        var path = options.objectPath
+        if path.hasSuffix(".dSYM") || path.hasSuffix(".dSYM/") {
+            let files = DebugFileLocator.regularFiles(under: (path as NSString).appendingPathComponent("Contents/Resources/DWARF"))
+            guard let first = files.first else { throw Failure.noObject(path) }
+            path = first
+        }
+        let slices = try DebugFile.identify(path: path)
+        let names = slices.map { $0.architecture?.name ?? "unknown" }
+        let chosen: DebugFile
+        if let wanted = options.architecture {
+            guard let slice = slices.first(where: { $0.architecture == wanted }) else {
+                throw Failure.noSlice(path: path, architecture: wanted.name, architectures: names)
+            }
+            chosen = slice
+        } else if slices.count == 1 {
+            chosen = slices[0]
+        } else {
+            throw Failure.ambiguous(path: path, architectures: names)
+        }
+        index = try SymbolIndex.build(chosen)
+        imageName = (path as NSString).lastPathComponent
+    }
+
+    /// The lines atos prints for `address` (several with inlined frames).
+    public func lines(for address: UInt64) -> [String] {
+        var fileAddress = address
+        if let load = options.loadAddress {
+            guard address >= load else { return [hex(address)] }
+            fileAddress = address - load &+ index.debugFile.textVMAddress
+        }
+        let frames = index.lookup(fileAddress, demangle: options.demangle)
+        guard let concrete = frames.last else { return [hex(address)] }
+        if options.inlinedFrames {
+            return frames.map { line($0, at: fileAddress) }
+        }
+        var single = concrete
+        single.file = frames[0].file
+        single.line = frames[0].line
+        return [line(single, at: fileAddress)]
+    }
+
+    private func line(_ frame: SourceLocation, at address: UInt64) -> String {
+        let head = "\(frame.function) (in \(imageName))"
+        if let file = frame.file, frame.line > 0 {
+            let shown = options.fullPath ? file : (file as NSString).lastPathComponent
+            return "\(head) (\(shown):\(frame.line))"
+        }
+        if let start = frame.functionStart, address >= start {
+            return "\(head) + \(address - start)"
+        }
+        return head
+    }
+
+    private func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
+    /// Parses an address as atos does: hexadecimal, with or without `0x`.
+    public static func parseAddress(_ text: String) -> UInt64? {
+        var digits = Substring(text)
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        guard !digits.isEmpty, digits.count <= 16 else { return nil }
+        return UInt64(digits, radix: 16)
+    }
+}

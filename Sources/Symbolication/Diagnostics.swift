@@ -1,0 +1,34 @@
+import Foundation
+
+/// Warnings and errors meant for the user: one line each, on stderr, each said once.
+///
+/// A debug file that cannot be read is reported the first time it is needed, not for every
+/// frame that needed it.
+public final class Diagnostics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var said: Set<String> = []
+    private let sink: (String) -> Void
+    /// Every line said so far, in order.
+    public private(set) var lines: [String] = []
+
+    /// Writes to stderr, prefixed with `symbolicate: `.
+    public init() {
+        self.sink = { line in
+            FileHandle.standardError.write(Data(("symbolicate: " + line + "\n").utf8))
+        }
+    }
+
+    /// Collects lines only (for tests and embedding).
+    public init(sink: @escaping (String) -> Void) {
+        self.sink = sink
+    }
+
+    /// Says `line` unless it was said before.
+    public func warn(_ line: String) {
+        lock.lock()
+        let isNew = said.insert(line).inserted
+        if isNew { lines.append(line) }
+        lock.unlock()
+        if isNew { sink(line) }
+    }
+}

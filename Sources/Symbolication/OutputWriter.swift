@@ -1,0 +1,47 @@
+import Foundation
+
+/// Buffered output to a file descriptor, written in large chunks.
+///
+/// When the reader goes away (`symbolicate ... | head`), writing stops quietly: `closed`
+/// becomes true and later writes are dropped, so the run can end without an error message.
+public final class OutputWriter {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private let capacity: Int
+    /// True once the reader has closed its end of the pipe.
+    public private(set) var closed = false
+
+    public init(fd: Int32 = STDOUT_FILENO, capacity: Int = 1 << 16) {
+        self.fd = fd
+        self.capacity = capacity
+        buffer.reserveCapacity(capacity)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    deinit { flush() }
+
+    public func write(_ bytes: [UInt8]) {
+        guard !closed else { return }
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= capacity { flush() }
+    }
+
+    public func write(_ text: String) { write(Array(text.utf8)) }
+
+    public func flush() {
+        guard !closed, !buffer.isEmpty else { return }
+        var offset = 0
+        buffer.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    closed = true
+                    return
+                }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

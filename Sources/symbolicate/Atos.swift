@@ -1,0 +1,82 @@
+import ArgumentParser
+import DebugInfo
+import Foundation
+import Symbolication
+
+extension Architecture: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+}
+
+struct Atos: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Look up addresses in one debug file, as Apple's atos does.",
+        discussion: """
+        Prints one line per address: "function (in Image) (File.c:42)", or \
+        "function (in Image) + 12" without line information, or the address itself when \
+        nothing is known. Addresses are hexadecimal; with none given they are read from \
+        standard input, separated by white space.
+        """
+    )
+
+    @Option(name: .customShort("o"), help: ArgumentHelp("The debug file or .dSYM bundle.", valueName: "file"),
+            completion: .file())
+    var object: String
+
+    @Option(help: ArgumentHelp("The slice of a universal file (arm64, x86_64, armv7, ...).", valueName: "arch"))
+    var arch: Architecture?
+
+    @Option(name: .customShort("l"), help: ArgumentHelp("The image's load address: addresses are run-time addresses.",
+                                                         valueName: "address"))
+    var loadAddress: String?
+
+    @Flag(name: .customShort("i"), help: "Print inlined frames, innermost first.")
+    var inlinedFrames = false
+
+    @Flag(help: "Print full source paths instead of file names.")
+    var fullPath = false
+
+    @Flag(help: "Print mangled names as they are.")
+    var noDemangle = false
+
+    @Argument(help: ArgumentHelp("Addresses to look up.", valueName: "address"))
+    var addresses: [String] = []
+
+    func validate() throws {
+        if let loadAddress, AtosLookup.parseAddress(loadAddress) == nil {
+            throw ValidationError("-l: not a hexadecimal address: \(loadAddress)")
+        }
+    }
+
+    func run() throws {
+        let diagnostics = Diagnostics()
+        let lookup: AtosLookup
+        do {
+            lookup = try AtosLookup(options: .init(
+                objectPath: object, architecture: arch, loadAddress: loadAddress.flatMap(AtosLookup.parseAddress),
+                inlinedFrames: inlinedFrames, fullPath: fullPath, demangle: !noDemangle))
+        } catch {
+            diagnostics.warn("\(error)")
+            throw ExitCode(1)
+        }
+        let output = OutputWriter()
+        var failed = false
+        func answer(_ text: Substring) {
+            guard let address = AtosLookup.parseAddress(String(text)) else {
+                diagnostics.warn("atos: not an address: \(text)")
+                failed = true
+                return
+            }
+            for line in lookup.lines(for: address) { output.write(line + "\n") }
+        }
+        if addresses.isEmpty {
+            while let line = readLine(), !output.closed {
+                for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" }) { answer(word) }
+                output.flush()
+            }
+        } else {
+            for text in addresses where !output.closed { answer(Substring(text)) }
+        }
+        output.flush()
+        if failed { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import DebugInfo
+import Foundation
+import Symbolication
+
+extension OutputFormat: ExpressibleByArgument {}
+
+@main
+struct Symbolicate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "symbolicate",
+        abstract: "Turn raw crash reports into readable stack traces.",
+        discussion: """
+        Reads Apple crash reports (.crash text), finds each frame's binary image, matches \
+        images to debug files by UUID (dSYM bundles, Mach-O and ELF files with DWARF) and \
+        prints the report with function, file, line and inlined frames. Lines that are not \
+        frames, and frames no debug file resolves, are printed exactly as they came in.
+
+        Reports are read from the files named, from every *.crash and *.ips file of a \
+        directory, or from standard input when none is named (or with -).
+
+        EXIT STATUS
+          0   every report was read and written (warnings may still be on stderr)
+          1   some report could not be read or parsed, or (atos) the object could not be used
+          64  the command line was wrong
+        """,
+        subcommands: [Atos.self]
+    )
+
+    @Option(name: [.customShort("d"), .customLong("debug-files")],
+            help: ArgumentHelp("A debug file, a .dSYM bundle, or a directory searched recursively (repeatable).",
+                               valueName: "path"),
+            completion: .file())
+    var debugPaths: [String] = []
+
+    @Option(help: "Output format: text (the report, resolved in place) or json.")
+    var format: OutputFormat = .text
+
+    @Flag(help: "Print full source paths instead of file names.")
+    var fullPath = false
+
+    @Flag(help: "Print mangled names as they are.")
+    var noDemangle = false
+
+    @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
+              completion: .file())
+    var reports: [String] = []
+
+    func run() throws {
+        let diagnostics = Diagnostics()
+        let locator = DebugFileLocator(paths: debugPaths, diagnostics: diagnostics)
+        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle), diagnostics: diagnostics)
+        let runner = ReportRunner(symbolicator: symbolicator,
+                                  options: .init(format: format, fullPath: fullPath),
+                                  diagnostics: diagnostics)
+        let output = OutputWriter()
+        let status = runner.run(inputs: reports.isEmpty ? ["-"] : reports, output: output)
+        for file in symbolicator.unusedExplicitFiles where !output.closed {
+            diagnostics.warn("\(file.path): UUID \(file.identifier ?? "?") (\(file.architecture?.name ?? "?")) matches no image in the reports")
+        }
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+}
