@@ -18,7 +18,20 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     /// Whether the file carries DWARF (a dSYM or an ELF file with `.debug_info`).
     public var hasDWARF: Bool
     /// An object file not yet linked (`.o`): not the debug file of any image.
-    public var isRelocatable: Bool = false
+    public var isRelocatable: Bool
+
+    public init(path: String, format: Format, architecture: Architecture?, identifier: String?,
+                textVMAddress: UInt64, sliceOffset: Int, sliceSize: Int, hasDWARF: Bool, isRelocatable: Bool = false) {
+        self.path = path
+        self.format = format
+        self.architecture = architecture
+        self.identifier = identifier
+        self.textVMAddress = textVMAddress
+        self.sliceOffset = sliceOffset
+        self.sliceSize = sliceSize
+        self.hasDWARF = hasDWARF
+        self.isRelocatable = isRelocatable
+    }
 
     public var description: String {
         "\(path) (\(architecture?.name ?? "unknown arch"), \(identifier ?? "no identifier"))"

@@ -69,17 +69,16 @@ public final class Symbolicator: @unchecked Sendable {
     /// Symbolicates every frame of `report` that a debug file can resolve.
     public func symbolicate(_ report: CrashReport) -> SymbolicatedReport {
         var result = SymbolicatedReport(report: report)
-        let reportArchitecture = Symbolicator.architecture(ofCodeType: report.codeType)
         var images: [Int: (file: DebugFile, index: SymbolIndex, architecture: Architecture?)] = [:]
         for (i, image) in report.images.enumerated() {
             guard let uuid = image.uuid else { continue }
-            let architecture = image.arch.flatMap(Architecture.init(name:)) ?? reportArchitecture
+            let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
             guard let file = locator.debugFile(identifier: uuid, architecture: architecture) else { continue }
             lock.lock()
             used.insert(file)
             lock.unlock()
             guard let index = index(for: file) else { continue }
-            images[i] = (file, index, architecture ?? file.architecture)
+            images[i] = (file, index, Symbolicator.architecture(of: image, in: report, debugFile: file))
             result.debugFiles[i] = file.path
         }
         guard !images.isEmpty else { return result }
@@ -89,11 +88,9 @@ public final class Symbolicator: @unchecked Sendable {
                 guard let imageIndex = frame.image, let (file, index, architecture) = images[imageIndex] else { continue }
                 if case .symbolicated = frame.form { continue }  // already has file and line
                 let image = report.images[imageIndex]
-                guard frame.address >= image.loadAddress else { continue }
-                let address = frame.address - image.loadAddress &+ file.textVMAddress
-                let returnAddress = Symbolicator.isReturnAddress(position: f, of: thread, address: address,
-                                                                 architecture: architecture)
-                let lookup = returnAddress ? architecture.map { $0.callSite(ofReturnAddress: address) } ?? address : address
+                guard let (address, lookup) = Symbolicator.addresses(of: frame, at: f, in: thread, image: image,
+                                                                     debugFile: file, architecture: architecture)
+                else { continue }
                 let locations = index.lookup(lookup, demangle: options.demangle)
                 guard !locations.isEmpty else { continue }
                 result.frames[FrameKey(thread: t, frame: f)] = locations.map { location in
@@ -109,6 +106,19 @@ public final class Symbolicator: @unchecked Sendable {
         return result
     }
 
+    /// The frame's address in the debug file, and the address to look up there: the same for
+    /// a faulting PC, the call site for a return address. Nil when the frame lies below its
+    /// image.
+    public static func addresses(of frame: Frame, at position: Int, in thread: ReportThread, image: BinaryImage,
+                                 debugFile: DebugFile, architecture: Architecture?)
+        -> (address: UInt64, lookup: UInt64)? {
+        guard frame.address >= image.loadAddress else { return nil }
+        let address = frame.address - image.loadAddress &+ debugFile.textVMAddress
+        guard isReturnAddress(position: position, of: thread, address: address, architecture: architecture),
+              let architecture else { return (address, address) }
+        return (address, architecture.callSite(ofReturnAddress: address))
+    }
+
     /// Whether the frame at `position` holds a return address rather than the faulting PC.
     ///
     /// The first frame of a thread is the PC; every later one a return address. Exception
@@ -122,6 +132,12 @@ public final class Symbolicator: @unchecked Sendable {
             return architecture?.family == .arm && address & 1 == 1
         }
         return true
+    }
+
+    /// An image's architecture: as the image list says, else as the report's "Code Type"
+    /// says (macOS reports name no architecture per image), else the debug file's.
+    public static func architecture(of image: BinaryImage, in report: CrashReport, debugFile: DebugFile?) -> Architecture? {
+        image.arch.flatMap(Architecture.init(name:)) ?? architecture(ofCodeType: report.codeType) ?? debugFile?.architecture
     }
 
     /// The architecture a report's "Code Type" names, for images that do not say theirs.

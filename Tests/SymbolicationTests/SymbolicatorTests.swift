@@ -1,0 +1,148 @@
+import CrashReport
+import DebugInfo
+import Foundation
+@testable import Symbolication
+import TestSupport
+import XCTest
+
+/// The symbolicator on the fixture reports: its address arithmetic against the addresses
+/// the fixture script computed on its own, and its answers against llvm-symbolizer.
+final class SymbolicatorTests: XCTestCase {
+    struct Expectation {
+        var thread: Int
+        var frame: Int
+        var address: UInt64
+        var debugFile: String
+        var lookup: UInt64
+    }
+
+    private func fixtures() throws -> URL {
+        guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
+        return fixtures
+    }
+
+    private func expectations(_ report: URL) throws -> [Expectation] {
+        let tsv = report.deletingPathExtension().appendingPathExtension("expect.tsv")
+        return try String(contentsOf: tsv, encoding: .utf8).split(separator: "\n").map { line in
+            let f = line.split(separator: "\t").map(String.init)
+            return Expectation(thread: Int(f[0])!, frame: Int(f[1])!, address: UInt64(f[2].dropFirst(2), radix: 16)!,
+                               debugFile: f[3], lookup: UInt64(f[4].dropFirst(2), radix: 16)!)
+        }
+    }
+
+    private func reports() throws -> [URL] {
+        let directory = try fixtures().appendingPathComponent("reports")
+        return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "crash" }.sorted { $0.path < $1.path }
+    }
+
+    private func locate(_ thread: Int, _ frame: Int, in report: CrashReport) -> (Int, Int)? {
+        for (t, candidate) in report.threads.enumerated() where candidate.kind == .thread(thread) {
+            if let f = candidate.frames.firstIndex(where: { $0.index == frame }) { return (t, f) }
+        }
+        return nil
+    }
+
+    func testAddressArithmeticMatchesTheFixtureScript() throws {
+        let fixtures = try fixtures()
+        var checked = 0
+        for url in try reports() {
+            let report = try ClassicReportParser.parse(Array(try Data(contentsOf: url)), path: url.path)
+            for e in try expectations(url) {
+                let (t, f) = try XCTUnwrap(locate(e.thread, e.frame, in: report), "\(url.lastPathComponent) \(e.thread)/\(e.frame)")
+                let frame = report.threads[t].frames[f]
+                XCTAssertEqual(frame.address, e.address)
+                let image = report.images[try XCTUnwrap(frame.image)]
+                let files = try DebugFile.identify(path: fixtures.appendingPathComponent(e.debugFile).path)
+                let file = try XCTUnwrap(files.first { $0.identifier == image.uuid }, "no slice with \(image.uuid ?? "-")")
+                let architecture = Symbolicator.architecture(of: image, in: report, debugFile: file)
+                let addresses = try XCTUnwrap(Symbolicator.addresses(of: frame, at: f, in: report.threads[t], image: image,
+                                                                     debugFile: file, architecture: architecture))
+                XCTAssertEqual(addresses.lookup, e.lookup,
+                               "\(url.lastPathComponent) thread \(e.thread) frame \(e.frame): lookup 0x\(String(addresses.lookup, radix: 16))")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 20)
+    }
+
+    func testResolvedFramesAgreeWithLLVMSymbolizer() throws {
+        let fixtures = try fixtures()
+        guard let symbolizer = TestPaths.llvmSymbolizer else { throw XCTSkip("llvm-symbolizer is not installed") }
+        let diagnostics = Diagnostics { _ in }
+        let locator = DebugFileLocator(paths: [fixtures.appendingPathComponent("macho").path], diagnostics: diagnostics)
+        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: false), diagnostics: diagnostics)
+        var compared = 0
+        for url in try reports() {
+            let report = try ClassicReportParser.parse(Array(try Data(contentsOf: url)), path: url.path)
+            let result = symbolicator.symbolicate(report)
+            let expected = try expectations(url)
+            for e in expected {
+                let (t, f) = try XCTUnwrap(locate(e.thread, e.frame, in: report))
+                let image = report.images[report.threads[t].frames[f].image!]
+                let oracle = try llvmSymbolizer(symbolizer, fixtures.appendingPathComponent(e.debugFile).path,
+                                                arch: Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "arm64",
+                                                address: e.lookup)
+                let ours = (result.frames[FrameKey(thread: t, frame: f)] ?? []).map {
+                    "\($0.function) \($0.file ?? ""):\($0.line ?? 0)\($0.inlined ? " [inlined]" : "")"
+                }
+                XCTAssertEqual(ours, oracle, "\(url.lastPathComponent) thread \(e.thread) frame \(e.frame)")
+                compared += 1
+            }
+            // Frames of images without a debug file stay unresolved.
+            let resolvedKeys = Set(expected.compactMap { e in locate(e.thread, e.frame, in: report).map { FrameKey(thread: $0.0, frame: $0.1) } })
+            for key in result.frames.keys { XCTAssertTrue(resolvedKeys.contains(key), "unexpected resolution at \(key)") }
+            XCTAssertFalse(result.debugFiles.isEmpty)
+        }
+        XCTAssertGreaterThan(compared, 20)
+    }
+
+    private func llvmSymbolizer(_ tool: String, _ object: String, arch: String, address: UInt64) throws -> [String] {
+        let result = try runProcess(tool, ["--obj=\(object)", "--default-arch=\(arch)", "--inlines", "--functions=linkage",
+                                           "--no-demangle", "--output-style=JSON", "0x" + String(address, radix: 16)])
+        // Addresses on the command line give a JSON array of one object per address.
+        let objects = try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]]
+        let symbols = objects?.first?["Symbol"] as? [[String: Any]] ?? []
+        return symbols.enumerated().map { i, s in
+            "\(s["FunctionName"] as? String ?? "") \(s["FileName"] as? String ?? ""):\(s["Line"] as? Int ?? 0)"
+                + (i < symbols.count - 1 ? " [inlined]" : "")
+        }
+    }
+
+    func testReturnAddressesAreLookedUpAtTheirCallSite() throws {
+        func thread(_ kind: ThreadKind) -> ReportThread { ReportThread(kind: kind) }
+        let image = BinaryImage(loadAddress: 0x1_0400_0000, endAddress: 0x1_0400_ffff, name: "App")
+        func lookup(_ address: UInt64, _ position: Int, _ arch: String, kind: ThreadKind = .thread(0), vmaddr: UInt64 = 0x1_0000_0000) -> UInt64? {
+            let file = DebugFile(path: "/x", format: .machO, architecture: Architecture(name: arch), identifier: "00",
+                                 textVMAddress: vmaddr, sliceOffset: 0, sliceSize: 0, hasDWARF: true)
+            let frame = Frame(index: position, imageName: "App", address: address, form: .unknown, line: 0, restStart: nil)
+            return Symbolicator.addresses(of: frame, at: position, in: thread(kind), image: image,
+                                          debugFile: file, architecture: Architecture(name: arch))?.lookup
+        }
+        // Faulting PC: as is, rebased.
+        XCTAssertEqual(lookup(0x1_0400_1234, 0, "arm64"), 0x1_0000_1234)
+        XCTAssertEqual(lookup(0x1_0400_1235, 0, "x86_64", vmaddr: 0), 0x1235)
+        // arm64: align down to 4, then back one instruction.
+        XCTAssertEqual(lookup(0x1_0400_1234, 1, "arm64"), 0x1_0000_1230)
+        XCTAssertEqual(lookup(0x1_0400_1236, 3, "arm64e"), 0x1_0000_1230)
+        // x86: one byte back.
+        XCTAssertEqual(lookup(0x1_0400_1234, 1, "x86_64"), 0x1_0000_1233)
+        XCTAssertEqual(lookup(0x1_0400_1234, 1, "i386"), 0x1_0000_1233)
+        // Thumb: clear bit 0, back two bytes; an odd first frame is a return address too.
+        XCTAssertEqual(lookup(0x1_0400_1235, 1, "armv7"), 0x1_0000_1232)
+        XCTAssertEqual(lookup(0x1_0400_1235, 0, "armv7s"), 0x1_0000_1232)
+        XCTAssertEqual(lookup(0x1_0400_1234, 0, "armv7"), 0x1_0000_1234)
+        // Exception backtraces hold return addresses only.
+        XCTAssertEqual(lookup(0x1_0400_1234, 0, "arm64", kind: .lastExceptionBacktrace), 0x1_0000_1230)
+        // Below the image: not looked up.
+        XCTAssertNil(lookup(0x1_0300_0000, 1, "arm64"))
+    }
+
+    func testCodeTypes() {
+        XCTAssertEqual(Symbolicator.architecture(ofCodeType: "ARM-64 (Native)"), .arm64)
+        XCTAssertEqual(Symbolicator.architecture(ofCodeType: "X86-64 (Native)"), .x86_64)
+        XCTAssertEqual(Symbolicator.architecture(ofCodeType: "ARM")?.name, "armv7")
+        XCTAssertEqual(Symbolicator.architecture(ofCodeType: "X86")?.name, "i386")
+        XCTAssertNil(Symbolicator.architecture(ofCodeType: "PowerPC"))
+    }
+}
