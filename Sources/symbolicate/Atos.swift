@@ -9,6 +9,7 @@ extension Architecture: ExpressibleByArgument {
 
 struct Atos: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "symbolicate atos",
         abstract: "Look up addresses in one debug file, as Apple's atos does.",
         discussion: """
         Prints one line per address: "function (in Image) (File.c:42)", or \

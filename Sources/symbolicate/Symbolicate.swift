@@ -5,7 +5,20 @@ import Symbolication
 
 extension OutputFormat: ExpressibleByArgument {}
 
+/// `symbolicate atos ...` goes to ``Atos``; anything else is a report run. (A command with
+/// positional arguments cannot also route subcommands through the argument parser.)
 @main
+enum Entry {
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "atos" {
+            Atos.main(Array(arguments.dropFirst()))
+        } else {
+            Symbolicate.main(arguments)
+        }
+    }
+}
+
 struct Symbolicate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "symbolicate",
@@ -19,12 +32,13 @@ struct Symbolicate: ParsableCommand {
         Reports are read from the files named, from every *.crash and *.ips file of a \
         directory, or from standard input when none is named (or with -).
 
+        To look up single addresses the way Apple's atos does, see 'symbolicate atos --help'.
+
         EXIT STATUS
           0   every report was read and written (warnings may still be on stderr)
           1   some report could not be read or parsed, or (atos) the object could not be used
           64  the command line was wrong
-        """,
-        subcommands: [Atos.self]
+        """
     )
 
     @Option(name: [.customShort("d"), .customLong("debug-files")],
