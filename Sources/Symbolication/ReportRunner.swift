@@ -45,6 +45,7 @@ public final class ReportRunner {
         var status = Status.success
         let paths = expand(inputs, status: &status)
         var collected: [SymbolicatedReport] = []
+        var written = 0
         for path in paths {
             guard let report = read(path) else {
                 status = .reportFailed
@@ -55,11 +56,12 @@ public final class ReportRunner {
             case .text:
                 var bytes: [UInt8] = []
                 if paths.count > 1 {
-                    if path != paths.first { bytes.append(0x0a) }
+                    if written > 0 { bytes.append(0x0a) }
                     bytes += Array("==> \(path) <==\n".utf8)
                 }
                 TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
                 output.write(bytes)
+                written += 1
             case .json:
                 collected.append(symbolicated)
             }

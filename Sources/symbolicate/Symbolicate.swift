@@ -13,6 +13,8 @@ enum Entry {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "atos" {
             Atos.main(Array(arguments.dropFirst()))
+        } else if arguments == ["help", "atos"] {
+            Atos.main(["--help"])
         } else {
             Symbolicate.main(arguments)
         }

@@ -1,0 +1,220 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Errors and warnings: one line on stderr naming the file and the reason; exit 0 when every
+/// report was written, 1 when one could not be read, 64 for a wrong command line.
+final class ErrorTests: XCTestCase {
+    private var temporary: [URL] = []
+
+    override func tearDownWithError() throws {
+        for url in temporary { try? FileManager.default.removeItem(at: url) }
+        temporary = []
+    }
+
+    private func temporaryDirectory(_ label: String) throws -> URL {
+        let url = try makeTemporaryDirectory(label)
+        temporary.append(url)
+        return url
+    }
+
+    private func single(_ path: String, _ macho: String) throws -> String {
+        let result = try CLI.run(["-d", macho, "--no-demangle", path])
+        XCTAssertEqual(result.status, 0, result.summary(["-d", macho, "--no-demangle", path]))
+        return result.stdoutText
+    }
+
+    func testAMissingReportFailsButTheOthersAreWritten() throws {
+        let macho = try Fixtures.path("macho")
+        let reports = try Fixtures.reports()
+        let missing = try temporaryDirectory("missing").appendingPathComponent("gone.crash").path
+        let arguments = ["-d", macho, "--no-demangle", reports[0], missing, reports[1]]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.stderrLines.count, 1, "one line on stderr: \(result.summary(arguments))")
+        XCTAssert(result.stderrText.contains(missing), "the message should name \(missing): \(result.stderrText)")
+        let out = result.stdoutText
+        for path in [reports[0], reports[1]] {
+            let block = "==> \(path) <==\n" + (try single(path, macho))
+            XCTAssert(out.contains(block), "\(path) should still be written, after its header: \(result.summary(arguments))")
+        }
+        XCTAssertFalse(out.contains("==> \(missing) <=="), "no header for a report that could not be read")
+    }
+
+    func testAMissingFirstReportLeavesNoBlankLineBeforeTheFirstHeader() throws {
+        // As head(1) does: the blank line separates a report from the one before; there is none.
+        let macho = try Fixtures.path("macho")
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        let missing = try temporaryDirectory("missing-first").appendingPathComponent("gone.crash").path
+        let arguments = ["-d", macho, "--no-demangle", missing, report]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        let out = result.stdoutText
+        XCTAssert(out.hasPrefix("==> "),
+                  "the output should start with the header of the first report written, not a blank line; "
+                  + "it starts with \(String(out.prefix(40)).debugDescription)")
+        let body = out.hasPrefix("\n") ? String(out.dropFirst()) : out
+        XCTAssert(body == "==> \(report) <==\n" + (try single(report, macho)),
+                  "after its header, the report as when named alone: \(CLI.describe(arguments))")
+    }
+
+    func testABinaryFileIsNotAReport() throws {
+        let binary = try Fixtures.path("macho/App-arm64")
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        var arguments = [binary]
+        var result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.stdoutText, "", "nothing written for a binary file")
+        XCTAssertEqual(result.stderrLines.count, 1, "one line on stderr: \(result.summary(arguments))")
+        XCTAssert(result.stderrText.contains(binary), "the message should name the file: \(result.stderrText)")
+
+        arguments = [binary, report]
+        result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssert(result.stdoutText.contains("==> \(report) <==\n" + (try String(contentsOfFile: report, encoding: .utf8))),
+                  "the text report is still written: \(result.summary(arguments))")
+
+        let empty = try temporaryDirectory("empty").appendingPathComponent("empty.crash")
+        try Data().write(to: empty)
+        arguments = [empty.path]
+        result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 1, "an empty report: \(result.summary(arguments))")
+        XCTAssert(result.stderrText.contains(empty.path), "the message should name the file: \(result.stderrText)")
+    }
+
+    func testAMissingDebugPathIsAWarning() throws {
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        let missing = try temporaryDirectory("missing-d").appendingPathComponent("nothing.dSYM").path
+        let arguments = ["-d", missing, report]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.stderrLines.count, 1, "one warning line: \(result.summary(arguments))")
+        XCTAssert(result.stderrText.contains(missing), "the warning should name \(missing): \(result.stderrText)")
+        XCTAssertEqual(result.stdoutText, try String(contentsOfFile: report, encoding: .utf8),
+                       "with no debug file, the report comes back as it was")
+    }
+
+    func testADebugPathThatIsNotAnObjectFileIsAWarning() throws {
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        let text = try Fixtures.path("manifest.txt")
+        let macho = try Fixtures.path("macho")
+        let arguments = ["-d", text, "-d", macho, "--no-demangle", report]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.stderrLines.count, 1, "one warning line: \(result.summary(arguments))")
+        XCTAssert(result.stderrText.contains(text), "the warning should name \(text): \(result.stderrText)")
+        XCTAssertEqual(result.stdoutText, try single(report, macho), "the other debug files are still used")
+    }
+
+    func testADebugFileMatchingNoImageIsAWarning() throws {
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        let bundle = try Fixtures.path("macho/App-x86_64.dSYM")
+        guard let entry = try Fixtures.manifest().first(where: { $0.path.hasPrefix("macho/App-x86_64.dSYM/") }) else {
+            throw FixtureError("manifest.txt: no App-x86_64.dSYM")
+        }
+        let arguments = ["-d", bundle, report]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.stderrLines.count, 1, "one warning line: \(result.summary(arguments))")
+        XCTAssert(result.stderrText.contains("App-x86_64"), "the warning should name the file: \(result.stderrText)")
+        XCTAssert(compactUUID(result.stderrText).contains(entry.compactIdentifier),
+                  "the warning should give the file's UUID \(entry.identifier): \(result.stderrText)")
+        XCTAssertEqual(result.stdoutText, try String(contentsOfFile: report, encoding: .utf8),
+                       "nothing matches: the report comes back as it was")
+    }
+
+    func testACorruptDSYMIsAWarningNotACrash() throws {
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        let copy = try temporaryDirectory("corrupt").appendingPathComponent("App-arm64.dSYM")
+        try FileManager.default.copyItem(atPath: try Fixtures.path("macho/App-arm64.dSYM"), toPath: copy.path)
+        let dwarf = copy.appendingPathComponent("Contents/Resources/DWARF/App-arm64")
+        var bytes = [UInt8](try Data(contentsOf: dwarf))
+        guard let section = MachOSections.find("__debug_info", in: bytes), section.size > 256 else {
+            throw FixtureError("no __debug_info section in \(dwarf.path)")
+        }
+        // 64 bytes of 0xff in the middle of __debug_info: a run of bad LEB128s and abbreviation codes.
+        let middle = section.offset + section.size / 2
+        for k in (middle - 32)..<(middle + 32) { bytes[k] = 0xFF }
+        try Data(bytes).write(to: dwarf)
+
+        let arguments = ["-d", copy.path, "--no-demangle", report]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertGreaterThanOrEqual(result.stderrLines.count, 1, "a warning expected: \(result.summary(arguments))")
+        XCTAssert(result.stderrLines.allSatisfy { $0.contains(dwarf.path) || $0.contains(copy.path) },
+                  "each warning should name the corrupt file: \(result.stderrText)")
+        // Every line is either an input line as it was or a frame line of App, resolved
+        // (perhaps partly) after the original prefix; no report line is lost.
+        let input = ReportText(try String(contentsOfFile: report, encoding: .utf8))
+        let inputLines = Set(input.lines)
+        let prefixes = input.threads.flatMap(\.frames).filter { $0.image == "App" }.map(\.prefix)
+        let output = ReportText(result.stdoutText).lines
+        for line in output where !inputLines.contains(line) {
+            XCTAssert(prefixes.contains { line.hasPrefix($0) }, "an output line that is neither input nor a resolved App frame: \(line.debugDescription)")
+        }
+        let nonFrames = input.lines.enumerated().filter { index, _ in
+            !input.threads.flatMap(\.frames).contains { $0.lineIndex == index && $0.image == "App" }
+        }.map(\.element)
+        XCTAssertEqual(output.filter { inputLines.contains($0) && !prefixes.contains(where: $0.hasPrefix) }.count,
+                       nonFrames.count, "every line that is not an App frame comes back")
+    }
+
+    func testUnknownFormatIsAUsageError() throws {
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        for arguments in [["--format", "nonsense", report], ["--no-such-option", report], ["-d"]] {
+            let result = try CLI.run(arguments)
+            XCTAssertEqual(result.status, 64, result.summary(arguments))
+            XCTAssertEqual(result.stdoutText, "", "nothing on stdout for a usage error: \(CLI.describe(arguments))")
+            XCTAssertFalse(result.stderrText.isEmpty, "a message on stderr for \(CLI.describe(arguments))")
+        }
+    }
+
+    func testHelpMentionsTheExitCodes() throws {
+        let result = try CLI.run(["--help"])
+        XCTAssertEqual(result.status, 0, result.summary(["--help"]))
+        let help = result.stdoutText
+        for (code, meaning) in [("0", "written"), ("1", "could not be read"), ("64", "command line")] {
+            let mentioned = help.split(separator: "\n").contains { line in
+                line.split(whereSeparator: { $0 == " " }).first.map(String.init) == code && line.contains(meaning)
+            }
+            XCTAssert(mentioned, "--help should explain exit code \(code) (\(meaning)): \(help)")
+        }
+    }
+
+    /// `symbolicate … | head -1`: the reader goes away after the first line; the tool stops
+    /// quietly, with nothing on stderr.
+    func testAClosedPipeEndsTheRunQuietly() throws {
+        let binary = try CLI.binary()
+        let macho = try Fixtures.path("macho")
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        // Far more than a pipe holds, so the tool must notice the closed pipe.
+        let arguments = ["-d", macho] + Array(repeating: report, count: 400)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var first = Data()
+        let reader = stdout.fileHandleForReading
+        while !first.contains(0x0A) {
+            guard let chunk = try reader.read(upToCount: 1), !chunk.isEmpty else { break }
+            first.append(chunk)
+        }
+        try reader.close()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            XCTFail("the tool kept running for 20 s after its reader went away")
+        }
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(String(decoding: first, as: UTF8.self), "==> \(report) <==\n", "the first line")
+        XCTAssertEqual(process.terminationReason, .exit, "the tool should end by itself, not by a signal (status \(process.terminationStatus))")
+        XCTAssertEqual(String(decoding: errors, as: UTF8.self), "", "no error text on stderr when the reader goes away")
+        XCTAssertEqual(process.terminationStatus, 0, "every report read: exit 0")
+    }
+}
