@@ -162,16 +162,3 @@ final class OracleTests: XCTestCase {
 private extension OracleTests.Frame {
     var isUnknown: Bool { function.isEmpty && file.isEmpty && line == 0 }
 }
-
-/// A small deterministic generator, so every run samples the same addresses.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
