@@ -52,6 +52,7 @@ public final class SymbolIndex: @unchecked Sendable {
     private let strings: [UInt8]
     private let functionName: [UInt32]
     private let functionEnd: [Int32]
+    private let functionParent: [Int32]
     private let functionInlined: [Bool]
     private let callFile: [UInt32]
     private let callLine: [UInt32]
@@ -134,6 +135,7 @@ public final class SymbolIndex: @unchecked Sendable {
             if parent >= 0, parent < count, ends[parent] < ends[i] { ends[parent] = ends[i] }
         }
         functionEnd = ends
+        functionParent = functions.map(\.parent)
         functionInlined = functions.map { $0.tag == UInt16(CDW_TAG_INLINED_SUBROUTINE) }
         callFile = functions.map { $0.call_file < raw.files.count ? raw.files[Int($0.call_file)] : 0 }
         callLine = functions.map { $0.call_line }
@@ -233,18 +235,7 @@ public final class SymbolIndex: @unchecked Sendable {
             return [SourceLocation(function: "??", functionStart: nil, file: string(rowFile[row]),
                                    line: Int(rowLine[row]), column: Int(rowColumn[row]), inlined: false)]
         }
-        var chain = [concrete]
-        var i = concrete + 1
-        var end = Int(functionEnd[concrete])
-        while i < end {
-            if functionInlined[i], let _ = rangeIndex(of: i, containing: address) {
-                chain.append(i)
-                end = Int(functionEnd[i])
-                i += 1
-            } else {
-                i = Int(functionEnd[i])
-            }
-        }
+        let chain = inlineChain(in: concrete, at: address)
         var frames: [SourceLocation] = []
         frames.reserveCapacity(chain.count)
         var file = row.flatMap { string(rowFile[$0]) }
@@ -260,6 +251,39 @@ public final class SymbolIndex: @unchecked Sendable {
             column = Int(callColumn[entry])
         }
         return frames
+    }
+
+    /// The entries from `concrete` down to the deepest inlined entry holding `address`.
+    ///
+    /// The deepest entry decides, even when an entry between it and the function does not
+    /// hold the address itself: strict DWARF 2 has no range lists, so an inlined call whose
+    /// code is split records only its first piece, while the entries nested in it still say
+    /// where they were inlined (llvm-symbolizer reads it the same way).
+    private func inlineChain(in concrete: Int, at address: UInt64) -> [Int] {
+        var deepest = concrete, deepestDepth = 0
+        var openEnds: [Int] = []  // subtree ends of the inlined entries enclosing `i`
+        var i = concrete + 1
+        let end = Int(functionEnd[concrete])
+        while i < end {
+            while let last = openEnds.last, i >= last { openEnds.removeLast() }
+            guard functionInlined[i] else {
+                i = Int(functionEnd[i])  // a function nested in this one is not part of its code
+                continue
+            }
+            if openEnds.count + 1 > deepestDepth, rangeIndex(of: i, containing: address) != nil {
+                deepest = i
+                deepestDepth = openEnds.count + 1
+            }
+            openEnds.append(Int(functionEnd[i]))
+            i += 1
+        }
+        var chain = [deepest]
+        while let last = chain.last, last != concrete {
+            let parent = Int(functionParent[last])
+            guard parent >= concrete else { break }
+            chain.append(parent)
+        }
+        return chain.reversed()
     }
 
     /// The name of an inlined entry is the DWARF's; an out-of-line function takes the symbol

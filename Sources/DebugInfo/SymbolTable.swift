@@ -108,7 +108,7 @@ struct SymbolTable: Sendable {
                 let nameOffset = r.u32(at) ?? 0
                 let info = r.u8(image.is64Bit ? at + 4 : at + 12) ?? 0
                 let sectionIndex = r.u16(image.is64Bit ? at + 6 : at + 14) ?? 0
-                let value = (image.is64Bit ? r.u64(at + 8) : r.u32(at + 4).map(UInt64.init)) ?? 0
+                var value = (image.is64Bit ? r.u64(at + 8) : r.u32(at + 4).map(UInt64.init)) ?? 0
                 let size = (image.is64Bit ? r.u64(at + 16) : r.u32(at + 8).map(UInt64.init)) ?? 0
                 // STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, defined in a section.
                 let type = info & 0xf
@@ -121,6 +121,8 @@ struct SymbolTable: Sendable {
                       !SymbolTable.isMappingSymbol(name)
                 else { continue }
                 // A symbol without a size reaches up to the next one.
+                // On 32-bit ARM bit 0 of a function's address marks Thumb code, not an address bit.
+                if image.architecture?.family == .arm, type == 2 { value &= ~1 }
                 let local = info >> 4 == 0
                 found.append(Symbol(address: value, end: size == 0 ? UInt64.max : value + size, name: name,
                                     file: local ? file : nil))

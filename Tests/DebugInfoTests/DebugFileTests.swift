@@ -70,7 +70,11 @@ final class DebugFileTests: XCTestCase {
             let firstLoad = headers.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("LOAD") }
             let vaddr = firstLoad.map { $0.split(separator: " ")[2] }.flatMap { UInt64($0.dropFirst(2), radix: 16) } ?? 0
             XCTAssertEqual(file.textVMAddress, vaddr, url.path)
-            XCTAssertEqual(file.architecture, .x86_64)
+            let header = try runProcess("/usr/bin/readelf", ["-h", url.path]).stdoutText
+            let machine = header.split(separator: "\n").first { $0.contains("Machine:") }?
+                .split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
+            let expected = ["Advanced Micro Devices X86-64": "x86_64", "ARM": "armv7", "AArch64": "arm64"][machine ?? ""]
+            XCTAssertEqual(file.architecture?.name, expected, "\(url.path): \(machine ?? "no machine")")
             checked += 1
         }
         XCTAssertGreaterThan(checked, 3)

@@ -33,7 +33,7 @@ final class DebugFileLocatorTests: XCTestCase {
     func testFindsEveryDebugFileOfAFolderOfUUIDNamedBundles() throws {
         let fixtures = try fixtures()
         // App Store Connect's layout: bundles named by UUID, in nested folders.
-        for (i, bundle) in ["App-arm64.dSYM", "App-universal.dSYM", "libGreeter.dylib.dSYM"].enumerated() {
+        for (i, bundle) in ["App-arm64.dSYM", "App-arm64_32.dSYM", "App-universal.dSYM", "libGreeter.dylib.dSYM"].enumerated() {
             let target = scratch.appendingPathComponent("batch\(i)/\(UUID().uuidString).dSYM")
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: fixtures.appendingPathComponent("macho/\(bundle)"), to: target)

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Builds the symbolication fixtures from Fixtures/src into Fixtures/build:
+# Mach-O executables, a dylib and their dSYMs, ELF executables, a shared object
+# and separate debug files, then classic crash reports that point into them
+# (make_reports.py). See Fixtures/README.md.
+#
+# Usage: Fixtures/build.sh [--force]
+# Re-running is cheap: if neither the inputs nor the tools changed, nothing is rebuilt.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SRC="$HERE/src"
+OUT="$HERE/build"
+
+# Tools (override through the environment).
+APPLE_CC="${APPLE_CC:-/opt/swift/usr/bin/clang}"   # any clang that can target Apple platforms
+ELF_CLANG="${ELF_CLANG:-$APPLE_CC}"
+ELF_CLANGXX="${ELF_CLANGXX:-${ELF_CLANG}++}"
+GCC="${GCC:-gcc}"
+GXX="${GXX:-g++}"
+LD64="${LD64:-ld64.lld-14}"
+ELF_LLD="${ELF_LLD:-ld.lld-14}"
+DSYMUTIL="${DSYMUTIL:-dsymutil}"
+LIPO="${LIPO:-llvm-lipo-14}"
+OBJCOPY="${OBJCOPY:-objcopy}"
+READELF="${READELF:-readelf}"
+LLVM_OBJDUMP="${LLVM_OBJDUMP:-llvm-objdump}"
+LLVM_DWARFDUMP="${LLVM_DWARFDUMP:-llvm-dwarfdump}"
+PYTHON="${PYTHON:-python3}"
+export LLVM_OBJDUMP LLVM_DWARFDUMP LIPO
+
+FORCE=0
+if [[ "${1:-}" == "--force" ]]; then FORCE=1; fi
+
+for tool in "$APPLE_CC" "$ELF_CLANG" "$ELF_CLANGXX" "$GCC" "$GXX" "$LD64" "$ELF_LLD" "$DSYMUTIL" "$LIPO" "$OBJCOPY" \
+            "$READELF" "$LLVM_OBJDUMP" "$LLVM_DWARFDUMP" "$PYTHON"; do
+    command -v "$tool" >/dev/null || { echo "build.sh: missing tool: $tool" >&2; exit 1; }
+done
+
+# Up-to-date check: a hash of every input and of the tool versions.
+stamp() {
+    {
+        cd "$HERE"
+        find src -type f | LC_ALL=C sort | xargs sha256sum
+        sha256sum build.sh make_reports.py
+        for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP"; do
+            { "$tool" --version 2>/dev/null || true; } | head -n 1 || true
+        done
+    } | sha256sum | cut -d' ' -f1
+}
+OUTPUTS=(
+    manifest.txt
+    macho/App-arm64 macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64
+    macho/App-x86_64 macho/App-x86_64.dSYM/Contents/Resources/DWARF/App-x86_64
+    macho/libGreeter.dylib macho/libGreeter.dylib.dSYM/Contents/Resources/DWARF/libGreeter.dylib
+    macho/App-universal macho/App-universal.dSYM/Contents/Resources/DWARF/App-universal
+    macho/App-arm64_32 macho/App-arm64_32.dSYM/Contents/Resources/DWARF/App-arm64_32
+    elf/app-gcc-dwarf4 elf/app-gcc-dwarf4.debug elf/app-zlib.debug elf/app-clang-dwarf5
+    elf/app-gcc-dwarf2 elf/app-gcc-dwarf3 elf/app-armv7-thumb
+    elf/app-nopie elf/libgreeter.so
+    reports/App-arm64.crash reports/App-arm64.expect.tsv
+    reports/App-x86_64.crash reports/App-x86_64.expect.tsv
+    reports/App-universal-arm64.crash reports/App-universal-arm64.expect.tsv
+)
+up_to_date() {
+    [[ -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$STAMP" ]] || return 1
+    local f
+    for f in "${OUTPUTS[@]}"; do [[ -s "$OUT/$f" ]] || return 1; done
+}
+STAMP="$(stamp)"
+if [[ $FORCE == 0 ]] && up_to_date; then
+    echo "Fixtures up to date in $OUT (use --force to rebuild)"
+    exit 0
+fi
+
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/reports" "$OUT/manifest.txt" "$OUT/.stamp"
+mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/reports"
+
+# Deterministic output: no timestamps in the dSYMs or archives.
+export ZERO_AR_DATE=1 SOURCE_DATE_EPOCH=0
+
+COMMON_CFLAGS=(-O2 -g -Wall -Wextra -Wno-unused-parameter)
+CXXFLAGS_EXTRA=(-fno-exceptions -fno-rtti -std=c++17)
+
+# ---------------------------------------------------------------------------
+# Mach-O (clang + ld64.lld-14 + dsymutil 14). Sources are compiled by absolute
+# path, as Xcode does. DWARF 4 throughout: dsymutil 14 mistranslates DWARF 5
+# (DW_FORM_addrx, loclists), see README.md.
+
+# compile_macho TARGET OBJDIR [extra clang flags...]
+compile_macho() {
+    local target="$1" objdir="$2"; shift 2
+    mkdir -p "$objdir"
+    "$APPLE_CC" -target "$target" "${COMMON_CFLAGS[@]}" "$@" -c "$SRC/app/main.c" -o "$objdir/main.o"
+    "$APPLE_CC" -target "$target" "${COMMON_CFLAGS[@]}" "$@" -c "$SRC/app/parser.c" -o "$objdir/parser.o"
+    "$APPLE_CC" -target "$target" "${COMMON_CFLAGS[@]}" "${CXXFLAGS_EXTRA[@]}" "$@" \
+        -c "$SRC/app/engine.cpp" -o "$objdir/engine.o"
+}
+
+# make_dsym BINARY: BINARY.dSYM next to it.
+make_dsym() {
+    rm -rf "$1.dSYM"
+    "$DSYMUTIL" "$1" -o "$1.dSYM"
+}
+
+M="$OUT/macho"
+O="$OUT/obj"
+
+# libGreeter.dylib, iOS arm64.
+mkdir -p "$O/greeter-arm64"
+"$APPLE_CC" -target arm64-apple-ios14.0 "${COMMON_CFLAGS[@]}" -gdwarf-4 \
+    -c "$SRC/greeter/greeter.c" -o "$O/greeter-arm64/greeter.o"
+"$LD64" -arch arm64 -platform_version ios 14.0 14.0 -dylib \
+    -install_name @rpath/libGreeter.dylib -current_version 1.2 -compatibility_version 1.0 \
+    -undefined dynamic_lookup -o "$M/libGreeter.dylib" "$O/greeter-arm64/greeter.o"
+make_dsym "$M/libGreeter.dylib"
+
+# App-arm64: iOS executable linked against libGreeter.dylib.
+compile_macho arm64-apple-ios14.0 "$O/app-arm64" -gdwarf-4
+"$LD64" -arch arm64 -platform_version ios 14.0 14.0 -e _main -undefined dynamic_lookup \
+    -rpath @executable_path/Frameworks -o "$M/App-arm64" \
+    "$O/app-arm64/main.o" "$O/app-arm64/parser.o" "$O/app-arm64/engine.o" "$M/libGreeter.dylib"
+make_dsym "$M/App-arm64"
+
+# App-x86_64: macOS executable, greeter linked in statically.
+compile_macho x86_64-apple-macos11 "$O/app-x86_64" -gdwarf-4
+"$APPLE_CC" -target x86_64-apple-macos11 "${COMMON_CFLAGS[@]}" -gdwarf-4 \
+    -c "$SRC/greeter/greeter.c" -o "$O/app-x86_64/greeter.o"
+"$LD64" -arch x86_64 -platform_version macos 11.0 11.0 -e _main -undefined dynamic_lookup \
+    -o "$M/App-x86_64" \
+    "$O/app-x86_64/main.o" "$O/app-x86_64/parser.o" "$O/app-x86_64/engine.o" "$O/app-x86_64/greeter.o"
+make_dsym "$M/App-x86_64"
+
+# App-universal: a macOS 12 build for arm64 and x86_64 (so both slices have
+# UUIDs of their own, distinct from App-arm64 and App-x86_64), one fat
+# executable and one dSYM whose DWARF file is fat as well.
+for arch in x86_64 arm64; do
+    obj="$O/universal-$arch"
+    compile_macho "$arch-apple-macos12" "$obj" -gdwarf-4
+    "$APPLE_CC" -target "$arch-apple-macos12" "${COMMON_CFLAGS[@]}" -gdwarf-4 \
+        -c "$SRC/greeter/greeter.c" -o "$obj/greeter.o"
+    "$LD64" -arch "$arch" -platform_version macos 12.0 12.0 -e _main -undefined dynamic_lookup \
+        -o "$obj/App-universal" "$obj/main.o" "$obj/parser.o" "$obj/engine.o" "$obj/greeter.o"
+    make_dsym "$obj/App-universal"
+done
+"$LIPO" -create "$O/universal-x86_64/App-universal" "$O/universal-arm64/App-universal" \
+    -output "$M/App-universal"
+rm -rf "$M/App-universal.dSYM"
+mkdir -p "$M/App-universal.dSYM/Contents/Resources/DWARF"
+cp "$O/universal-arm64/App-universal.dSYM/Contents/Info.plist" "$M/App-universal.dSYM/Contents/Info.plist"
+"$LIPO" -create \
+    "$O/universal-x86_64/App-universal.dSYM/Contents/Resources/DWARF/App-universal" \
+    "$O/universal-arm64/App-universal.dSYM/Contents/Resources/DWARF/App-universal" \
+    -output "$M/App-universal.dSYM/Contents/Resources/DWARF/App-universal"
+
+# App-arm64_32: a watchOS build, so a 32-bit Mach-O (LC_SEGMENT, 32-bit nlist).
+compile_macho arm64_32-apple-watchos7.0 "$O/app-arm64_32" -gdwarf-4
+"$APPLE_CC" -target arm64_32-apple-watchos7.0 "${COMMON_CFLAGS[@]}" -gdwarf-4 \
+    -c "$SRC/greeter/greeter.c" -o "$O/app-arm64_32/greeter.o"
+"$LD64" -arch arm64_32 -platform_version watchos 7.0 7.0 -e _main -undefined dynamic_lookup \
+    -o "$M/App-arm64_32" \
+    "$O/app-arm64_32/main.o" "$O/app-arm64_32/parser.o" "$O/app-arm64_32/engine.o" "$O/app-arm64_32/greeter.o"
+make_dsym "$M/App-arm64_32"
+
+# ---------------------------------------------------------------------------
+# ELF (gcc and clang, GNU ld). Sources are compiled by relative path from src/,
+# so the DWARF names are relative to DW_AT_comp_dir.
+E="$OUT/elf"
+
+# build_elf OUTPUT CC CXX "COMPILE FLAGS" "LINK FLAGS"
+build_elf() {
+    local output="$1" cc="$2" cxx="$3"
+    local -a cflags ldflags
+    read -r -a cflags <<< "$4"
+    read -r -a ldflags <<< "$5"
+    local objdir="$O/elf-$(basename "$output")"
+    mkdir -p "$objdir"
+    (
+        cd "$SRC"
+        "$cc" "${COMMON_CFLAGS[@]}" "${cflags[@]}" -c app/main.c -o "$objdir/main.o"
+        "$cc" "${COMMON_CFLAGS[@]}" "${cflags[@]}" -c app/parser.c -o "$objdir/parser.o"
+        "$cxx" "${COMMON_CFLAGS[@]}" "${CXXFLAGS_EXTRA[@]}" "${cflags[@]}" -c app/engine.cpp -o "$objdir/engine.o"
+    )
+    "$cc" "${ldflags[@]}" -Wl,--build-id -o "$output" "$objdir/main.o" "$objdir/parser.o" "$objdir/engine.o" \
+        -L"$E" -lgreeter -Wl,-rpath,'$ORIGIN'
+}
+
+(cd "$SRC" && "$GCC" "${COMMON_CFLAGS[@]}" -gdwarf-4 -fPIC -shared -Wl,--build-id \
+    -Wl,-soname,libgreeter.so -o "$E/libgreeter.so" greeter/greeter.c)
+build_elf "$E/app-gcc-dwarf4" "$GCC" "$GXX" "-gdwarf-4 -fPIE" "-pie"
+build_elf "$E/app-clang-dwarf5" "$ELF_CLANG" "$ELF_CLANGXX" "-gdwarf-5 -fPIE" "-pie"
+build_elf "$E/app-nopie" "$GCC" "$GXX" "-fno-pie" "-no-pie"
+build_elf "$E/app-gcc-dwarf2" "$GCC" "$GXX" "-gdwarf-2 -gstrict-dwarf -fPIE" "-pie"
+build_elf "$E/app-gcc-dwarf3" "$GCC" "$GXX" "-gdwarf-3 -fPIE" "-pie"
+
+# app-armv7-thumb: 32-bit ARM in Thumb mode, linked by lld alone (no ARM libc here:
+# calls into it stay unresolved, which is fine for an image that is only read).
+mkdir -p "$O/elf-armv7-thumb"
+(
+    cd "$SRC"
+    for f in app/main.c app/parser.c greeter/greeter.c; do
+        "$ELF_CLANG" -target armv7-linux-gnueabihf -mthumb "${COMMON_CFLAGS[@]}" -gdwarf-4 \
+            -c "$f" -o "$O/elf-armv7-thumb/$(basename "$f" .c).o"
+    done
+    "$ELF_CLANGXX" -target armv7-linux-gnueabihf -mthumb "${COMMON_CFLAGS[@]}" "${CXXFLAGS_EXTRA[@]}" -gdwarf-4 \
+        -c app/engine.cpp -o "$O/elf-armv7-thumb/engine.o"
+)
+"$ELF_LLD" -e main --build-id --unresolved-symbols=ignore-all -o "$E/app-armv7-thumb" "$O"/elf-armv7-thumb/*.o
+"$OBJCOPY" --only-keep-debug "$E/app-gcc-dwarf4" "$E/app-gcc-dwarf4.debug"
+"$OBJCOPY" --compress-debug-sections=zlib-gabi "$E/app-gcc-dwarf4.debug" "$E/app-zlib.debug"
+
+# ---------------------------------------------------------------------------
+# Crash reports, expectations and the manifest.
+"$PYTHON" "$HERE/make_reports.py" --build "$OUT" --src "$SRC" --readelf "$READELF"
+
+echo "$STAMP" > "$OUT/.stamp"
+echo "Fixtures built in $OUT"
