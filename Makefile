@@ -32,7 +32,7 @@ run: build fixtures
 
 test: setup fixtures
 	$(SWIFT) build --product symbolicate
-	$(SWIFT) test
+	$(SWIFT) test --disable-swift-testing
 
 bench: build fixtures
 	bench/run.sh
