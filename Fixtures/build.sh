@@ -21,6 +21,9 @@ GXX="${GXX:-g++}"
 LD64="${LD64:-ld64.lld-14}"
 ELF_LLD="${ELF_LLD:-ld.lld-14}"
 DSYMUTIL="${DSYMUTIL:-dsymutil}"
+# dsymutil 14 mistranslates DWARF 5; LLVM 19's linker and dsymutil make the DWARF 5 dSYM.
+DSYMUTIL19="${DSYMUTIL19:-dsymutil-19}"
+LD64_19="${LD64_19:-ld64.lld-19}"
 LIPO="${LIPO:-llvm-lipo-14}"
 OBJCOPY="${OBJCOPY:-objcopy}"
 READELF="${READELF:-readelf}"
@@ -32,7 +35,7 @@ export LLVM_OBJDUMP LLVM_DWARFDUMP LIPO
 FORCE=0
 if [[ "${1:-}" == "--force" ]]; then FORCE=1; fi
 
-for tool in "$APPLE_CC" "$ELF_CLANG" "$ELF_CLANGXX" "$GCC" "$GXX" "$LD64" "$ELF_LLD" "$DSYMUTIL" "$LIPO" "$OBJCOPY" \
+for tool in "$APPLE_CC" "$ELF_CLANG" "$ELF_CLANGXX" "$GCC" "$GXX" "$LD64" "$ELF_LLD" "$DSYMUTIL" "$DSYMUTIL19" "$LD64_19" "$LIPO" "$OBJCOPY" \
             "$READELF" "$LLVM_OBJDUMP" "$LLVM_DWARFDUMP" "$PYTHON"; do
     command -v "$tool" >/dev/null || { echo "build.sh: missing tool: $tool" >&2; exit 1; }
 done
@@ -43,7 +46,7 @@ stamp() {
         cd "$HERE"
         find src -type f | LC_ALL=C sort | xargs sha256sum
         sha256sum build.sh make_reports.py
-        for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP"; do
+        for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$DSYMUTIL19" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP"; do
             { "$tool" --version 2>/dev/null || true; } | head -n 1 || true
         done
     } | sha256sum | cut -d' ' -f1
@@ -55,12 +58,14 @@ OUTPUTS=(
     macho/libGreeter.dylib macho/libGreeter.dylib.dSYM/Contents/Resources/DWARF/libGreeter.dylib
     macho/App-universal macho/App-universal.dSYM/Contents/Resources/DWARF/App-universal
     macho/App-arm64_32 macho/App-arm64_32.dSYM/Contents/Resources/DWARF/App-arm64_32
+    macho/App-arm64-dwarf5 macho/App-arm64-dwarf5.dSYM/Contents/Resources/DWARF/App-arm64-dwarf5
     elf/app-gcc-dwarf4 elf/app-gcc-dwarf4.debug elf/app-zlib.debug elf/app-clang-dwarf5
     elf/app-gcc-dwarf2 elf/app-gcc-dwarf3 elf/app-armv7-thumb
     elf/app-nopie elf/libgreeter.so
     reports/App-arm64.crash reports/App-arm64.expect.tsv
     reports/App-x86_64.crash reports/App-x86_64.expect.tsv
     reports/App-universal-arm64.crash reports/App-universal-arm64.expect.tsv
+    reports/App-arm64-dwarf5.crash reports/App-arm64-dwarf5.expect.tsv
 )
 up_to_date() {
     [[ -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$STAMP" ]] || return 1
@@ -152,6 +157,15 @@ cp "$O/universal-arm64/App-universal.dSYM/Contents/Info.plist" "$M/App-universal
     "$O/universal-x86_64/App-universal.dSYM/Contents/Resources/DWARF/App-universal" \
     "$O/universal-arm64/App-universal.dSYM/Contents/Resources/DWARF/App-universal" \
     -output "$M/App-universal.dSYM/Contents/Resources/DWARF/App-universal"
+
+# App-arm64-dwarf5: the iOS build with DWARF 5 (Xcode's default for new targets), linked and
+# turned into a dSYM by LLVM 19's tools.
+compile_macho arm64-apple-ios14.0 "$O/app-arm64-dwarf5" -gdwarf-5
+"$LD64_19" -arch arm64 -platform_version ios 14.0 14.0 -e _main -undefined dynamic_lookup \
+    -rpath @executable_path/Frameworks -o "$M/App-arm64-dwarf5" \
+    "$O/app-arm64-dwarf5/main.o" "$O/app-arm64-dwarf5/parser.o" "$O/app-arm64-dwarf5/engine.o" "$M/libGreeter.dylib"
+rm -rf "$M/App-arm64-dwarf5.dSYM"
+"$DSYMUTIL19" "$M/App-arm64-dwarf5" -o "$M/App-arm64-dwarf5.dSYM"
 
 # App-arm64_32: a watchOS build, so a 32-bit Mach-O (LC_SEGMENT, 32-bit nlist).
 compile_macho arm64_32-apple-watchos7.0 "$O/app-arm64_32" -gdwarf-4

@@ -866,6 +866,10 @@ def main():
                       load=0x104A30000, greeter_load=0x1051C0000,
                       greeter_dsym_rel=dwarf % ("libGreeter.dylib", "libGreeter.dylib"),
                       greeter_rel="macho/libGreeter.dylib").write(reports)
+    make_arm64_report(ctx, "App-arm64-dwarf5", dwarf % ("App-arm64-dwarf5", "App-arm64-dwarf5"),
+                      "macho/App-arm64-dwarf5", load=0x1002F4000, greeter_load=0x100A1C000,
+                      greeter_dsym_rel=dwarf % ("libGreeter.dylib", "libGreeter.dylib"),
+                      greeter_rel="macho/libGreeter.dylib").write(reports)
     make_x86_64_report(ctx, "App-x86_64", dwarf % ("App-x86_64", "App-x86_64"), "macho/App-x86_64",
                        load=0x10A2F1000).write(reports)
     # The arm64 slice of the universal executable, extracted for disassembly.
