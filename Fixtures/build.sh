@@ -30,12 +30,13 @@ READELF="${READELF:-readelf}"
 LLVM_OBJDUMP="${LLVM_OBJDUMP:-llvm-objdump}"
 LLVM_DWARFDUMP="${LLVM_DWARFDUMP:-llvm-dwarfdump}"
 PYTHON="${PYTHON:-python3}"
+SWIFTC="${SWIFTC:-swiftc}"
 export LLVM_OBJDUMP LLVM_DWARFDUMP LIPO
 
 FORCE=0
 if [[ "${1:-}" == "--force" ]]; then FORCE=1; fi
 
-for tool in "$APPLE_CC" "$ELF_CLANG" "$ELF_CLANGXX" "$GCC" "$GXX" "$LD64" "$ELF_LLD" "$DSYMUTIL" "$DSYMUTIL19" "$LD64_19" "$LIPO" "$OBJCOPY" \
+for tool in "$APPLE_CC" "$ELF_CLANG" "$ELF_CLANGXX" "$GCC" "$GXX" "$LD64" "$ELF_LLD" "$DSYMUTIL" "$DSYMUTIL19" "$LD64_19" "$SWIFTC" "$LIPO" "$OBJCOPY" \
             "$READELF" "$LLVM_OBJDUMP" "$LLVM_DWARFDUMP" "$PYTHON"; do
     command -v "$tool" >/dev/null || { echo "build.sh: missing tool: $tool" >&2; exit 1; }
 done
@@ -60,7 +61,7 @@ OUTPUTS=(
     macho/App-arm64_32 macho/App-arm64_32.dSYM/Contents/Resources/DWARF/App-arm64_32
     macho/App-arm64-dwarf5 macho/App-arm64-dwarf5.dSYM/Contents/Resources/DWARF/App-arm64-dwarf5
     elf/app-gcc-dwarf4 elf/app-gcc-dwarf4.debug elf/app-zlib.debug elf/app-clang-dwarf5
-    elf/app-gcc-dwarf2 elf/app-gcc-dwarf3 elf/app-armv7-thumb
+    elf/app-gcc-dwarf2 elf/app-gcc-dwarf3 elf/app-armv7-thumb elf/swift-shapes
     elf/app-nopie elf/libgreeter.so
     reports/App-arm64.crash reports/App-arm64.expect.tsv
     reports/App-x86_64.crash reports/App-x86_64.expect.tsv
@@ -222,6 +223,9 @@ mkdir -p "$O/elf-armv7-thumb"
 "$ELF_LLD" -e main --build-id --unresolved-symbols=ignore-all -o "$E/app-armv7-thumb" "$O"/elf-armv7-thumb/*.o
 "$OBJCOPY" --only-keep-debug "$E/app-gcc-dwarf4" "$E/app-gcc-dwarf4.debug"
 "$OBJCOPY" --compress-debug-sections=zlib-gabi "$E/app-gcc-dwarf4.debug" "$E/app-zlib.debug"
+
+# swift-shapes: Swift's own DWARF (mangled $s names, generics, closures), optimized.
+"$SWIFTC" -O -g -module-name Shapes -Xlinker --build-id -o "$E/swift-shapes" "$SRC/swift/main.swift"
 
 # ---------------------------------------------------------------------------
 # Crash reports, expectations and the manifest.
