@@ -74,14 +74,32 @@ public final class DebugFileLocator: @unchecked Sendable {
     }
 
     /// Files under `root`, recursively, in a stable order; hidden files and `.o` files skipped.
+    ///
+    /// A symbolic link to a file counts as the file; a link to a `.dSYM` bundle as the
+    /// bundle's DWARF files; links to other directories are not followed, so a link cycle
+    /// cannot make the walk endless.
     static func regularFiles(under root: String) -> [String] {
         guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [] }
         var result: [String] = []
         while let relative = enumerator.nextObject() as? String {
             let name = (relative as NSString).lastPathComponent
             if name.hasPrefix(".") || name.hasSuffix(".o") { continue }
-            if let type = enumerator.fileAttributes?[.type] as? FileAttributeType, type == .typeRegular {
-                result.append((root as NSString).appendingPathComponent(relative))
+            let path = (root as NSString).appendingPathComponent(relative)
+            switch enumerator.fileAttributes?[.type] as? FileAttributeType {
+            case .typeRegular?:
+                result.append(path)
+            case .typeSymbolicLink?:
+                var target = stat()
+                guard stat(path, &target) == 0 else { continue }
+                if target.st_mode & S_IFMT == S_IFREG {
+                    result.append(path)
+                } else if target.st_mode & S_IFMT == S_IFDIR, name.hasSuffix(".dSYM") {
+                    let dwarf = (path as NSString).appendingPathComponent("Contents/Resources/DWARF")
+                    let files = (try? FileManager.default.contentsOfDirectory(atPath: dwarf)) ?? []
+                    result += files.filter { !$0.hasPrefix(".") }.sorted().map { (dwarf as NSString).appendingPathComponent($0) }
+                }
+            default:
+                break
             }
         }
         return result.sorted()

@@ -55,6 +55,23 @@ final class DebugFileLocatorTests: XCTestCase {
         XCTAssertNil(locator.debugFile(identifier: String(repeating: "0", count: 32), architecture: nil))
     }
 
+    func testFollowsLinksToFilesAndBundlesButNotLoops() throws {
+        let fixtures = try fixtures()
+        let links = scratch.appendingPathComponent("links")
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        let fm = FileManager.default
+        try fm.createSymbolicLink(atPath: links.appendingPathComponent("loop").path, withDestinationPath: scratch.path)
+        try fm.createSymbolicLink(atPath: links.appendingPathComponent("App").path,
+                                  withDestinationPath: fixtures.appendingPathComponent("macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64").path)
+        try fm.createSymbolicLink(atPath: links.appendingPathComponent("Greeter.dSYM").path,
+                                  withDestinationPath: fixtures.appendingPathComponent("macho/libGreeter.dylib.dSYM").path)
+        let locator = DebugFileLocator(paths: [scratch.path], diagnostics: Diagnostics { _ in })
+        let found = Set(try manifest().filter { locator.debugFile(identifier: $0.identifier, architecture: nil) != nil }.map(\.path))
+        XCTAssertEqual(found, ["macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64",
+                               "macho/libGreeter.dylib.dSYM/Contents/Resources/DWARF/libGreeter.dylib"])
+        XCTAssertEqual(locator.debugFiles.count, 2, "each file once, the loop not followed")
+    }
+
     func testPrefersTheFileWithDWARFAndSkipsObjectFiles() throws {
         let fixtures = try fixtures()
         let locator = DebugFileLocator(paths: [fixtures.path], diagnostics: Diagnostics { _ in })
