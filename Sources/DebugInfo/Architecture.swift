@@ -8,6 +8,7 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
     /// The name as `uname -m`, Xcode and crash reports spell it.
     public let name: String
 
+    /// The architecture a crash report or `--arch` names (any case); nil for unknown names.
     public init?(name: String) {
         let lowered = name.lowercased()
         guard Architecture.known.contains(where: { $0.name == lowered }) else { return nil }
@@ -21,6 +22,7 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
     /// The instruction-set family of the architecture.
     public enum Family: Sendable { case x86, arm64, arm }
 
+    /// The family, which decides how a return address becomes a call-site address.
     public var family: Family {
         switch name {
         case "i386", "x86_64", "x86_64h": return .x86
@@ -70,7 +72,9 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// 64-bit Intel.
     public static let x86_64 = Architecture(known: "x86_64")
+    /// 64-bit ARM.
     public static let arm64 = Architecture(known: "arm64")
 
     private static let cpuArchABI64: Int32 = 0x0100_0000

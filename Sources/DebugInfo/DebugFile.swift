@@ -3,10 +3,14 @@
 /// Identifying a file reads only its headers; the DWARF is read later, and only if a report
 /// needs it (see ``SymbolIndex``).
 public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
+    /// The object-file format.
     public enum Format: String, Sendable { case machO = "Mach-O", elf = "ELF" }
 
+    /// The file (for a `.dSYM` bundle, the file under `Contents/Resources/DWARF`).
     public var path: String
+    /// Mach-O or ELF.
     public var format: Format
+    /// The slice's architecture; nil when the header names one this tool does not know.
     public var architecture: Architecture?
     /// The Mach-O LC_UUID (32 lowercase hex digits) or the ELF GNU build-id (lowercase hex).
     public var identifier: String?
@@ -14,12 +18,14 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     public var textVMAddress: UInt64
     /// Where the slice lies in the file (the whole file for thin Mach-O and ELF).
     public var sliceOffset: Int
+    /// The slice's size in bytes.
     public var sliceSize: Int
     /// Whether the file carries DWARF (a dSYM or an ELF file with `.debug_info`).
     public var hasDWARF: Bool
     /// An object file not yet linked (`.o`): not the debug file of any image.
     public var isRelocatable: Bool
 
+    /// A debug file described by hand; ``identify(path:)`` reads one from disk.
     public init(path: String, format: Format, architecture: Architecture?, identifier: String?,
                 textVMAddress: UInt64, sliceOffset: Int, sliceSize: Int, hasDWARF: Bool, isRelocatable: Bool = false) {
         self.path = path

@@ -4,31 +4,31 @@
 /// bytes, printed as 40 hex digits); the base it was linked at is the vaddr of its first
 /// `PT_LOAD` segment (0 for PIE executables and shared objects, 0x400000 for classic
 /// executables). A separate debug file made by `objcopy --only-keep-debug` keeps both.
-public struct ELFImage: Sendable {
-    public struct Section: Sendable {
-        public var name: String
-        public var type: UInt32
-        public var flags: UInt64
-        public var address: UInt64
-        public var offset: UInt64
-        public var size: UInt64
-        public var link: UInt32
-        public var entrySize: UInt64
+struct ELFImage: Sendable {
+    struct Section: Sendable {
+        var name: String
+        var type: UInt32
+        var flags: UInt64
+        var address: UInt64
+        var offset: UInt64
+        var size: UInt64
+        var link: UInt32
+        var entrySize: UInt64
     }
 
-    public var architecture: Architecture?
+    var architecture: Architecture?
     /// `e_type`: 1 relocatable, 2 executable, 3 shared object (or PIE).
-    public var fileType: UInt16
-    public var is64Bit: Bool
-    public var bigEndian: Bool
+    var fileType: UInt16
+    var is64Bit: Bool
+    var bigEndian: Bool
     /// Lowercase hex.
-    public var buildID: String?
-    public var firstLoadAddress: UInt64
-    public var sections: [Section]
+    var buildID: String?
+    var firstLoadAddress: UInt64
+    var sections: [Section]
     /// The file name in `.gnu_debuglink`, if any.
-    public var debugLink: String?
+    var debugLink: String?
 
-    public var hasDWARF: Bool {
+    var hasDWARF: Bool {
         sections.contains { ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.type != 8 }
     }
 }

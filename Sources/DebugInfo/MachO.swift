@@ -10,29 +10,29 @@
 /// them we take `LC_UUID` (the identity a crash report names), the `__TEXT` segment's vmaddr
 /// (the address the image was linked at), the sections of the `__DWARF` segment and
 /// `LC_SYMTAB`.
-public struct MachOSlice: Sendable {
+struct MachOSlice: Sendable {
     /// One section of the slice; `offset` is relative to the start of the slice.
-    public struct Section: Sendable {
-        public var segment: String
-        public var name: String
-        public var offset: UInt64
-        public var size: UInt64
-        public var address: UInt64
+    struct Section: Sendable {
+        var segment: String
+        var name: String
+        var offset: UInt64
+        var size: UInt64
+        var address: UInt64
     }
 
-    public var architecture: Architecture?
-    public var cpuType: Int32
-    public var cpuSubtype: Int32
+    var architecture: Architecture?
+    var cpuType: Int32
+    var cpuSubtype: Int32
     /// 32 lowercase hex digits.
-    public var uuid: String?
-    public var textVMAddress: UInt64
-    public var is64Bit: Bool
-    public var fileType: UInt32
+    var uuid: String?
+    var textVMAddress: UInt64
+    var is64Bit: Bool
+    var fileType: UInt32
     /// Where the slice lies in its file.
-    public var offset: Int
-    public var size: Int
-    public var sections: [Section]
-    public var symbolTable: (offset: UInt32, count: UInt32, stringsOffset: UInt32, stringsSize: UInt32)?
+    var offset: Int
+    var size: Int
+    var sections: [Section]
+    var symbolTable: (offset: UInt32, count: UInt32, stringsOffset: UInt32, stringsSize: UInt32)?
 }
 
 enum MachO {

@@ -15,6 +15,7 @@ public struct SourceLocation: Sendable, Equatable {
     /// True for frames inlined into the next one.
     public var inlined: Bool
 
+    /// A location from its parts.
     public init(function: String, functionStart: UInt64?, file: String?, line: Int, column: Int, inlined: Bool) {
         self.function = function
         self.functionStart = functionStart

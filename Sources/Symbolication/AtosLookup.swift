@@ -12,12 +12,19 @@ import Foundation
 /// address they are run-time addresses, rebased to the file as `address − load + text
 /// vmaddr`; without one they are the file's own addresses.
 public struct AtosLookup {
+    /// What to look up in, and how to answer.
     public struct Options: Sendable {
+        /// A debug file or a `.dSYM` bundle.
         public var objectPath: String
+        /// The slice of a universal file; needed when it has several.
         public var architecture: Architecture?
+        /// The image's load address: addresses are run-time addresses. Nil: file addresses.
         public var loadAddress: UInt64?
+        /// One line per inlined frame, innermost first, instead of one line per address.
         public var inlinedFrames: Bool
+        /// Full source paths instead of file names.
         public var fullPath: Bool
+        /// Demangle Swift and C++ names.
         public var demangle: Bool
 
         public init(objectPath: String, architecture: Architecture? = nil, loadAddress: UInt64? = nil,
@@ -31,6 +38,7 @@ public struct AtosLookup {
         }
     }
 
+    /// Why the object cannot be used; each names the file.
     public enum Failure: Error, CustomStringConvertible {
         case noObject(String)
         case ambiguous(path: String, architectures: [String])

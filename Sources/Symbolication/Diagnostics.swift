@@ -8,8 +8,6 @@ public final class Diagnostics: @unchecked Sendable {
     private let lock = NSLock()
     private var said: Set<String> = []
     private let sink: (String) -> Void
-    /// Every line said so far, in order.
-    public private(set) var lines: [String] = []
 
     /// Writes to stderr, prefixed with `symbolicate: `.
     public init() {
@@ -27,7 +25,6 @@ public final class Diagnostics: @unchecked Sendable {
     public func warn(_ line: String) {
         lock.lock()
         let isNew = said.insert(line).inserted
-        if isNew { lines.append(line) }
         lock.unlock()
         if isNew { sink(line) }
     }

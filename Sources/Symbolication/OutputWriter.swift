@@ -11,6 +11,7 @@ public final class OutputWriter {
     /// True once the reader has closed its end of the pipe.
     public private(set) var closed = false
 
+    /// Writes to `fd` (standard output by default) in chunks of `capacity` bytes.
     public init(fd: Int32 = STDOUT_FILENO, capacity: Int = 1 << 16) {
         self.fd = fd
         self.capacity = capacity
@@ -20,14 +21,17 @@ public final class OutputWriter {
 
     deinit { flush() }
 
+    /// Appends `bytes`, writing out when the buffer is full.
     public func write(_ bytes: [UInt8]) {
         guard !closed else { return }
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { flush() }
     }
 
+    /// Appends `text` as UTF-8.
     public func write(_ text: String) { write(Array(text.utf8)) }
 
+    /// Writes out what is buffered.
     public func flush() {
         guard !closed, !buffer.isEmpty else { return }
         var offset = 0

@@ -12,8 +12,11 @@ public enum OutputFormat: String, CaseIterable, Sendable {
 
 /// Reads reports, symbolicates them and writes them out: the work of one `symbolicate` run.
 public final class ReportRunner {
+    /// How to write the reports.
     public struct Options: Sendable {
+        /// Text or JSON.
         public var format: OutputFormat
+        /// Full source paths instead of file names.
         public var fullPath: Bool
         public init(format: OutputFormat = .text, fullPath: Bool = false) {
             self.format = format
@@ -33,6 +36,7 @@ public final class ReportRunner {
     private let options: Options
     private let diagnostics: Diagnostics
 
+    /// A runner that symbolicates with `symbolicator` and reports problems to `diagnostics`.
     public init(symbolicator: Symbolicator, options: Options, diagnostics: Diagnostics) {
         self.symbolicator = symbolicator
         self.options = options

@@ -34,6 +34,7 @@ public final class Symbolicator: @unchecked Sendable {
     private var indexes: [DebugFile: SymbolIndex?] = [:]
     private var used: Set<DebugFile> = []
 
+    /// A symbolicator over the debug files `locator` found.
     public init(locator: DebugFileLocator, options: Options = Options(), diagnostics: Diagnostics) {
         self.locator = locator
         self.options = options
