@@ -169,7 +169,7 @@ public final class SymbolIndex: @unchecked Sendable {
         }
         sequences.sort { $0.low != $1.low ? $0.low < $1.low : $0.high > $1.high }
         var addresses: [UInt64] = [], files: [UInt32] = [], lines: [UInt32] = [], columns: [UInt32] = []
-        var starts: [Int32] = [], ends2: [Int32] = []
+        var starts: [Int32] = [], sequenceEnds: [Int32] = []
         addresses.reserveCapacity(raw.rows.count)
         for s in sequences {
             starts.append(Int32(addresses.count))
@@ -180,13 +180,13 @@ public final class SymbolIndex: @unchecked Sendable {
                 lines.append(row.line)
                 columns.append(row.column)
             }
-            ends2.append(Int32(addresses.count))
+            sequenceEnds.append(Int32(addresses.count))
         }
         sequenceLow = sequences.map(\.low)
         sequenceHigh = sequences.map(\.high)
         sequenceMaxHigh = SymbolIndex.runningMaximum(sequenceHigh)
         sequenceStart = starts
-        sequenceEnd = ends2
+        sequenceEnd = sequenceEnds
         rowAddress = addresses
         rowFile = files
         rowLine = lines
