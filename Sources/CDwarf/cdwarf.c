@@ -208,8 +208,7 @@ void cdw_close(cdw_object *o) {
 typedef struct walker {
     Dwarf_Debug dbg;
     cdw_result *r;
-    uint64_t function_capacity, range_capacity, row_capacity, unit_capacity, file_capacity,
-        string_capacity;
+    uint64_t function_capacity, range_capacity, row_capacity, file_capacity, string_capacity;
     Dwarf_Unsigned unit_base;  // CU base address for DWARF 2-4 range lists
     uint16_t version;
     uint32_t unit_first_file;
@@ -217,12 +216,13 @@ typedef struct walker {
     int failed;
 } walker;
 
-#define GROW(w, array, count, capacity)                                              \
+// Makes room for one more element of `array`, or returns `failure` from the caller.
+#define GROW(w, array, count, capacity, failure)                                     \
     do {                                                                             \
         if ((w)->r->count == (w)->capacity) {                                        \
             uint64_t next = (w)->capacity ? (w)->capacity * 2 : 1024;               \
             void *grown = realloc((w)->r->array, next * sizeof(*(w)->r->array));    \
-            if (!grown) return -1;                                                   \
+            if (!grown) return (failure);                                            \
             (w)->r->array = grown;                                                   \
             (w)->capacity = next;                                                    \
         }                                                                            \
@@ -248,14 +248,14 @@ static int64_t add_string(walker *w, const char *s) {
 }
 
 static int add_file(walker *w, uint32_t string) {
-    GROW(w, files, file_count, file_capacity);
+    GROW(w, files, file_count, file_capacity, -1);
     w->r->files[w->r->file_count++] = string;
     return 0;
 }
 
 static int add_range(walker *w, uint64_t low, uint64_t high) {
     if (high <= low) return 0;
-    GROW(w, ranges, range_count, range_capacity);
+    GROW(w, ranges, range_count, range_capacity, -1);
     w->r->ranges[w->r->range_count++] = (cdw_range){low, high};
     return 0;
 }
@@ -336,14 +336,13 @@ static int read_ranges_attribute(walker *w, Dwarf_Die die, Dwarf_Attribute attri
 
 static int read_function(walker *w, Dwarf_Die die, Dwarf_Half tag, int32_t parent,
                          Dwarf_Error *error) {
-    GROW(w, functions, function_count, function_capacity);
+    GROW(w, functions, function_count, function_capacity, DW_DLV_ERROR);
     cdw_function f;
     memset(&f, 0, sizeof(f));
     f.origin = CDW_NO_REFERENCE;
     f.specification = CDW_NO_REFERENCE;
     f.parent = parent;
     f.tag = tag;
-    f.unit = (uint16_t)(w->r->unit_count - 1);
     f.first_range = (uint32_t)w->r->range_count;
     Dwarf_Off offset = 0;
     if (dwarf_dieoffset(die, &offset, error) != DW_DLV_OK) return DW_DLV_ERROR;
@@ -499,6 +498,11 @@ static int walk_children(walker *w, Dwarf_Die parent_die, int32_t parent, unsign
     return DW_DLV_OK;
 }
 
+static int grow_rows(walker *w) {
+    GROW(w, rows, row_count, row_capacity, -1);
+    return 0;
+}
+
 static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
     Dwarf_Unsigned table_version = 0;
     Dwarf_Small table_count = 0;
@@ -533,15 +537,9 @@ static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
         row.column = (uint32_t)column;
         row.file = file < w->unit_file_count ? w->unit_first_file + (uint32_t)file : 0;
         row.end_sequence = end ? 1 : 0;
-        if (w->r->row_count == w->row_capacity) {
-            uint64_t next = w->row_capacity ? w->row_capacity * 2 : 4096;
-            void *grown = realloc(w->r->rows, next * sizeof(cdw_row));
-            if (!grown) {
-                res = DW_DLV_ERROR;
-                break;
-            }
-            w->r->rows = grown;
-            w->row_capacity = next;
+        if (w->r->row_count == w->row_capacity && grow_rows(w) != 0) {
+            res = DW_DLV_ERROR;
+            break;
         }
         w->r->rows[w->r->row_count++] = row;
     }
@@ -576,32 +574,15 @@ static int read_file_table(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
 }
 
 static int read_unit(walker *w, Dwarf_Die unit_die, Dwarf_Half version, Dwarf_Error *error) {
-    GROW(w, units, unit_count, unit_capacity);
-    cdw_unit unit;
-    memset(&unit, 0, sizeof(unit));
-    unit.version = version;
     w->version = version;
-    char *text = NULL;
-    Dwarf_Attribute attribute = NULL;
-    if (dwarf_attr(unit_die, DW_AT_name, &attribute, error) == DW_DLV_OK) {
-        if (dwarf_formstring(attribute, &text, error) == DW_DLV_OK) {
-            int64_t s = add_string(w, text);
-            unit.name = s > 0 ? (uint32_t)s : 0;
-        }
-        dwarf_dealloc(w->dbg, attribute, DW_DLA_ATTR);
-    }
-    if (dwarf_attr(unit_die, DW_AT_comp_dir, &attribute, error) == DW_DLV_OK) {
-        if (dwarf_formstring(attribute, &text, error) == DW_DLV_OK) {
-            int64_t s = add_string(w, text);
-            unit.comp_dir = s > 0 ? (uint32_t)s : 0;
-        }
-        dwarf_dealloc(w->dbg, attribute, DW_DLA_ATTR);
-    }
     Dwarf_Addr base = 0;
-    w->unit_base = dwarf_lowpc(unit_die, &base, error) == DW_DLV_OK ? base : 0;
-    int res = read_file_table(w, unit_die, error);
-    unit.first_file = w->unit_first_file;
-    w->r->units[w->r->unit_count++] = unit;
+    int res = dwarf_lowpc(unit_die, &base, error);
+    if (res == DW_DLV_ERROR) {  // no usable base: range lists then hold absolute addresses
+        dwarf_dealloc(w->dbg, *error, DW_DLA_ERROR);
+        *error = NULL;
+    }
+    w->unit_base = res == DW_DLV_OK ? base : 0;
+    res = read_file_table(w, unit_die, error);
     if (res != DW_DLV_OK) return res;
     res = walk_children(w, unit_die, -1, 0, error);
     if (res != DW_DLV_OK) return res;
@@ -659,7 +640,6 @@ void cdw_result_free(cdw_result *r) {
     free(r->functions);
     free(r->ranges);
     free(r->rows);
-    free(r->units);
     free(r->files);
     free(r->strings);
     memset(r, 0, sizeof(*r));

@@ -6,7 +6,6 @@ struct RawDWARF {
     var functions: [cdw_function]
     var ranges: [cdw_range]
     var rows: [cdw_row]
-    var units: [cdw_unit]
     var files: [UInt32]
     var strings: [UInt8]
     /// Set when some compile units could not be read: the first problem met.
@@ -15,16 +14,15 @@ struct RawDWARF {
 
 /// Hands a debug file's DWARF sections to the C shim and collects what it reads.
 enum DWARFReader {
-    /// Reads the DWARF of `file` (one slice of `mapped`).
-    static func read(_ file: DebugFile, in mapped: MappedFile) throws -> RawDWARF {
+    /// Reads the DWARF of `file` (one slice of `mapped`, laid out as `layout` says).
+    static func read(_ file: DebugFile, layout: ObjectLayout, in mapped: MappedFile) throws -> RawDWARF {
         var message = [CChar](repeating: 0, count: 512)
         var object: OpaquePointer?
         let status: Int32
-        switch file.format {
+        switch layout {
         case .elf:
             status = cdw_open_elf(mapped.bytes.baseAddress, mapped.bytes.count, &object, &message, message.count)
-        case .machO:
-            let slice = try machOSlice(file, in: mapped)
+        case .machO(let slice):
             let base = mapped.bytes.baseAddress!.advanced(by: file.sliceOffset)
             // Names must outlive the shim's handle: keep them in one buffer for the call.
             let dwarf = slice.sections.filter { $0.segment == "__DWARF" && $0.offset + $0.size <= UInt64(file.sliceSize) }
@@ -63,27 +61,14 @@ enum DWARFReader {
             functions: array(result.functions, result.function_count),
             ranges: array(result.ranges, result.range_count),
             rows: array(result.rows, result.row_count),
-            units: array(result.units, result.unit_count),
             files: array(result.files, result.file_count),
             strings: result.strings.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(result.strings_size))) } ?? [0],
             problem: status == CDW_PARTIAL ? String(cString: message) : nil)
     }
 
-    static func machOSlice(_ file: DebugFile, in mapped: MappedFile) throws -> MachOSlice {
-        let slices = try MachO.slices(of: mapped.bytes, path: mapped.path)
-        guard let slice = slices.first(where: { $0.offset == file.sliceOffset }) else {
-            throw DebugInfoError.malformed(path: file.path, reason: "slice at offset \(file.sliceOffset) not found")
-        }
-        return slice
-    }
-
     /// Mach-O section names are at most 16 bytes: `__debug_str_offs` is `.debug_str_offsets`.
     static func elfSectionName(forMachO name: String) -> String {
-        let full: [String: String] = [
-            "__debug_str_offs": "__debug_str_offsets",
-            "__debug_line_str": "__debug_line_str",
-        ]
-        let spelled = full[name] ?? name
+        let spelled = name == "__debug_str_offs" ? "__debug_str_offsets" : name
         return spelled.hasPrefix("__") ? "." + spelled.dropFirst(2) : spelled
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One debug file — or one architecture slice of a universal file — and its identity.
 ///
 /// Identifying a file reads only its headers; the DWARF is read later, and only if a report
@@ -48,6 +50,21 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     public static func identify(path: String) throws -> [DebugFile] {
         let file = try MappedFile(path: path)
         return try identify(file)
+    }
+
+    /// Whether the file starts like a Mach-O (thin or universal) or ELF file; reads 16 bytes.
+    /// For passing over the other files of a searched directory cheaply.
+    public static func looksLikeObjectFile(path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 16)
+        let count = read(fd, &head, head.count)
+        guard count > 0 else { return false }
+        return head.withUnsafeBytes { raw in
+            let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+            return MachO.isMachO(bytes) || ELF.isELF(bytes)
+        }
     }
 
     static func identify(_ file: MappedFile) throws -> [DebugFile] {

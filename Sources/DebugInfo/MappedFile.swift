@@ -7,7 +7,8 @@ import Foundation
 public final class MappedFile: @unchecked Sendable {
     /// The path the file was opened with.
     public let path: String
-    /// The mapped bytes.
+    /// The mapped bytes, valid while this object lives: keep it alive (`withExtendedLifetime`)
+    /// for as long as they are read.
     public let bytes: UnsafeRawBufferPointer
 
     /// Maps `path` read-only. Throws ``DebugInfoError`` naming the file when it cannot be read.

@@ -83,19 +83,20 @@ public final class SymbolIndex: @unchecked Sendable {
     /// Reads `file` (its DWARF and its symbol table) and builds the index.
     public static func build(_ file: DebugFile) throws -> SymbolIndex {
         let mapped = try MappedFile(path: file.path)
-        let symbols = SymbolTable(file, in: mapped)
+        let layout = try ObjectLayout(file, in: mapped)
+        let symbols = SymbolTable(layout, of: file, in: mapped)
         if !file.hasDWARF {
             guard !symbols.isEmpty else { throw DebugInfoError.noDWARF(path: file.path) }
             return SymbolIndex(file: file, raw: nil, symbols: symbols)
         }
-        let raw = try DWARFReader.read(file, in: mapped)
+        let raw = try DWARFReader.read(file, layout: layout, in: mapped)
         return SymbolIndex(file: file, raw: raw, symbols: symbols)
     }
 
     private init(file: DebugFile, raw: RawDWARF?, symbols: SymbolTable) {
         debugFile = file
         self.symbols = symbols
-        let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: [], units: [], files: [], strings: [0], problem: nil)
+        let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: [], files: [], strings: [0], problem: nil)
         problem = raw.problem
         strings = raw.strings
         let functions = raw.functions
@@ -137,7 +138,7 @@ public final class SymbolIndex: @unchecked Sendable {
         }
         functionEnd = ends
         functionParent = functions.map(\.parent)
-        functionInlined = functions.map { $0.tag == UInt16(CDW_TAG_INLINED_SUBROUTINE) }
+        functionInlined = functions.map { $0.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) }
         callFile = functions.map { $0.call_file < raw.files.count ? raw.files[Int($0.call_file)] : 0 }
         callLine = functions.map { $0.call_line }
         callColumn = functions.map { $0.call_column }
@@ -147,7 +148,7 @@ public final class SymbolIndex: @unchecked Sendable {
         rangeHigh = raw.ranges.map { $0.high }
 
         var concrete: [(low: UInt64, high: UInt64, function: Int32)] = []
-        for (i, f) in functions.enumerated() where f.tag == UInt16(CDW_TAG_SUBPROGRAM) {
+        for (i, f) in functions.enumerated() where f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
             for r in Int(f.first_range)..<Int(f.first_range + f.range_count) {
                 concrete.append((raw.ranges[r].low, raw.ranges[r].high, Int32(i)))
             }

@@ -16,11 +16,14 @@ struct SymbolTable: Sendable {
 
     var isEmpty: Bool { symbols.isEmpty }
 
-    init(_ file: DebugFile, in mapped: MappedFile) {
-        stripsUnderscore = file.format == .machO
-        switch file.format {
-        case .machO: readMachO(file, mapped)
-        case .elf: readELF(mapped)
+    init(_ layout: ObjectLayout, of file: DebugFile, in mapped: MappedFile) {
+        switch layout {
+        case .machO(let slice):
+            stripsUnderscore = true
+            readMachO(slice, file, mapped)
+        case .elf(let image):
+            stripsUnderscore = false
+            readELF(image, mapped)
         }
     }
 
@@ -62,8 +65,8 @@ struct SymbolTable: Sendable {
         name.hasPrefix("$") && (name.count == 2 || name.dropFirst(2).hasPrefix("."))
     }
 
-    private mutating func readMachO(_ file: DebugFile, _ mapped: MappedFile) {
-        guard let slice = try? DWARFReader.machOSlice(file, in: mapped), let table = slice.symbolTable,
+    private mutating func readMachO(_ slice: MachOSlice, _ file: DebugFile, _ mapped: MappedFile) {
+        guard let table = slice.symbolTable,
               let bytes = ByteReader(mapped.bytes).slice(file.sliceOffset, file.sliceSize)
         else { return }
         let r = ByteReader(bytes)
@@ -92,8 +95,7 @@ struct SymbolTable: Sendable {
         symbols = SymbolTable.keepOnePerAddress(found)
     }
 
-    private mutating func readELF(_ mapped: MappedFile) {
-        guard let image = try? ELF.parse(mapped.bytes, path: mapped.path) else { return }
+    private mutating func readELF(_ image: ELFImage, _ mapped: MappedFile) {
         let r = ByteReader(mapped.bytes, bigEndian: image.bigEndian)
         let tables = image.sections.filter { $0.type == 2 }  // SHT_SYMTAB
         let chosen = tables.isEmpty ? image.sections.filter { $0.type == 11 } : tables  // else SHT_DYNSYM

@@ -63,9 +63,8 @@ public struct AtosLookup {
     public init(options: Options) throws {
         self.options = options
         var path = options.objectPath
-        if path.hasSuffix(".dSYM") || path.hasSuffix(".dSYM/") {
-            let files = DebugFileLocator.regularFiles(under: (path as NSString).appendingPathComponent("Contents/Resources/DWARF"))
-            guard let first = files.first else { throw Failure.noObject(path) }
+        if DebugFileLocator.isBundle(path) {
+            guard let first = DebugFileLocator.bundleFiles(path).first else { throw Failure.noObject(path) }
             path = first
         }
         let slices = try DebugFile.identify(path: path)

@@ -33,9 +33,8 @@ public final class DebugFileLocator: @unchecked Sendable {
             return
         }
         if isDirectory.boolValue {
-            let isBundle = path.hasSuffix(".dSYM") || path.hasSuffix(".dSYM/")
-            let root = isBundle ? (path as NSString).appendingPathComponent("Contents/Resources/DWARF") : path
-            let found = DebugFileLocator.regularFiles(under: root)
+            let isBundle = DebugFileLocator.isBundle(path)
+            let found = isBundle ? DebugFileLocator.bundleFiles(path) : DebugFileLocator.regularFiles(under: path)
             if isBundle, found.isEmpty {
                 diagnostics.warn("\(path): a .dSYM bundle with no files under Contents/Resources/DWARF")
             }
@@ -46,7 +45,7 @@ public final class DebugFileLocator: @unchecked Sendable {
     }
 
     private func identify(_ path: String, explicit: Bool, diagnostics: Diagnostics, quietIfUnknown: Bool) {
-        if quietIfUnknown, !DebugFileLocator.looksLikeObjectFile(path) { return }
+        if quietIfUnknown, !DebugFile.looksLikeObjectFile(path: path) { return }
         do {
             let files = try DebugFile.identify(path: path).filter { !$0.isRelocatable }
             for file in files {
@@ -93,10 +92,8 @@ public final class DebugFileLocator: @unchecked Sendable {
                 guard stat(path, &target) == 0 else { continue }
                 if target.st_mode & S_IFMT == S_IFREG {
                     result.append(path)
-                } else if target.st_mode & S_IFMT == S_IFDIR, name.hasSuffix(".dSYM") {
-                    let dwarf = (path as NSString).appendingPathComponent("Contents/Resources/DWARF")
-                    let files = (try? FileManager.default.contentsOfDirectory(atPath: dwarf)) ?? []
-                    result += files.filter { !$0.hasPrefix(".") }.sorted().map { (dwarf as NSString).appendingPathComponent($0) }
+                } else if target.st_mode & S_IFMT == S_IFDIR, isBundle(name) {
+                    result += bundleFiles(path)
                 }
             default:
                 break
@@ -105,13 +102,13 @@ public final class DebugFileLocator: @unchecked Sendable {
         return result.sorted()
     }
 
-    /// Reads four bytes: Mach-O, universal or ELF magic.
-    static func looksLikeObjectFile(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 4), data.count == 4 else { return false }
-        let b = [UInt8](data)
-        let big = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
-        return [0xcffa_edfe, 0xcefa_edfe, 0xcafe_babe, 0xcafe_babf, 0x7f45_4c46].contains(big)
+    /// Whether `path` names a `.dSYM` bundle.
+    public static func isBundle(_ path: String) -> Bool {
+        path.hasSuffix(".dSYM") || path.hasSuffix(".dSYM/")
+    }
+
+    /// The debug files of a `.dSYM` bundle: the files under `Contents/Resources/DWARF`.
+    public static func bundleFiles(_ bundle: String) -> [String] {
+        regularFiles(under: (bundle as NSString).appendingPathComponent("Contents/Resources/DWARF"))
     }
 }

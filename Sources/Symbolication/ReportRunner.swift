@@ -100,12 +100,13 @@ public final class ReportRunner {
         if path == "-" {
             bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
         } else {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
-                diagnostics.warn("\(path): \(reason)")
+            do {
+                let mapped = try MappedFile(path: path)
+                bytes = withExtendedLifetime(mapped) { Array(mapped.bytes) }
+            } catch {
+                diagnostics.warn("\(error)")
                 return nil
             }
-            bytes = Array(data)
         }
         do {
             return try ClassicReportParser.parse(bytes, path: path == "-" ? "<stdin>" : path)

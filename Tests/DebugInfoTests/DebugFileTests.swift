@@ -80,18 +80,6 @@ final class DebugFileTests: XCTestCase {
         XCTAssertGreaterThan(checked, 3)
     }
 
-    func testZlibCompressedDebugFileReadsLikeTheUncompressedOne() throws {
-        guard let corpus = TestPaths.corpus else { throw XCTSkip(TestPaths.corpusAbsent) }
-        let plain = try SymbolIndex.build(DebugFile.identify(path: corpus.appendingPathComponent("debug/linux/crash.debug").path)[0])
-        let zlib = try SymbolIndex.build(DebugFile.identify(path: corpus.appendingPathComponent("debug/linux/crash.debug-zlib").path)[0])
-        var resolved = 0
-        for address in stride(from: UInt64(0x401c70), to: 0x420000, by: 97) {
-            XCTAssertEqual(plain.lookup(address), zlib.lookup(address), "0x\(String(address, radix: 16))")
-            if !plain.lookup(address).isEmpty { resolved += 1 }
-        }
-        XCTAssertGreaterThan(resolved, 500)
-    }
-
     func testUnusableFilesGiveErrorsThatNameThem() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("debugfile-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -91,19 +91,13 @@ final class OracleTests: XCTestCase {
     /// Call-site addresses: random return addresses in the code, and symbol starts.
     private func sample(_ file: DebugFile, count: Int) throws -> [UInt64] {
         let mapped = try MappedFile(path: file.path)
-        var code: [(UInt64, UInt64)] = []
-        switch file.format {
-        case .machO:
-            let slice = try DWARFReader.machOSlice(file, in: mapped)
-            code = slice.sections.filter { $0.segment == "__TEXT" && $0.name == "__text" }.map { ($0.address, $0.size) }
-        case .elf:
-            let image = try ELF.parse(mapped.bytes, path: file.path)
-            code = image.sections.filter { $0.name == ".text" }.map { ($0.address, $0.size) }
-        }
-        guard let architecture = file.architecture, let (start, size) = code.first, size > 8 else { return [] }
-        var generator = SplitMix64(seed: UInt64(truncatingIfNeeded: file.path.utf8.count * 7919) ^ start)
+        let layout = try ObjectLayout(file, in: mapped)
+        guard let architecture = file.architecture, let (start, size) = layout.codeSection, size > 8 else { return [] }
+        // Seeded by the file's identity, so every clone samples the same addresses.
+        let seed = (file.identifier ?? file.path).utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        var generator = SplitMix64(seed: seed ^ start)
         var addresses: [UInt64] = []
-        let symbols = SymbolTable(file, in: mapped).symbols.filter { $0.address >= start && $0.address < start + size }
+        let symbols = SymbolTable(layout, of: file, in: mapped).symbols.filter { $0.address >= start && $0.address < start + size }
         for symbol in symbols.prefix(count / 2) {
             addresses.append(symbol.address)
             addresses.append(architecture.callSite(ofReturnAddress: symbol.address + 8))
@@ -142,20 +136,11 @@ final class OracleTests: XCTestCase {
         }
     }
 
-    /// Spellings that differ between demanglers but name the same function: GNU's
-    /// `[clone .isra.0]` is LLVM's `(.isra.0)`; GNU writes `> >` where LLVM writes `>>`.
-    /// Unknown names are "??" in one tool and "" in the other.
+    /// Names are compared as the binary has them (no demangling on either side: the two
+    /// demanglers spell names differently; DemanglerTests checks ours against c++filt).
+    /// An unknown name is "??" for us and "" for llvm-symbolizer's JSON.
     private func canonical(_ name: String) -> String {
-        if name == "??" { return "" }
-        var result = name
-        // GNU: "f() [clone .isra.0] [clone .part.1]"; LLVM: "f() (.isra.0.part.1)".
-        if let first = result.range(of: " [clone ") {
-            let clones = result[first.lowerBound...].components(separatedBy: " [clone ").dropFirst()
-                .map { $0.hasSuffix("]") ? String($0.dropLast()) : $0 }
-            result = result[..<first.lowerBound] + " (" + clones.joined() + ")"
-        }
-        while result.contains("> >") { result = result.replacingOccurrences(of: "> >", with: ">>") }
-        return result
+        name == "??" ? "" : name
     }
 }
 

@@ -60,8 +60,7 @@ typedef struct cdw_function {
     uint32_t call_column;
     uint32_t first_range;    ///< index into `ranges`
     uint32_t range_count;
-    uint16_t tag;            ///< CDW_TAG_*
-    uint16_t unit;           ///< index into `units`, truncated to 16 bits (informational)
+    uint32_t tag;            ///< CDW_TAG_*
 } cdw_function;
 
 /// A half-open address range [low, high).
@@ -79,23 +78,14 @@ typedef struct cdw_row {
     uint32_t end_sequence;
 } cdw_row;
 
-/// One compile unit.
-typedef struct cdw_unit {
-    uint32_t name;           ///< DW_AT_name, string-table offset
-    uint32_t comp_dir;       ///< DW_AT_comp_dir, string-table offset
-    uint16_t version;        ///< DWARF version of the unit
-    uint16_t reserved;
-    uint32_t first_file;     ///< index into `files` of this unit's file 0 (DWARF 5) / placeholder (DWARF 2-4)
-} cdw_unit;
-
 /// What one pass over the DWARF produces. Arrays are malloc'ed; free with `cdw_result_free`.
 typedef struct cdw_result {
     cdw_function *functions; uint64_t function_count;
     cdw_range *ranges;       uint64_t range_count;
     cdw_row *rows;           uint64_t row_count;
-    cdw_unit *units;         uint64_t unit_count;
     /// String-table offsets of file paths as libdwarf spells them (joined with the include
-    /// directory and DW_AT_comp_dir); offset 0 (the empty string) for placeholders.
+    /// directory and DW_AT_comp_dir), unit after unit; offset 0 (the empty string) for the
+    /// placeholder that stands for file 0 in DWARF 2-4 units.
     uint32_t *files;         uint64_t file_count;
     /// NUL-separated strings; offset 0 is the empty string.
     char *strings;           uint64_t strings_size;
