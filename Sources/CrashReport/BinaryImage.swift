@@ -24,10 +24,15 @@ public struct BinaryImage: Sendable, Equatable {
     public var isApp: Bool
     /// The 0-based index of the image's line in the report.
     public var line: Int
+    /// The image's object format: Mach-O for Apple reports, ELF for the modules of a Linux log.
+    /// A Linux log names a module but not its address range: `loadAddress` and `endAddress` are
+    /// 0 there, and frames carry `imageOffset` instead.
+    public var format: ImageFormat
 
     /// Creates an image from its parts.
     public init(loadAddress: UInt64, endAddress: UInt64, name: String, arch: String? = nil,
-                uuid: String? = nil, path: String? = nil, isApp: Bool = false, line: Int = 0) {
+                uuid: String? = nil, path: String? = nil, isApp: Bool = false, line: Int = 0,
+                format: ImageFormat = .machO) {
         self.loadAddress = loadAddress
         self.endAddress = endAddress
         self.name = name
@@ -36,10 +41,19 @@ public struct BinaryImage: Sendable, Equatable {
         self.path = path
         self.isApp = isApp
         self.line = line
+        self.format = format
     }
 
     /// Whether `address` lies in `loadAddress...endAddress`.
     public func contains(_ address: UInt64) -> Bool {
         loadAddress <= address && address <= endAddress
     }
+}
+
+/// The object format of a report's binary image.
+public enum ImageFormat: Sendable, Equatable {
+    /// A Mach-O image of an Apple report, identified by UUID.
+    case machO
+    /// An ELF module of a Linux log, identified by GNU build-id (or by its path).
+    case elf
 }

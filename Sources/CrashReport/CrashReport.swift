@@ -76,12 +76,20 @@ public struct CrashReport: Sendable {
         didSet { imageIndex = ImageIndex(images) }
     }
 
+    /// Which format the report was read from.
+    public var format: ReportFormat
+    /// For a JSON `.ips` report (bug_type 309): the original document and where each frame of
+    /// `threads` sits in it, for writing it back symbolicated. `bytes` then holds the report
+    /// translated to the classic text form, which the text renderer prints.
+    public var ips: IPSDocument?
+
     private var imageIndex: ImageIndex
 
     /// Creates a report from its parts. Frames keep the `image` they are given.
     public init(path: String, bytes: [UInt8], lines: [Range<Int>],
                 header: [(key: String, value: String)] = [], codeType: String? = nil,
-                crashedThread: Int? = nil, threads: [Thread] = [], images: [BinaryImage] = []) {
+                crashedThread: Int? = nil, threads: [Thread] = [], images: [BinaryImage] = [],
+                format: ReportFormat = .classic, ips: IPSDocument? = nil) {
         self.path = path
         self.bytes = bytes
         self.lines = lines
@@ -90,6 +98,8 @@ public struct CrashReport: Sendable {
         self.crashedThread = crashedThread
         self.threads = threads
         self.images = images
+        self.format = format
+        self.ips = ips
         self.imageIndex = ImageIndex(images)
     }
 
@@ -129,6 +139,16 @@ public struct CrashReport: Sendable {
         }
         return result
     }
+}
+
+/// The format a report was read from.
+public enum ReportFormat: Sendable, Equatable {
+    /// The classic text report (`.crash`), also the text body of a bug_type 109 `.ips` file.
+    case classic
+    /// The JSON `.ips` report of iOS 15+ / macOS 12+ (bug_type 309).
+    case ips
+    /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
+    case linuxLog
 }
 
 /// Address → image lookup: images sorted by load address, with the running maximum of their end

@@ -35,10 +35,19 @@ public struct Frame: Sendable, Equatable {
     /// follow it): a renderer keeps the bytes before it and replaces the rest. Nil for frames of
     /// an address list, which share their line with other frames.
     public var restStart: Int?
+    /// The frame's offset from its image's base when the report gives one instead of (or as well
+    /// as) an address the image's range places: a sanitizer's `(module+0x1234)`, glibc's
+    /// `prog(+0x1234)`. For ELF modules the offset is from the load bias, i.e. a link-time
+    /// address. Nil when the address and the image's load address say it all.
+    public var imageOffset: UInt64?
+    /// Whether the address is a return address (looked up at its call site), when the format
+    /// says so itself; nil leaves it to the position rule (every frame but a thread's first).
+    /// Sanitizers print addresses already moved to the call, so their frames say false.
+    public var returnAddress: Bool?
 
     /// Creates a frame from its parts.
     public init(index: Int, imageName: String?, address: UInt64, form: FrameForm, image: Int? = nil,
-                line: Int, restStart: Int?) {
+                line: Int, restStart: Int?, imageOffset: UInt64? = nil, returnAddress: Bool? = nil) {
         self.index = index
         self.imageName = imageName
         self.address = address
@@ -46,5 +55,7 @@ public struct Frame: Sendable, Equatable {
         self.image = image
         self.line = line
         self.restStart = restStart
+        self.imageOffset = imageOffset
+        self.returnAddress = returnAddress
     }
 }

