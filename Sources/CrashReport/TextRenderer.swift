@@ -61,7 +61,11 @@ public struct TextRenderer: Sendable {
                 for (k, sourceFrame) in edit.frames.enumerated() {
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: b[range.lowerBound..<prefixEnd]))
                     if needsBlank { out.append(ASCII.space) }
-                    append(sourceFrame, to: &out)
+                    if report.format == .linuxLog {
+                        appendLinux(sourceFrame, to: &out)
+                    } else {
+                        append(sourceFrame, to: &out)
+                    }
                     if k == edit.frames.count - 1 {
                         out.append(contentsOf: terminator)
                     } else if innerTerminator.isEmpty {

@@ -109,7 +109,7 @@ public final class ReportRunner {
             }
         }
         do {
-            return try ClassicReportParser.parse(bytes, path: path == "-" ? "<stdin>" : path)
+            return try ReportParser.parse(bytes, path: path == "-" ? "<stdin>" : path)
         } catch {
             diagnostics.warn("\(error)")
             return nil
