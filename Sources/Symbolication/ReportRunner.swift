@@ -8,6 +8,8 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     case text
     /// One JSON document for all reports.
     case json
+    /// `.ips` reports written back as `.ips` with symbols filled in; other reports as text.
+    case ips
 }
 
 /// Reads reports, symbolicates them and writes them out: the work of one `symbolicate` run.
@@ -57,13 +59,17 @@ public final class ReportRunner {
             }
             let symbolicated = symbolicator.symbolicate(report)
             switch options.format {
-            case .text:
+            case .text, .ips:
                 var bytes: [UInt8] = []
                 if paths.count > 1 {
                     if written > 0 { bytes.append(0x0a) }
                     bytes += Array("==> \(path) <==\n".utf8)
                 }
-                TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+                if options.format == .ips {
+                    IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
+                } else {
+                    TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+                }
                 output.write(bytes)
                 written += 1
             case .json:

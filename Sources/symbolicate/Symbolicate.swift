@@ -49,7 +49,7 @@ struct Symbolicate: ParsableCommand {
             completion: .file())
     var debugPaths: [String] = []
 
-    @Option(help: "Output format: text (the report, resolved in place) or json.")
+    @Option(help: "Output format: text (the report, resolved in place), json, or ips (.ips reports written back as .ips with symbols).")
     var format: OutputFormat = .text
 
     @Flag(help: "Print full source paths instead of file names.")
