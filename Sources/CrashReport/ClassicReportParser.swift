@@ -318,6 +318,8 @@ private struct LineParser {
             i = next
         }
         let first = threads[current].frames.count
+        let listed = threads[current].addressListLines ?? line..<line + 1
+        threads[current].addressListLines = min(listed.lowerBound, line)..<max(listed.upperBound, line + 1)
         for (k, address) in addresses.enumerated() {
             threads[current].frames.append(Frame(
                 index: first + k, imageName: nil, address: address, form: .addressOnly,

@@ -110,12 +110,21 @@ public struct CrashReport: Sendable {
     }
 
     /// Sets every frame's `image`: by address range first, by name when no range matches.
+    ///
+    /// An address no image holds may carry arm64e pointer-authentication bits, which some
+    /// reporters leave in: it is stripped to the platform's address width (iOS and its
+    /// siblings: 36 bits; macOS: 47; unknown: 47, then 36) and kept stripped if an image then
+    /// holds it.
     mutating func matchFramesToImages() {
         var byName: [Substring: Int]?
+        let masks = pointerAuthenticationMasks()
         for t in threads.indices {
             for f in threads[t].frames.indices {
                 let frame = threads[t].frames[f]
                 if let index = image(containing: frame.address) {
+                    threads[t].frames[f].image = index
+                } else if let (stripped, index) = strippedMatch(frame.address, masks) {
+                    threads[t].frames[f].address = stripped
                     threads[t].frames[f].image = index
                 } else if let name = frame.imageName, name != "???" {
                     if byName == nil { byName = imagesByName() }
@@ -123,6 +132,28 @@ public struct CrashReport: Sendable {
                 }
             }
         }
+    }
+
+    /// The address widths to try for pointer-authentication bits: none unless the report is
+    /// from a 64-bit ARM process.
+    func pointerAuthenticationMasks() -> [UInt64] {
+        let code = codeType?.uppercased() ?? ""
+        let arm64 = code.hasPrefix("ARM-64") || code.hasPrefix("ARM64")
+            || images.contains { $0.arch == "arm64e" || $0.arch == "arm64" }
+        guard arm64 else { return [] }
+        let os = (header.first { $0.key == "OS Version" }?.value ?? "").lowercased()
+        if os.hasPrefix("macos") || os.hasPrefix("mac os") { return [(1 << 47) - 1] }
+        if ["iphone os", "ios", "ipados", "watchos", "tvos", "visionos", "xros"].contains(where: os.hasPrefix) {
+            return [(1 << 36) - 1]
+        }
+        return [(1 << 47) - 1, (1 << 36) - 1]
+    }
+
+    private func strippedMatch(_ address: UInt64, _ masks: [UInt64]) -> (UInt64, Int)? {
+        for mask in masks where address & ~mask != 0 {
+            if let index = image(containing: address & mask) { return (address & mask, index) }
+        }
+        return nil
     }
 
     /// The first image of each name and of each file name, except "???".

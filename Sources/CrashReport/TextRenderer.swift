@@ -21,64 +21,151 @@ public struct TextRenderer: Sendable {
     /// Appends the text of `symbolicated` to `out`.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
         let report = symbolicated.report
-        var edits: [(line: Int, restStart: Int, frames: [SourceFrame])] = []
-        edits.reserveCapacity(symbolicated.frames.count)
-        for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
-            guard report.threads.indices.contains(key.thread),
-                  report.threads[key.thread].frames.indices.contains(key.frame)
-            else { continue }
-            let frame = report.threads[key.thread].frames[key.frame]
-            guard let restStart = frame.restStart, report.lines.indices.contains(frame.line) else { continue }
-            edits.append((frame.line, restStart, sourceFrames))
-        }
+        let edits = Self.edits(symbolicated)
         guard !edits.isEmpty else {
             out.append(contentsOf: report.bytes)
             return
         }
-        edits.sort { $0.line < $1.line }
-
         report.bytes.withUnsafeBufferPointer { b in
             var copied = 0
-            var previousLine = -1
-            for edit in edits where edit.line != previousLine {
-                previousLine = edit.line
-                let range = report.lines[edit.line]
+            for edit in edits where report.lines[edit.lines.lowerBound].lowerBound >= copied {
+                let range = report.lines[edit.lines.lowerBound]
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]))
-                let contentEnd = Self.contentEnd(b, range)
-                let prefixEnd = min(range.lowerBound + edit.restStart, contentEnd)
-                let needsBlank = prefixEnd == range.lowerBound || !isBlank(b[prefixEnd - 1])
-                let terminator = UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound])
-                // Lines added for inlined frames need a terminator even when the frame's own line,
-                // the report's last, has none: take the previous line's.
-                var innerTerminator = terminator
-                if terminator.isEmpty {
-                    if edit.line > 0 {
-                        let previous = report.lines[edit.line - 1]
-                        innerTerminator = UnsafeBufferPointer(
-                            rebasing: b[Self.contentEnd(b, previous)..<previous.upperBound])
-                    }
+                switch edit.kind {
+                case .frame(let restStart, let frames):
+                    renderFrame(report, b, line: edit.lines.lowerBound, restStart: restStart, frames: frames, into: &out)
+                case .addressList(let thread):
+                    renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out)
                 }
-                for (k, sourceFrame) in edit.frames.enumerated() {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[range.lowerBound..<prefixEnd]))
-                    if needsBlank { out.append(ASCII.space) }
-                    if report.format == .linuxLog {
-                        appendLinux(sourceFrame, to: &out)
-                    } else {
-                        append(sourceFrame, to: &out)
-                    }
-                    if k == edit.frames.count - 1 {
-                        out.append(contentsOf: terminator)
-                    } else if innerTerminator.isEmpty {
-                        out.append(ASCII.newline)
-                    } else {
-                        out.append(contentsOf: innerTerminator)
-                    }
-                }
-                copied = range.upperBound
+                copied = report.lines[edit.lines.upperBound - 1].upperBound
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<b.count]))
         }
     }
+
+    private struct Edit {
+        enum Kind {
+            /// A frame line whose text after `restStart` is replaced.
+            case frame(restStart: Int, frames: [SourceFrame])
+            /// A parenthesized address list replaced by numbered frame lines.
+            case addressList(thread: Int)
+        }
+        var lines: Range<Int>
+        var kind: Kind
+    }
+
+    /// The lines to rewrite, in line order: resolved frame lines, and the address lists of
+    /// which at least one frame was resolved.
+    private static func edits(_ symbolicated: SymbolicatedReport) -> [Edit] {
+        let report = symbolicated.report
+        var edits: [Edit] = []
+        edits.reserveCapacity(symbolicated.frames.count)
+        var lists: Set<Int> = []
+        for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
+            guard report.threads.indices.contains(key.thread),
+                  report.threads[key.thread].frames.indices.contains(key.frame)
+            else { continue }
+            let thread = report.threads[key.thread]
+            let frame = thread.frames[key.frame]
+            if let restStart = frame.restStart, report.lines.indices.contains(frame.line) {
+                edits.append(Edit(lines: frame.line..<frame.line + 1, kind: .frame(restStart: restStart, frames: sourceFrames)))
+            } else if let lines = thread.addressListLines, !lines.isEmpty, lines.upperBound <= report.lines.count,
+                      lists.insert(key.thread).inserted {
+                edits.append(Edit(lines: lines, kind: .addressList(thread: key.thread)))
+            }
+        }
+        edits.sort { $0.lines.lowerBound < $1.lines.lowerBound }
+        return edits
+    }
+
+    /// One frame line: its bytes up to `restStart`, then each source frame, innermost first,
+    /// each on a line of its own with the same prefix.
+    private func renderFrame(_ report: CrashReport, _ b: UnsafeBufferPointer<UInt8>, line: Int, restStart: Int,
+                             frames: [SourceFrame], into out: inout [UInt8]) {
+        let range = report.lines[line]
+        let contentEnd = Self.contentEnd(b, range)
+        let prefixEnd = min(range.lowerBound + restStart, contentEnd)
+        let needsBlank = prefixEnd == range.lowerBound || !isBlank(b[prefixEnd - 1])
+        let terminator = UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound])
+        let innerTerminator = Self.innerTerminator(report, b, line: line)
+        for (k, sourceFrame) in frames.enumerated() {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[range.lowerBound..<prefixEnd]))
+            if needsBlank { out.append(ASCII.space) }
+            if report.format == .linuxLog {
+                appendLinux(sourceFrame, to: &out)
+            } else {
+                append(sourceFrame, to: &out)
+            }
+            out.append(contentsOf: k == frames.count - 1 ? terminator : innerTerminator)
+        }
+    }
+
+    /// A parenthesized "Last Exception Backtrace" list, written as numbered frame lines the way
+    /// Xcode prints them: image found by address range, resolved frames with their source
+    /// frames, the others as `0xLOAD + OFFSET` (or `???` outside every image).
+    ///
+    ///     0   CoreFoundation                	0x000000018eee41c0 0x18edc8000 + 1163712
+    ///     1   App                           	0x0000000104a3c5e0 compute + 40 (main.c:42)
+    private func renderAddressList(_ symbolicated: SymbolicatedReport, _ b: UnsafeBufferPointer<UInt8>, thread: Int,
+                                   lines: Range<Int>, into out: inout [UInt8]) {
+        let report = symbolicated.report
+        let last = report.lines[lines.upperBound - 1]
+        let terminator = Array(UnsafeBufferPointer(rebasing: b[Self.contentEnd(b, last)..<last.upperBound]))
+        let inner = Array(Self.innerTerminator(report, b, line: lines.upperBound - 1))
+        for (f, frame) in report.threads[thread].frames.enumerated() {
+            let image = frame.image.flatMap { report.images.indices.contains($0) ? report.images[$0] : nil }
+            var prefix: [UInt8] = []
+            let number = String(f)
+            prefix.append(utf8: number)
+            prefix.append(contentsOf: repeatElement(ASCII.space, count: max(1, 4 - number.utf8.count)))
+            let name = image?.name ?? "???"
+            prefix.append(utf8: name)
+            prefix.append(contentsOf: repeatElement(ASCII.space, count: max(1, 30 - name.utf8.count)))
+            prefix.append(ASCII.tab)
+            prefix.append(literal: "0x")
+            let hex = String(frame.address, radix: 16)
+            prefix.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 16 - hex.utf8.count)))
+            prefix.append(utf8: hex)
+            prefix.append(ASCII.space)
+            let isLast = f == report.threads[thread].frames.count - 1
+            if let sourceFrames = symbolicated.frames[FrameKey(thread: thread, frame: f)], !sourceFrames.isEmpty {
+                for (k, sourceFrame) in sourceFrames.enumerated() {
+                    out.append(contentsOf: prefix)
+                    append(sourceFrame, to: &out)
+                    out.append(contentsOf: isLast && k == sourceFrames.count - 1 ? terminator : inner)
+                }
+            } else {
+                out.append(contentsOf: prefix)
+                if let image, frame.address >= image.loadAddress {
+                    out.append(literal: "0x")
+                    out.append(utf8: String(image.loadAddress, radix: 16))
+                    out.append(literal: " + ")
+                    out.append(decimal: frame.address - image.loadAddress)
+                } else {
+                    out.append(literal: "???")
+                }
+                out.append(contentsOf: isLast ? terminator : inner)
+            }
+        }
+    }
+
+    /// The line end for lines added after `line`: its own, or when it has none (the report's
+    /// last line), the previous line's, or "\n".
+    private static func innerTerminator(_ report: CrashReport, _ b: UnsafeBufferPointer<UInt8>, line: Int)
+        -> UnsafeBufferPointer<UInt8> {
+        for candidate in [line, line - 1] where candidate >= 0 {
+            let range = report.lines[candidate]
+            let end = contentEnd(b, range)
+            if end < range.upperBound { return UnsafeBufferPointer(rebasing: b[end..<range.upperBound]) }
+        }
+        return newline
+    }
+
+    private static let newline: UnsafeBufferPointer<UInt8> = {
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1)
+        storage[0] = ASCII.newline
+        return UnsafeBufferPointer(storage)
+    }()
 
     /// `function + offset (file:line)`, then ` [inlined]` for inlined frames.
     private func append(_ frame: SourceFrame, to out: inout [UInt8]) {

@@ -26,6 +26,9 @@ public struct Thread: Sendable, Equatable {
     public var frames: [Frame]
     /// The 0-based index of the header line in the report.
     public var headerLine: Int?
+    /// For a backtrace printed as a parenthesized list of addresses, the lines the list takes,
+    /// from the one with `(` to the one with `)`.
+    public var addressListLines: Range<Int>?
 
     /// Creates a thread from its parts.
     public init(kind: ThreadKind, name: String? = nil, crashed: Bool = false, frames: [Frame] = [],

@@ -1,3 +1,4 @@
+import Foundation
 import CDwarf
 
 /// One source frame for an address: a function, and where in the source the address is.
@@ -79,6 +80,8 @@ public final class SymbolIndex: @unchecked Sendable {
     private let rowColumn: [UInt32]
 
     private let symbols: SymbolTable
+    private let symbolAddressesLock = NSLock()
+    private var symbolAddresses: [String: UInt64] = [:]
 
     /// Reads `file` (its DWARF and its symbol table) and builds the index.
     public static func build(_ file: DebugFile) throws -> SymbolIndex {
@@ -286,6 +289,18 @@ public final class SymbolIndex: @unchecked Sendable {
             chain.append(parent)
         }
         return chain.reversed()
+    }
+
+    /// The address of the function symbol `name` (as the symbol table spells it, mangled),
+    /// for frames that give a symbol and an offset instead of an address, as glibc's
+    /// `prog(main+0x1b)` does. Nil when the symbol table has no such name.
+    public func address(ofSymbol name: String) -> UInt64? {
+        symbolAddressesLock.lock()
+        defer { symbolAddressesLock.unlock() }
+        if let known = symbolAddresses[name] { return known }
+        guard let found = symbols.address(of: name) else { return nil }
+        symbolAddresses[name] = found
+        return found
     }
 
     /// The name of an inlined entry is the DWARF's; an out-of-line function takes the symbol

@@ -39,6 +39,13 @@ struct SymbolTable: Sendable {
         return address < symbol.end ? symbol : nil
     }
 
+    /// The address of the symbol named `name` exactly as the table spells it (for Mach-O,
+    /// without the leading underscore); nil when there is none.
+    func address(of name: String) -> UInt64? {
+        let spelled = stripsUnderscore ? "_" + name : name
+        return symbols.first { $0.name == spelled }?.address
+    }
+
     /// Sorted by address, then size, then table order (a stable sort, as llvm-symbolizer's).
     private static func sortedByAddressAndSize(_ symbols: [Symbol]) -> [Symbol] {
         symbols.enumerated().sorted { a, b in

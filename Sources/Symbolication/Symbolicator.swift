@@ -24,7 +24,12 @@ public final class Symbolicator: @unchecked Sendable {
     public struct Options: Sendable {
         /// Demangle Swift and C++ names.
         public var demangle: Bool
-        public init(demangle: Bool = true) { self.demangle = demangle }
+        /// Resolve again frames that already name a source file and line.
+        public var force: Bool
+        public init(demangle: Bool = true, force: Bool = false) {
+            self.demangle = demangle
+            self.force = force
+        }
     }
 
     private let locator: DebugFileLocator
@@ -71,10 +76,13 @@ public final class Symbolicator: @unchecked Sendable {
     public func symbolicate(_ report: CrashReport) -> SymbolicatedReport {
         var result = SymbolicatedReport(report: report)
         var images: [Int: (file: DebugFile, index: SymbolIndex, architecture: Architecture?)] = [:]
+        var missing: Set<Int> = []
         for (i, image) in report.images.enumerated() {
-            guard let uuid = image.uuid else { continue }
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
-            guard let file = locator.debugFile(identifier: uuid, architecture: architecture) else { continue }
+            guard let file = debugFile(for: image, architecture: architecture) else {
+                missing.insert(i)
+                continue
+            }
             lock.lock()
             used.insert(file)
             lock.unlock()
@@ -82,15 +90,17 @@ public final class Symbolicator: @unchecked Sendable {
             images[i] = (file, index, Symbolicator.architecture(of: image, in: report, debugFile: file))
             result.debugFiles[i] = file.path
         }
+        if !missing.isEmpty { warnAboutMissingDebugFiles(missing, in: report) }
         guard !images.isEmpty else { return result }
 
         for (t, thread) in report.threads.enumerated() {
             for (f, frame) in thread.frames.enumerated() {
                 guard let imageIndex = frame.image, let (file, index, architecture) = images[imageIndex] else { continue }
-                if case .symbolicated = frame.form { continue }  // already has file and line
+                if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
                 let image = report.images[imageIndex]
                 guard let (address, lookup) = Symbolicator.addresses(of: frame, at: f, in: thread, image: image,
-                                                                     debugFile: file, architecture: architecture)
+                                                                     debugFile: file, index: index,
+                                                                     architecture: architecture)
                 else { continue }
                 let locations = index.lookup(lookup, demangle: options.demangle)
                 guard !locations.isEmpty else { continue }
@@ -107,16 +117,87 @@ public final class Symbolicator: @unchecked Sendable {
         return result
     }
 
+    /// The debug file of an image: by UUID / build-id, else (a Linux module without a
+    /// build-id) by the module's path on this machine.
+    private func debugFile(for image: BinaryImage, architecture: Architecture?) -> DebugFile? {
+        if let identifier = image.uuid {
+            return locator.debugFile(identifier: identifier, architecture: architecture)
+        }
+        return nil  // MODULE-PATH: wired when the locator can identify a module by its path
+    }
+
+    /// Says once per image that an app image with frames in the report has no debug file,
+    /// with the UUID (as Xcode and App Store Connect print it) and architecture to search for.
+    /// System images are passed over: their symbols come from the device's own tables.
+    private func warnAboutMissingDebugFiles(_ missing: Set<Int>, in report: CrashReport) {
+        var frameCounts: [Int: Int] = [:]
+        for thread in report.threads {
+            for frame in thread.frames {
+                if let image = frame.image, missing.contains(image) { frameCounts[image, default: 0] += 1 }
+            }
+        }
+        let processPath = report.header.first { $0.key == "Path" }?.value
+        for i in missing.sorted() {
+            let image = report.images[i]
+            guard frameCounts[i] != nil, Symbolicator.isAppImage(image, processPath: processPath) else { continue }
+            let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "unknown arch"
+            let identity: String
+            if let uuid = image.uuid {
+                identity = image.format == .machO ? "UUID \(Symbolicator.dashedUUID(uuid)), \(architecture)"
+                    : "build-id \(uuid)"
+            } else {
+                identity = "no UUID in the report"
+            }
+            diagnostics.warn("\(report.path): no debug file for \(image.name) (\(identity)); its frames are left as they are")
+        }
+    }
+
+    /// Whether an image is the app's own code rather than the system's: marked `+`, the
+    /// process's own path, or (Linux) a module outside the system library folders.
+    static func isAppImage(_ image: BinaryImage, processPath: String?) -> Bool {
+        if image.isApp { return true }
+        guard let path = image.path else { return false }
+        if path == processPath { return true }
+        let systemPrefixes = ["/System/", "/usr/", "/Library/Apple/", "/private/preboot/", "/Developer/",
+                              "/AppleInternal/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/opt/swift/", "["]
+        if systemPrefixes.contains(where: path.hasPrefix) { return false }
+        if image.format == .elf { return true }
+        return path.contains(".app/") || path.contains("/Bundle/Application/") || path.contains("/Applications/")
+    }
+
+    /// `6b0a6a3f...` → `6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E`, the spelling dSYM searches use.
+    static func dashedUUID(_ uuid: String) -> String {
+        let hex = Array(uuid.uppercased())
+        guard hex.count == 32 else { return uuid.uppercased() }
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+    }
+
     /// The frame's address in the debug file, and the address to look up there: the same for
-    /// a faulting PC, the call site for a return address. Nil when the frame lies below its
-    /// image.
+    /// a faulting PC, the call site for a return address. Nil when the frame cannot be placed
+    /// in its image (below its load address, or a symbol the debug file does not have).
+    ///
+    /// - Mach-O: `address − load address + __TEXT vmaddr`; with an image offset (`.ips`),
+    ///   `offset + __TEXT vmaddr`.
+    /// - ELF modules of Linux logs: the module offset is already a link-time address (it is
+    ///   taken from the load bias, 0 for non-PIE executables); `symbol+0x12` is the symbol's
+    ///   address plus the offset.
     public static func addresses(of frame: Frame, at position: Int, in thread: ReportThread, image: BinaryImage,
-                                 debugFile: DebugFile, architecture: Architecture?)
+                                 debugFile: DebugFile, index: SymbolIndex? = nil, architecture: Architecture?)
         -> (address: UInt64, lookup: UInt64)? {
-        guard frame.address >= image.loadAddress else { return nil }
-        let address = frame.address - image.loadAddress &+ debugFile.textVMAddress
-        guard isReturnAddress(position: position, of: thread, address: address, architecture: architecture),
-              let architecture else { return (address, address) }
+        let address: UInt64
+        if let offset = frame.imageOffset {
+            address = debugFile.format == .elf ? offset : offset &+ debugFile.textVMAddress
+        } else if image.format == .elf {
+            guard case .symbol(let name, let offset) = frame.form,
+                  let start = index?.address(ofSymbol: name) else { return nil }
+            address = start &+ offset
+        } else {
+            guard frame.address >= image.loadAddress else { return nil }
+            address = frame.address - image.loadAddress &+ debugFile.textVMAddress
+        }
+        let isReturn = frame.returnAddress
+            ?? isReturnAddress(position: position, of: thread, address: address, architecture: architecture)
+        guard isReturn, let architecture else { return (address, address) }
         return (address, architecture.callSite(ofReturnAddress: address))
     }
 

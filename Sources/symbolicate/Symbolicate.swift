@@ -58,6 +58,9 @@ struct Symbolicate: ParsableCommand {
     @Flag(help: "Print mangled names as they are.")
     var noDemangle = false
 
+    @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
+    var force = false
+
     @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
               completion: .file())
     var reports: [String] = []
@@ -65,7 +68,7 @@ struct Symbolicate: ParsableCommand {
     func run() throws {
         let diagnostics = Diagnostics()
         let locator = DebugFileLocator(paths: debugPaths, diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle), diagnostics: diagnostics)
+        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle, force: force), diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(format: format, fullPath: fullPath),
                                   diagnostics: diagnostics)
