@@ -44,6 +44,12 @@ public struct BinaryImage: Sendable, Equatable {
         self.format = format
     }
 
+    /// Whether the image spans more than 2^40 bytes: macOS 12's `0x0 - 0xffffffffffffffff ???`
+    /// placeholder, which holds every address but describes none.
+    public var isPlaceholder: Bool {
+        loadAddress <= endAddress && endAddress - loadAddress >= 1 << 40
+    }
+
     /// Whether `address` lies in `loadAddress...endAddress`.
     public func contains(_ address: UInt64) -> Bool {
         loadAddress <= address && address <= endAddress

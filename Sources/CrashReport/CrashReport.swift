@@ -112,7 +112,8 @@ public struct CrashReport: Sendable {
     /// Sets every frame's `image`: by address range first, by name when no range matches.
     ///
     /// An address no image holds may carry arm64e pointer-authentication bits, which some
-    /// reporters leave in: it is stripped to the platform's address width (iOS and its
+    /// reporters leave in (or only macOS 12's `0x0 - 0xffffffffffffffff ???` placeholder holds
+    /// it): it is stripped to the platform's address width (iOS and its
     /// siblings: 36 bits; macOS: 47; unknown: 47, then 36) and kept stripped if an image then
     /// holds it.
     mutating func matchFramesToImages() {
@@ -121,10 +122,13 @@ public struct CrashReport: Sendable {
         for t in threads.indices {
             for f in threads[t].frames.indices {
                 let frame = threads[t].frames[f]
-                if let index = image(containing: frame.address) {
+                let found = image(containing: frame.address)
+                if let index = found, !images[index].isPlaceholder {
                     threads[t].frames[f].image = index
                 } else if let (stripped, index) = strippedMatch(frame.address, masks) {
                     threads[t].frames[f].address = stripped
+                    threads[t].frames[f].image = index
+                } else if let index = found {
                     threads[t].frames[f].image = index
                 } else if let name = frame.imageName, name != "???" {
                     if byName == nil { byName = imagesByName() }
@@ -151,7 +155,9 @@ public struct CrashReport: Sendable {
 
     private func strippedMatch(_ address: UInt64, _ masks: [UInt64]) -> (UInt64, Int)? {
         for mask in masks where address & ~mask != 0 {
-            if let index = image(containing: address & mask) { return (address & mask, index) }
+            if let index = image(containing: address & mask), !images[index].isPlaceholder {
+                return (address & mask, index)
+            }
         }
         return nil
     }
@@ -197,7 +203,7 @@ private struct ImageIndex: Sendable {
         var sorted: [Int] = []
         sorted.reserveCapacity(images.count)
         for (index, image) in images.enumerated() where image.loadAddress <= image.endAddress {
-            if image.endAddress - image.loadAddress >= 1 << 40 {
+            if image.isPlaceholder {
                 wide.append(index)
             } else {
                 sorted.append(index)

@@ -23,8 +23,14 @@ public final class Diagnostics: @unchecked Sendable {
 
     /// Says `line` unless it was said before.
     public func warn(_ line: String) {
+        warn(line, once: line)
+    }
+
+    /// Says `line` unless a line with the same `key` was said before: for warnings about one
+    /// thing (an image) that name the first of several places it was met (a report).
+    public func warn(_ line: String, once key: String) {
         lock.lock()
-        let isNew = said.insert(line).inserted
+        let isNew = said.insert(key).inserted
         lock.unlock()
         if isNew { sink(line) }
     }

@@ -148,7 +148,8 @@ public final class Symbolicator: @unchecked Sendable {
             } else {
                 identity = "no UUID in the report"
             }
-            diagnostics.warn("\(report.path): no debug file for \(image.name) (\(identity)); its frames are left as they are")
+            diagnostics.warn("\(report.path): no debug file for \(image.name) (\(identity)); its frames are left as they are",
+                             once: "no debug file \(image.uuid ?? image.path ?? image.name) \(architecture)")
         }
     }
 

@@ -68,12 +68,21 @@ final class TextRendererTests: XCTestCase {
                                                               with: "0x0000000104a3c600 f + 1"))
     }
 
-    func testAddressListFramesAreNotRewritten() throws {
-        let text = "Last Exception Backtrace:\n(0x104a3c5e0 0x104a3c600)\n\nBinary Images:\n"
+    func testAddressListBecomesNumberedFramesWhenOneResolves() throws {
+        let text = "Last Exception Backtrace:\n(0x104a3c5e0\n 0x104a3c600 0x5)\n\nBinary Images:\n"
             + "0x104a30000 - 0x104a3ffff App arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /App\n"
         let report = try parse(text)
-        XCTAssertEqual(report.threads[0].frames.count, 2)
-        XCTAssertEqual(render(report, [FrameKey(thread: 0, frame: 0): Self.inlinedAndConcrete]), text)
+        XCTAssertEqual(report.threads[0].frames.count, 3)
+        XCTAssertEqual(report.threads[0].addressListLines, 1..<3)
+        XCTAssertEqual(render(report, [:]), text, "a list nothing resolves is kept")
+        XCTAssertEqual(render(report, [FrameKey(thread: 0, frame: 0): Self.inlinedAndConcrete]),
+                       "Last Exception Backtrace:\n"
+                       + "0   App                           \t0x0000000104a3c5e0 clamp + 8 (Math.h:12) [inlined]\n"
+                       + "0   App                           \t0x0000000104a3c5e0 compute + 40 (main.c:42)\n"
+                       + "1   App                           \t0x0000000104a3c600 0x104a30000 + 50688\n"
+                       + "2   ???                           \t0x0000000000000005 ???\n"
+                       + "\nBinary Images:\n"
+                       + "0x104a30000 - 0x104a3ffff App arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /App\n")
     }
 
     func testCRLFLinesKeepTheirTerminator() throws {
