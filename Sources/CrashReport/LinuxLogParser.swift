@@ -1,12 +1,554 @@
-/// Parses Linux crash-style logs. (Being written.)
+/// Parses Linux crash-style logs: the frame lines glibc's `backtrace_symbols` writes, and the
+/// `#N 0x...` lines of the sanitizers and of LLVM's `PrintStackTrace`, among any other text.
+///
+/// ## glibc
+///
+/// `backtrace_symbols_fd` (glibc 2.36, `debug/backtracesymsfd.c`) writes one line per frame,
+/// after whatever prefix the program printed; `backtrace_symbols` is the same with a blank
+/// before `[`:
+///
+///     ./prog(+0x1279)[0x55fd7aec4279]                      no symbol: offset from the load bias
+///     ./prog(inventory_total+0x38)[0x5595a322d388]         a dynamic symbol and the offset into it
+///     /lib/x86_64-linux-gnu/libc.so.6(abort+0xd3)[0x7f...]
+///     ./prog[0x401269]          (_fd)                      no symbol, load bias 0 (non-PIE)
+///     ./prog() [0x401136]       (backtrace_symbols)        the same
+///     [0x7f...]                                            dladdr knew no module
+///
+/// glibc prints the `(...)` group only when there is a symbol or a non-zero load bias, so a
+/// frame without it (or with `()`) lies in a module loaded at its link-time address: its
+/// absolute address is its module offset. The line is recognized from its end, `[0xADDR]`;
+/// the module is the blank-free run before `(` or `[` (paths with blanks are not recognized
+/// after a prefix), and what precedes it is the program's own prefix (timestamps,
+/// "backtrace:"). Lines that are only `MODULE[0xADDR]` without a slash, or `[0xADDR]`, say
+/// too little on their own: they count as frames only next to clearer ones.
+///
+/// `backtrace()` returns return addresses, so glibc frames are looked up at their call site,
+/// except the frame right after a signal trampoline (`__restore_rt`, the vDSO's
+/// `__kernel_rt_sigreturn`): that one is the interrupted PC. The trampoline is recognized only
+/// by name or by a vDSO module; glibc prints the x86-64 `__restore_rt` as `libc.so.6(+0x3c050)`
+/// (a local symbol), which the log alone cannot tell from any other libc frame.
+///
+/// ## Sanitizers and LLVM
+///
+/// Sanitizers print `    #%n %p %F %L` per frame (sanitizer_common's stack trace format):
+///
+///     #0 0x55c9f9e4943d  (/tmp/prog+0x17443d)                 unsymbolized (`%F` empty)
+///     #2 0x7f0b57245249  (/lib/x86_64-linux-gnu/libc.so.6+0x27249) (BuildId: 93ac61ec...)
+///     #3 0x5607584d7eee in main /src/asan_main.cpp:39:20       already symbolized
+///     #7 0x5607583e4260 in _start (/tmp/prog+0x80260)          a symbol but no source
+///     #2 0x400000002  (<unknown module>)
+///
+/// The printed address is already moved to the call (`StackTrace::GetPreviousInstructionPc`,
+/// and the faulting PC is moved forward by one first), and the sanitizer symbolizes exactly
+/// the printed module offset; so sanitizer frames are looked up as printed. Symbolized logs
+/// print each inlined frame on a line of its own with the same address and the next number.
+///
+/// LLVM's `PrintStackTrace` prints `#0 0x000055d0c0a01234 (/path/prog+0x1234)`,
+/// `#1 0x... foo /src/a.c:10:5` or `#2 0x... foo(int) (/path/prog+0x...)`: a single blank
+/// after the address and no `in`. Its addresses come from `backtrace()` unchanged, so they
+/// are return addresses, as in glibc logs. A run of `#` lines is a sanitizer run when any
+/// line has `in `, two blanks after the address or a build-id.
+///
+/// ## The model
+///
+/// Each run of consecutive frame lines is one `Thread` (`.thread(0)`, `.thread(1)`, ... in
+/// order; the first is the crashed one); a `#0` line starts a new run. The line just before a
+/// run ("backtrace:", "freed by thread T0 here:") names it. Each distinct module path is one
+/// ELF `BinaryImage` (name: its file name; uuid: the build-id when a line gives one; no
+/// address range). A frame's `imageOffset` is the module offset, when known; `restStart` is,
+/// for `#` lines, right after the address (a renderer puts ` in FUNC FILE:LINE:COL` there, as
+/// a sanitizer would), and for glibc lines the end of the line's text. All other lines are
+/// kept verbatim.
 public enum LinuxLogParser {
-    /// Whether `bytes` hold glibc `backtrace_symbols` or sanitizer frame lines.
+    /// Whether `bytes` hold glibc `backtrace_symbols` or sanitizer / LLVM frame lines, and
+    /// nothing that marks an Apple crash report ("Incident Identifier:", "Binary Images:",
+    /// "Exception Type:", a `Thread N Crashed:` header, ...).
     public static func looksLikeLinuxLog(_ bytes: [UInt8]) -> Bool {
-        false
+        bytes.withUnsafeBufferPointer { b in
+            let scanner = LineScanner(b)
+            var frames = 0
+            var start = 0
+            while start < b.count {
+                var end = start
+                while end < b.count && b[end] != ASCII.newline { end += 1 }
+                let line = scanner.content(start, end)
+                if line.p < line.e {
+                    if scanner.isAppleMarker(line.p, line.e) { return false }
+                    if frames == 0, let frame = scanner.frame(lineStart: start, line.p, line.e), frame.isStrong {
+                        frames += 1
+                    }
+                }
+                start = end + 1
+            }
+            return frames > 0
+        }
     }
 
-    /// Parses the log at `path`.
+    /// Parses `bytes`, the contents of the file at `path`.
+    ///
+    /// Never throws on odd content: lines that are not frames are simply kept as text.
+    /// - Throws: `ReportError.empty(path)` if the bytes are empty or only whitespace;
+    ///   `ReportError.notAReport(path)` if they contain NUL bytes or are mostly control characters.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
-        try ClassicReportParser.parse(bytes, path: path)
+        try bytes.withUnsafeBufferPointer { b in
+            try checkText(b, path: path)
+            var builder = LogBuilder(b)
+            builder.run()
+            return CrashReport(
+                path: path, bytes: bytes, lines: builder.lines,
+                crashedThread: builder.threads.isEmpty ? nil : 0,
+                threads: builder.threads, images: builder.images, format: .linuxLog)
+        }
+    }
+
+    /// Rejects empty and binary input, as the classic parser does.
+    private static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
+        var printable = false
+        var controls = 0
+        let sample = min(b.count, 4096)
+        for i in 0..<b.count {
+            let byte = b[i]
+            if byte > ASCII.space {
+                printable = true
+                if byte == 0x7F && i < sample { controls += 1 }
+            } else if byte == 0 {
+                throw ReportError.notAReport(path)
+            } else if i < sample && !(byte == ASCII.space || (0x09...0x0D).contains(byte) || byte == 0x1B) {
+                controls += 1
+            }
+        }
+        guard printable else { throw ReportError.empty(path) }
+        if controls * 10 > sample { throw ReportError.notAReport(path) }
+    }
+}
+
+/// Which program wrote a frame line.
+private enum Family: Equatable {
+    /// `MODULE(SYMBOL+0xOFF)[0xADDR]` and its variants.
+    case glibc
+    /// `#N 0xADDR ...`: a sanitizer or LLVM's PrintStackTrace.
+    case numbered
+}
+
+/// One frame line, as read from the line alone.
+private struct ParsedFrame {
+    var family: Family
+    /// The printed frame number (`#N`); nil for glibc lines.
+    var number: Int?
+    var address: UInt64
+    /// The module path as printed; nil when the line names none.
+    var module: String?
+    var buildID: String?
+    var imageOffset: UInt64?
+    var form: FrameForm
+    /// The function the line names (symbolized, or a dynamic symbol), for recognizing
+    /// signal trampolines.
+    var function: String?
+    /// The byte offset of the replaced text, from the line's first byte.
+    var restStart: Int
+    /// For `#` lines: the line has a sanitizer's marks (`in `, two blanks after the address,
+    /// a build-id).
+    var sanitizer: Bool
+    /// The line is a frame on its own; weak lines (`MODULE[0xADDR]` without a slash,
+    /// `[0xADDR]`) only next to a run.
+    var isStrong: Bool
+}
+
+/// Reads single lines. `p..<e` is always a line's text without surrounding blanks or its
+/// terminator; `lineStart` is the line's first byte.
+private struct LineScanner {
+    let b: UnsafeBufferPointer<UInt8>
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        b = buffer
+    }
+
+    /// The text of the line `start..<end` (`end` at its "\n" or the end of the input):
+    /// without a leading byte-order mark, surrounding blanks, or "\r".
+    func content(_ start: Int, _ end: Int) -> (p: Int, e: Int) {
+        var s = start
+        if s == 0 && b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF { s = min(3, end) }
+        let p = b.skipBlanks(from: s, to: end)
+        return (p, b.trimEnd(p, end))
+    }
+
+    // MARK: Apple reports
+
+    private static let appleMarkers: [StaticString] = [
+        "Incident Identifier:", "Binary Images:", "Exception Type:", "Exception Codes:",
+        "Hardware Model:", "Crashed Thread:", "Triggered by Thread:", "Code Type:",
+        "Last Exception Backtrace:", "Application Specific Backtrace",
+    ]
+
+    /// Whether a line is one only an Apple crash report has.
+    func isAppleMarker(_ p: Int, _ e: Int) -> Bool {
+        let first = b[p]
+        guard first == 0x49 /* I */ || first == 0x42 /* B */ || first == 0x45 /* E */ || first == 0x48 /* H */
+            || first == 0x43 /* C */ || first == 0x54 /* T */ || first == 0x4C /* L */ || first == 0x41 /* A */
+        else { return false }
+        if first == 0x54, b.matches("Thread ", at: p, end: e) {
+            // "Thread 0 Crashed:"; a bare "Thread 3:" could head a Linux program's own dump.
+            guard let (_, next) = b.decimalNumber(at: p + 7, end: e) else { return false }
+            let q = b.skipBlanks(from: next, to: e)
+            return b.matches("Crashed:", at: q, end: e)
+        }
+        return Self.appleMarkers.contains { b.matches($0, at: p, end: e) }
+    }
+
+    // MARK: Frames
+
+    /// The frame a line holds, if any.
+    func frame(lineStart: Int, _ p: Int, _ e: Int) -> ParsedFrame? {
+        guard p < e else { return nil }
+        if b[e - 1] == 0x5D /* ] */, let frame = glibcFrame(lineStart: lineStart, p, e) { return frame }
+        return numberedFrame(lineStart: lineStart, p, e)
+    }
+
+    /// `MODULE(SYMBOL+0xOFF)[0xADDR]`, `MODULE(+0xOFF) [0xADDR]`, `MODULE() [0xADDR]`,
+    /// `MODULE[0xADDR]`, `[0xADDR]`, each after any prefix.
+    private func glibcFrame(lineStart: Int, _ p: Int, _ e: Int) -> ParsedFrame? {
+        // [0xADDR] at the end.
+        var open = e - 2
+        while open >= p && b[open] != 0x5B /* [ */ {
+            guard b[open] != 0x5D && !isBlank(b[open]) else { return nil }
+            open -= 1
+        }
+        guard open >= p, let (address, next) = b.hexNumber(at: open + 1, end: e - 1), next == e - 1 else { return nil }
+        var frame = ParsedFrame(family: .glibc, number: nil, address: address, module: nil, buildID: nil,
+                                imageOffset: nil, form: .unknown, function: nil, restStart: e - lineStart,
+                                sanitizer: false, isStrong: false)
+        var m = open
+        if m > p && b[m - 1] == ASCII.space { m -= 1 }  // backtrace_symbols: "MODULE(...) [0x...]"
+        guard m > p else { return frame }               // "[0xADDR]" alone
+        if b[m - 1] == ASCII.closeParen {
+            var paren = m - 2
+            while paren >= p && b[paren] != ASCII.openParen {
+                guard b[paren] != ASCII.closeParen && !isBlank(b[paren]) else { return nil }
+                paren -= 1
+            }
+            guard paren >= p else { return nil }
+            let moduleStart = moduleStart(before: paren, p)
+            guard moduleStart < paren else { return nil }
+            frame.module = b.string(moduleStart, paren)
+            frame.isStrong = true
+            let inner = paren + 1
+            let innerEnd = m - 1
+            if inner == innerEnd {
+                // "()": no symbol and a load bias of 0, so the address is the link-time one.
+                frame.imageOffset = address
+                return frame
+            }
+            // SYMBOL+0xOFF, SYMBOL-0xOFF or +0xOFF: the sign is the last '+' or '-' before 0x.
+            var sign = innerEnd - 1
+            while sign >= inner && hexDigitValue(b[sign]) != nil { sign -= 1 }
+            guard sign >= inner + 2, b[sign] == ASCII.lowerX || b[sign] == ASCII.upperX, b[sign - 1] == ASCII.zero,
+                  b[sign - 2] == ASCII.plus || b[sign - 2] == ASCII.minus,
+                  let (offset, end) = b.hexNumber(at: sign - 1, end: innerEnd), end == innerEnd
+            else { return nil }
+            let plus = b[sign - 2] == ASCII.plus
+            let symbolEnd = sign - 2
+            if symbolEnd == inner {
+                if plus { frame.imageOffset = offset }
+            } else {
+                let name = b.string(inner, symbolEnd)
+                frame.function = name
+                if plus { frame.form = .symbol(name: name, offset: offset) }
+            }
+            return frame
+        }
+        guard !isBlank(b[m - 1]), m == open else { return frame }
+        // "MODULE[0xADDR]" (backtrace_symbols_fd, no symbol, load bias 0).
+        let moduleStart = moduleStart(before: open, p)
+        frame.module = b.string(moduleStart, open)
+        frame.imageOffset = address
+        frame.isStrong = b[moduleStart..<open].contains(ASCII.slash)
+        return frame
+    }
+
+    /// The start of the blank-free run that ends at `end`.
+    private func moduleStart(before end: Int, _ p: Int) -> Int {
+        var i = end
+        while i > p && !isBlank(b[i - 1]) { i -= 1 }
+        return i
+    }
+
+    /// `#N 0xADDR REST`, `#` at the line's start or after a blank.
+    private func numberedFrame(lineStart: Int, _ p: Int, _ e: Int) -> ParsedFrame? {
+        var hash = p
+        while true {
+            while hash < e && b[hash] != 0x23 /* # */ { hash += 1 }
+            guard hash < e else { return nil }
+            if hash == p || isBlank(b[hash - 1]) { break }
+            hash += 1
+        }
+        guard let (number, afterNumber) = b.decimalNumber(at: hash + 1, end: e), number <= Int.max,
+              afterNumber < e, isBlank(b[afterNumber])
+        else { return nil }
+        let addressStart = b.skipBlanks(from: afterNumber, to: e)
+        guard let (address, addressEnd) = b.hexNumber(at: addressStart, end: e),
+              addressEnd == e || isBlank(b[addressEnd])
+        else { return nil }
+        var frame = ParsedFrame(family: .numbered, number: Int(number), address: address, module: nil, buildID: nil,
+                                imageOffset: nil, form: .unknown, function: nil, restStart: addressEnd - lineStart,
+                                sanitizer: false, isStrong: false)
+        let q = b.skipBlanks(from: addressEnd, to: e)
+        guard q < e else { return frame }
+        frame.sanitizer = q - addressEnd >= 2
+        var end = e
+
+        // A trailing "(BuildId: HEX)".
+        if b[end - 1] == ASCII.closeParen, let (open, id) = buildID(q, end) {
+            frame.buildID = id
+            frame.sanitizer = true
+            end = b.trimEnd(q, open)
+        }
+
+        // %L: "(MODULE+0xOFF)", "(<unknown module>)" or "FILE:LINE[:COLUMN]".
+        var location: (file: String, line: Int)?
+        var functionEnd = end
+        if end > q && b[end - 1] == ASCII.closeParen {
+            if let (open, module, offset) = moduleOffset(q, end) {
+                frame.module = module
+                frame.imageOffset = offset
+                functionEnd = b.trimEnd(q, open)
+            } else if let open = unknownModule(q, end) {
+                functionEnd = b.trimEnd(q, open)
+            }
+        } else if let (tokenStart, file, line) = sourceLocation(q, end) {
+            location = (file, line)
+            functionEnd = b.trimEnd(q, tokenStart)
+        }
+
+        // %F: "in FUNCTION" (sanitizers) or "FUNCTION" (LLVM).
+        var functionStart = q
+        if b.matches("in ", at: q, end: functionEnd) || b.equals("in", q, functionEnd) {
+            frame.sanitizer = true
+            functionStart = b.skipBlanks(from: q + 2, to: functionEnd)
+        }
+        frame.isStrong = frame.module != nil || location != nil || functionStart > q
+        guard functionStart < functionEnd else { return frame }
+        var name = b.string(functionStart, functionEnd)
+        var offset: UInt64?
+        if let (value, plus) = trailingOffset(functionStart, functionEnd) {
+            offset = value
+            name = b.string(functionStart, plus)
+        }
+        frame.function = name
+        if let location {
+            frame.form = .symbolicated(name: name, offset: offset, file: location.file, line: location.line)
+        } else if let offset {
+            frame.form = .symbol(name: name, offset: offset)
+        }
+        return frame
+    }
+
+    /// A trailing ` (BuildId: HEX)` ending at `e`: the position of `(` and the build-id in
+    /// lowercase.
+    private func buildID(_ p: Int, _ e: Int) -> (Int, String)? {
+        var open = e - 2
+        while open > p && hexDigitValue(b[open]) != nil { open -= 1 }
+        guard open < e - 2, open >= p + 10, b[open] == ASCII.space else { return nil }
+        let label = open - 9  // "(BuildId:" is 9 bytes
+        guard b.matches("(BuildId:", at: label, end: open) else { return nil }
+        var digits: [UInt8] = []
+        digits.reserveCapacity(e - 2 - open)
+        for i in (open + 1)..<(e - 1) {
+            let byte = b[i]
+            digits.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+        }
+        return (label, String(decoding: digits, as: UTF8.self))
+    }
+
+    /// A trailing `(MODULE+0xOFF)` ending at `e`, its `(` at `p` or after a blank: the
+    /// position of `(`, the module and the offset.
+    private func moduleOffset(_ p: Int, _ e: Int) -> (Int, String, UInt64)? {
+        var x = e - 2
+        while x > p && hexDigitValue(b[x]) != nil { x -= 1 }
+        guard x < e - 2, x >= p + 3, b[x] == ASCII.lowerX, b[x - 1] == ASCII.zero, b[x - 2] == ASCII.plus,
+              let (offset, next) = b.hexNumber(at: x - 1, end: e - 1), next == e - 1
+        else { return nil }
+        let plus = x - 2
+        var open = plus - 1
+        while open >= p && !(b[open] == ASCII.openParen && (open == p || isBlank(b[open - 1]))) { open -= 1 }
+        guard open >= p, open + 1 < plus else { return nil }
+        return (open, b.string(open + 1, plus), offset)
+    }
+
+    /// A trailing `(<unknown module>)`: the position of `(`.
+    private func unknownModule(_ p: Int, _ e: Int) -> Int? {
+        let length = 18  // "(<unknown module>)"
+        guard e - p >= length, b.equals("(<unknown module>)", e - length, e),
+              e - length == p || isBlank(b[e - length - 1])
+        else { return nil }
+        return e - length
+    }
+
+    /// A last token `FILE:LINE` or `FILE:LINE:COLUMN` in `p..<e`: the token's start, the file
+    /// and the line.
+    private func sourceLocation(_ p: Int, _ e: Int) -> (Int, String, Int)? {
+        var tokenStart = e
+        while tokenStart > p && !isBlank(b[tokenStart - 1]) { tokenStart -= 1 }
+        func trailingNumber(_ end: Int) -> (value: UInt64, colon: Int)? {
+            var i = end
+            while i > tokenStart && isDigit(b[i - 1]) { i -= 1 }
+            guard i < end, i - 1 > tokenStart, b[i - 1] == ASCII.colon,
+                  let (value, _) = b.decimalNumber(at: i, end: end), value <= UInt64(Int.max)
+            else { return nil }
+            return (value, i - 1)
+        }
+        guard var number = trailingNumber(e) else { return nil }
+        if let line = trailingNumber(number.colon) { number = line }
+        return (tokenStart, b.string(tokenStart, number.colon), Int(number.value))
+    }
+
+    /// A trailing `+0xOFF` on a function name (`in foo+0x24`): the offset and the position
+    /// of `+`.
+    private func trailingOffset(_ p: Int, _ e: Int) -> (UInt64, Int)? {
+        var x = e - 1
+        while x > p && hexDigitValue(b[x]) != nil { x -= 1 }
+        guard x < e - 1, x >= p + 3, b[x] == ASCII.lowerX, b[x - 1] == ASCII.zero, b[x - 2] == ASCII.plus,
+              let (offset, next) = b.hexNumber(at: x - 1, end: e), next == e
+        else { return nil }
+        return (offset, x - 2)
+    }
+}
+
+/// One pass over the lines of a log: runs of frame lines become threads.
+private struct LogBuilder {
+    let b: UnsafeBufferPointer<UInt8>
+    let scanner: LineScanner
+    var lines: [Range<Int>] = []
+    var threads: [Thread] = []
+    var images: [BinaryImage] = []
+
+    private var imageIndex: [String: Int] = [:]
+    /// The family of the run being read; nil between runs.
+    private var runFamily: Family?
+    /// Weak glibc lines seen outside a run, kept until a strong line confirms them.
+    private var pending: [(line: Int, frame: ParsedFrame)] = []
+    /// The last line that was neither blank nor a frame, while it is the line just read.
+    private var previousText: (line: Int, p: Int, e: Int)?
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        b = buffer
+        scanner = LineScanner(buffer)
+    }
+
+    mutating func run() {
+        var start = 0
+        lines.reserveCapacity(b.count / 64 + 1)
+        while start < b.count {
+            var end = start
+            while end < b.count && b[end] != ASCII.newline { end += 1 }
+            let lineIndex = lines.count
+            lines.append(start..<min(end + 1, b.count))
+            handle(line: lineIndex, start: start, end: end)
+            start = end + 1
+        }
+        endRun()
+    }
+
+    private mutating func handle(line: Int, start: Int, end: Int) {
+        let (p, e) = scanner.content(start, end)
+        guard p < e, let frame = scanner.frame(lineStart: start, p, e) else {
+            endRun()
+            pending.removeAll()
+            previousText = p < e ? (line, p, e) : nil
+            return
+        }
+        if let runFamily, runFamily == frame.family, !(frame.family == .numbered && frame.number == 0) {
+            add(frame, line: line)
+            return
+        }
+        endRun()
+        if !frame.isStrong && frame.family == .glibc {
+            pending.append((line, frame))
+            return
+        }
+        if frame.family != .glibc { pending.removeAll() }
+        startRun(frame.family, header: pending.first.map { $0.line } ?? line)
+        for (pendingLine, pendingFrame) in pending { add(pendingFrame, line: pendingLine) }
+        pending.removeAll()
+        add(frame, line: line)
+    }
+
+    private mutating func startRun(_ family: Family, header firstLine: Int) {
+        var name: String?
+        var headerLine: Int?
+        if let text = previousText, text.line == firstLine - 1 {
+            name = b.string(text.p, text.e)
+            headerLine = text.line
+        }
+        previousText = nil
+        threads.append(Thread(kind: .thread(threads.count), name: name, crashed: threads.isEmpty,
+                              headerLine: headerLine))
+        runFamily = family
+    }
+
+    private mutating func add(_ parsed: ParsedFrame, line: Int) {
+        var image: Int?
+        if let module = parsed.module {
+            if let existing = imageIndex[module] {
+                image = existing
+                if images[existing].uuid == nil, let id = parsed.buildID { images[existing].uuid = id }
+            } else {
+                image = images.count
+                imageIndex[module] = images.count
+                images.append(BinaryImage(loadAddress: 0, endAddress: 0, name: String(basename(module)),
+                                          uuid: parsed.buildID, path: module, line: line, format: .elf))
+            }
+        }
+        let t = threads.count - 1
+        let position = threads[t].frames.count
+        let frame = Frame(index: parsed.number ?? position, imageName: parsed.module, address: parsed.address,
+                          form: parsed.form, image: image, line: line, restStart: parsed.restStart,
+                          imageOffset: parsed.imageOffset)
+        if parsed.sanitizer { runIsSanitizer = true }
+        frameFacts.append((parsed.function, parsed.module))
+        threads[t].frames.append(frame)
+    }
+
+    /// Per frame of the current run: the function and module it names, for finding signal
+    /// trampolines once the run is complete.
+    private var frameFacts: [(function: String?, module: String?)] = []
+    /// Whether a line of the current run has a sanitizer's marks.
+    private var runIsSanitizer = false
+
+    /// Sets the return-address flags of the run just read. Sanitizer runs print addresses
+    /// already moved to the call; glibc and LLVM runs print `backtrace()`'s return addresses,
+    /// except after a signal trampoline.
+    private mutating func endRun() {
+        defer {
+            runFamily = nil
+            runIsSanitizer = false
+            frameFacts.removeAll()
+        }
+        guard runFamily != nil, let t = threads.indices.last else { return }
+        var afterTrampoline = false
+        for f in threads[t].frames.indices {
+            if runIsSanitizer {
+                threads[t].frames[f].returnAddress = false
+                continue
+            }
+            threads[t].frames[f].returnAddress = !afterTrampoline
+            let facts = frameFacts[f]
+            afterTrampoline = !afterTrampoline && Self.isSignalTrampoline(function: facts.function, module: facts.module)
+        }
+    }
+
+    private static let trampolines: Set<String> = [
+        "__restore_rt", "__restore", "__kernel_rt_sigreturn", "__kernel_sigreturn", "__vdso_rt_sigreturn",
+        "__default_rt_sa_restorer", "__default_sa_restorer",
+    ]
+    private static let vdsoModules: Set<Substring> = [
+        "linux-vdso.so.1", "linux-gate.so.1", "linux-vdso64.so.1", "linux-vdso32.so.1", "[vdso]",
+    ]
+
+    /// A frame in the kernel's signal return path: by its function, or any frame of the vDSO
+    /// (whose only callers-of-record in a backtrace are the sigreturn trampolines).
+    static func isSignalTrampoline(function: String?, module: String?) -> Bool {
+        if let function, trampolines.contains(function) { return true }
+        if let module, vdsoModules.contains(basename(module)) { return true }
+        return false
     }
 }

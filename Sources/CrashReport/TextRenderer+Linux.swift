@@ -1,7 +1,45 @@
 extension TextRenderer {
-    /// A resolved frame of a Linux log. (Being written.)
+    /// A resolved frame of a Linux log, in the sanitizers' own symbolized form:
+    /// `in FUNCTION FILE:LINE:COLUMN`, the file as the debug information records it (the
+    /// sanitizers print full paths), `:COLUMN` only when known, `FILE:LINE` left out when the
+    /// file is unknown. The renderer has already written the line up to the frame's
+    /// `restStart` and one blank.
+    ///
+    /// For a `#N 0xADDR` line (sanitizer, LLVM) the renderer repeats the prefix, number
+    /// included, for each inlined frame, and the repeated number says "inlined" (a sanitizer
+    /// renumbers them instead); nothing is added:
+    ///
+    ///     #1 0x5607584d843d in ledger::sum_if<...>(...) /src/ledger.hpp:21:13
+    ///     #1 0x5607584d843d in ledger::Ledger::balance(int) const /src/ledger.cpp:24:12
+    ///
+    /// A glibc line has no number, and recursion gives identical consecutive lines in glibc
+    /// backtraces, so a repeated line alone cannot say "inlined": inlined frames there end in
+    /// ` [inlined]`, as in Apple reports. The text goes after `[0xADDR]`, the end of the line:
+    ///
+    ///     ./prog(+0x1388)[0x55fd7aec4388] in item_weight /src/inventory.h:25:12 [inlined]
+    ///     ./prog(+0x1388)[0x55fd7aec4388] in inventory_total /src/inventory.c:10:18
+    ///
+    /// Which of the two a line is shows in what was just written: a glibc prefix ends in `]`,
+    /// a numbered one in the address's last hexadecimal digit.
     func appendLinux(_ frame: SourceFrame, to out: inout [UInt8]) {
+        var last = out.count - 1
+        while last >= 0 && isBlank(out[last]) { last -= 1 }
+        let afterGlibcLine = last >= 0 && out[last] == 0x5D  // ]
+
         out.append(literal: "in ")
         out.append(utf8: frame.function)
+        if let file = frame.file, !file.isEmpty {
+            out.append(ASCII.space)
+            out.append(utf8: file)
+            if let line = frame.line, line > 0 {
+                out.append(ASCII.colon)
+                out.append(decimal: line)
+                if let column = frame.column, column > 0 {
+                    out.append(ASCII.colon)
+                    out.append(decimal: column)
+                }
+            }
+        }
+        if afterGlibcLine && frame.inlined { out.append(literal: " [inlined]") }
     }
 }
