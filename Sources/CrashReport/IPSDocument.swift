@@ -1,11 +1,66 @@
 /// A JSON `.ips` report as read: the original bytes and where each frame of the translated
 /// report sits in them, so that `IPSRenderer` can write the document back with symbols.
+///
+/// The parser translates the JSON body into the classic text form (which the text and JSON
+/// renderers print) and notes, for every frame line it writes, the JSON object the line came
+/// from. A frame of `CrashReport.threads` is named by its `FrameKey`; for
+///
+///     "threads" : [{"frames":[{"imageOffset":16900,"imageIndex":0}, ...]}]
+///
+/// `frameObjects[FrameKey(thread: 0, frame: 0)]` is the byte range of
+/// `{"imageOffset":16900,"imageIndex":0}`. Frames of `asiBacktraces`, which are lines of text
+/// inside a JSON string, are found through `textBacktraces` instead.
 public struct IPSDocument: Sendable {
     /// The file's bytes, unchanged.
     public var bytes: [UInt8]
+    /// For each frame that came from a JSON frame object (threads and the Last Exception
+    /// Backtrace): the object's byte range in `bytes`, braces included.
+    public var frameObjects: [FrameKey: Range<Int>]
+    /// For a frame whose object is directly preceded by objects of frames inlined into it
+    /// (`"inline":true`, same `imageOffset` and `imageIndex`): the keys of those inlined frames,
+    /// in document order. A renderer that resolves the frame anew replaces them.
+    public var inlinedFrames: [FrameKey: [FrameKey]]
+    /// The strings of `asiBacktraces`, in order.
+    public var textBacktraces: [TextBacktrace]
 
-    /// Creates a document over the file's bytes.
-    public init(bytes: [UInt8]) {
+    /// One string of `asiBacktraces`: a backtrace printed as text inside the JSON document.
+    public struct TextBacktrace: Sendable, Equatable {
+        /// The string token's byte range in `bytes`, quotes included.
+        public var range: Range<Int>
+        /// The decoded text of the string.
+        public var text: [UInt8]
+        /// The lines of the translated report (indices into `CrashReport.lines`) that hold the
+        /// text, one per line of `text`.
+        public var lines: Range<Int>
+
+        /// Creates a text backtrace from its parts.
+        public init(range: Range<Int>, text: [UInt8], lines: Range<Int>) {
+            self.range = range
+            self.text = text
+            self.lines = lines
+        }
+    }
+
+    /// Creates a document over the file's bytes; with the defaults, one that knows no frames.
+    public init(bytes: [UInt8], frameObjects: [FrameKey: Range<Int>] = [:],
+                inlinedFrames: [FrameKey: [FrameKey]] = [:], textBacktraces: [TextBacktrace] = []) {
         self.bytes = bytes
+        self.frameObjects = frameObjects
+        self.inlinedFrames = inlinedFrames
+        self.textBacktraces = textBacktraces
+    }
+
+    /// The byte ranges of the lines of `text`, each with its "\n"; the last line may have none.
+    /// The same split as the classic parser's, so that line `k` of a text backtrace is line
+    /// `lines.lowerBound + k` of the translated report.
+    static func lineRanges(_ text: [UInt8]) -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        var start = 0
+        for (i, byte) in text.enumerated() where byte == ASCII.newline {
+            lines.append(start..<(i + 1))
+            start = i + 1
+        }
+        if start < text.count { lines.append(start..<text.count) }
+        return lines
     }
 }

@@ -1,12 +1,142 @@
-/// Parses a JSON `.ips` report (bug_type 309). (Being written.)
+/// Parses a JSON `.ips` report (iOS 15+ / macOS 12+).
+///
+/// An `.ips` file opens with one line of JSON metadata, whose `bug_type` says what follows:
+///
+///     {"app_name":"App","bug_type":"309","os_version":"iPhone OS 15.0 (19A346)",...}
+///     {
+///       "procName" : "App",
+///       "threads" : [{"triggered":true,"frames":[{"imageOffset":16900,"imageIndex":0}]}],
+///       "usedImages" : [{"base":4372758528,"size":32768,"uuid":"4c4c44c3-...","name":"App"}],
+///       ...
+///     }
+///
+/// - bug_type 309: the rest is one JSON object. It is read byte by byte (`JSONScanner`, which
+///   keeps every value's place), translated to the classic text report (`IPSTranslator`), and
+///   that text is parsed by `ClassicReportParser`, so frames, images and their matching work as
+///   for any report. The result has `format == .ips` and `ips` set: the original bytes and,
+///   for each frame, the JSON object it came from, for `IPSRenderer`.
+/// - Any other bug_type (109, ...): the rest is a classic text report, and the whole file is
+///   parsed as one (the metadata line is an unknown line, printed as it is).
 public enum IPSReportParser {
-    /// Whether `bytes` start with an `.ips` metadata line: a JSON object with a `bug_type`.
+    /// Whether `bytes` start with an `.ips` metadata line: a first line that opens a JSON object
+    /// and names a `bug_type`. Whether that object is valid is `parse`'s business.
     public static func looksLikeIPS(_ bytes: [UInt8]) -> Bool {
-        false
+        bytes.withUnsafeBufferPointer { b in
+            var i = skipByteOrderMark(b)
+            while i < b.count && isBlank(b[i]) { i += 1 }
+            guard i < b.count, b[i] == 0x7B else { return false }  // {
+            var end = i
+            while end < b.count && b[end] != ASCII.newline { end += 1 }
+            return b.firstRange(of: "\"bug_type\"", in: i..<end) != nil
+        }
     }
 
     /// Parses the `.ips` file at `path`.
+    ///
+    /// - Throws: `ReportError.invalidIPS` when the metadata line or a bug_type 309 body is not
+    ///   valid JSON (a truncated file, most often), or the body is not an object; the errors of
+    ///   `ClassicReportParser.parse` for other bug_types.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
-        try ClassicReportParser.parse(bytes, path: path)
+        let start = bytes.withUnsafeBufferPointer { skipByteOrderMark($0) }
+        let metadata: JSONTree
+        let metadataEnd: Int
+        do {
+            (metadata, metadataEnd) = try JSONScanner.parse(bytes, from: start)
+        } catch let error as JSONError {
+            throw invalid(path, bytes, error, in: "the metadata line")
+        }
+        guard metadata.nodes[metadata.root].kind == .object else {
+            throw ReportError.invalidIPS(path, reason: "the metadata line is not a JSON object")
+        }
+        guard metadata.text(metadata.member("bug_type", of: metadata.root)) == "309" else {
+            return try ClassicReportParser.parse(bytes, path: path)
+        }
+
+        var bodyStart = metadataEnd
+        while bodyStart < bytes.count && JSONScanner.isSpace(bytes[bodyStart]) { bodyStart += 1 }
+        guard bodyStart < bytes.count else {
+            throw ReportError.invalidIPS(
+                path, reason: "bug_type 309 but nothing follows the metadata line: the file is cut short")
+        }
+        let body: JSONTree
+        do {
+            body = try JSONScanner.parse(bytes, from: bodyStart).tree
+        } catch let error as JSONError {
+            throw invalid(path, bytes, error, in: "the JSON body")
+        }
+        guard body.nodes[body.root].kind == .object else {
+            throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
+        }
+
+        let translation = IPSTranslator.translate(metadata: metadata, body: body)
+        var report = try ClassicReportParser.parse(translation.text, path: path)
+        report.format = .ips
+        report.ips = document(for: &report, bytes: bytes, translation: translation)
+        return report
+    }
+
+    /// Ties the frames the classic parser found to the JSON objects their lines came from, and
+    /// gives each frame the form its object states.
+    private static func document(for report: inout CrashReport, bytes: [UInt8],
+                                 translation: IPSTranslator.Translation) -> IPSDocument {
+        var keyByLine: [Int: FrameKey] = [:]
+        for (t, thread) in report.threads.enumerated() {
+            for (f, frame) in thread.frames.enumerated() where frame.restStart != nil {
+                keyByLine[frame.line] = FrameKey(thread: t, frame: f)
+            }
+        }
+        var frameObjects: [FrameKey: Range<Int>] = [:]
+        var inlinedFrames: [FrameKey: [FrameKey]] = [:]
+        for frameLine in translation.frames {
+            guard let key = keyByLine[frameLine.line] else { continue }
+            frameObjects[key] = frameLine.object
+            var frame = report.threads[key.thread].frames[key.frame]
+            frame.form = frameLine.form
+            // Frame 0 is the faulting PC even when inlined frames come before it in the list.
+            if case .thread = report.threads[key.thread].kind, frameLine.index == 0, !frameLine.inlined,
+               key.frame > 0 {
+                frame.returnAddress = false
+            }
+            report.threads[key.thread].frames[key.frame] = frame
+            if frameLine.inlined, let concreteLine = frameLine.concreteLine, let concrete = keyByLine[concreteLine] {
+                inlinedFrames[concrete, default: []].append(key)
+            }
+        }
+        let textBacktraces = translation.textBacktraces.map {
+            IPSDocument.TextBacktrace(range: $0.range, text: $0.text, lines: $0.lines)
+        }
+        return IPSDocument(bytes: bytes, frameObjects: frameObjects, inlinedFrames: inlinedFrames,
+                           textBacktraces: textBacktraces)
+    }
+
+    /// A one-line reason for a JSON error: where (line and column of the file) and what.
+    private static func invalid(_ path: String, _ bytes: [UInt8], _ error: JSONError, in part: String) -> ReportError {
+        var line = 1
+        var lineStart = 0
+        for i in 0..<min(error.offset, bytes.count) where bytes[i] == ASCII.newline {
+            line += 1
+            lineStart = i + 1
+        }
+        let place = "line \(line), column \(error.offset - lineStart + 1)"
+        if error.atEnd {
+            return .invalidIPS(path, reason: "\(part) is not valid JSON: \(error.message) (\(place)): the file is cut short")
+        }
+        return .invalidIPS(path, reason: "\(part) is not valid JSON: \(error.message) at \(place)")
+    }
+
+    private static func skipByteOrderMark(_ b: UnsafeBufferPointer<UInt8>) -> Int {
+        b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// The first occurrence of the ASCII `literal` within `range`.
+    fileprivate func firstRange(of literal: StaticString, in range: Range<Int>) -> Int? {
+        let count = literal.utf8CodeUnitCount
+        guard count > 0, range.count >= count else { return nil }
+        for i in range.lowerBound...(range.upperBound - count) where matches(literal, at: i, end: range.upperBound) {
+            return i
+        }
+        return nil
     }
 }

@@ -4,6 +4,9 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     case notAReport(String)
     /// The file is empty or holds only whitespace.
     case empty(String)
+    /// The file starts like a JSON `.ips` report but is not one: the path, and what is wrong
+    /// (e.g. "the JSON body ends before its value does (line 40, column 3): the file is cut short").
+    case invalidIPS(String, reason: String)
 
     /// A one-line message naming the file.
     public var description: String {
@@ -12,6 +15,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
             return "\(path): not a crash report (the file holds binary data)"
         case .empty(let path):
             return "\(path): not a crash report (the file is empty)"
+        case .invalidIPS(let path, let reason):
+            return "\(path): not a valid .ips report: \(reason)"
         }
     }
 }

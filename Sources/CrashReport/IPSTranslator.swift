@@ -1,0 +1,490 @@
+/// Translates the JSON body of a bug_type 309 `.ips` report into the classic text report, the
+/// way Xcode and Console show it, and remembers which JSON object each frame line came from.
+///
+/// The body
+///
+///     {"procName":"App","pid":1234,"cpuType":"ARM-64","faultingThread":0,
+///      "exception":{"type":"EXC_CRASH","signal":"SIGABRT"},
+///      "threads":[{"triggered":true,"queue":"com.apple.main-thread",
+///                  "frames":[{"imageOffset":16900,"imageIndex":0},
+///                            {"imageOffset":33550,"symbol":"__pthread_kill","symbolLocation":8,"imageIndex":1}]}],
+///      "usedImages":[{"base":4372758528,"size":32768,"uuid":"4c4c44c3-5555-3144-a19b-af60d4f21f14",
+///                     "name":"App","arch":"arm64","path":"/.../App"}, ...]}
+///
+/// becomes
+///
+///     Process:             App [1234]
+///     Code Type:           ARM-64 (Native)
+///     Report Version:      12
+///
+///     Exception Type:      EXC_CRASH (SIGABRT)
+///     Triggered by Thread: 0
+///
+///     Thread 0 name:  Dispatch queue: com.apple.main-thread
+///     Thread 0 Crashed:
+///     0   App                                 0x0000000104a34204 0x104a30000 + 16900
+///     1   libsystem_kernel.dylib              0x00000001c0a9a30e __pthread_kill + 8
+///
+///     Binary Images:
+///            0x104a30000 -        0x104a37fff App arm64  <4c4c44c355553144a19baf60d4f21f14> /.../App
+///
+/// A frame's address is its image's `base` plus its `imageOffset`. Frames the device already
+/// symbolicated print `symbol + symbolLocation` and ` (sourceFile:sourceLine)`; inlined frames
+/// (`"inline":true`) print as lines of their own ending ` [inlined]`, numbered like the concrete
+/// frame that follows them. The strings of `asiBacktraces` are backtraces printed as text; they
+/// become "Application Specific Backtrace N:" blocks, line for line. Missing keys leave their
+/// lines out; control characters in names become spaces so that every value stays on its line.
+struct IPSTranslator {
+    /// One frame line written from a JSON frame object.
+    struct FrameLine {
+        /// The line's index in the translated text.
+        var line: Int
+        /// The JSON object's byte range in the file.
+        var object: Range<Int>
+        /// What the object says after the address.
+        var form: FrameForm
+        /// The frame number printed (inlined frames share their concrete frame's).
+        var index: Int
+        /// Whether the object says `"inline":true`.
+        var inlined: Bool
+        /// For an inlined frame: the line of the concrete frame it belongs to, if it is
+        /// followed by one with the same image and offset.
+        var concreteLine: Int?
+    }
+
+    /// One string of `asiBacktraces` and the lines its text became.
+    struct TextBacktrace {
+        var range: Range<Int>
+        var text: [UInt8]
+        var lines: Range<Int>
+    }
+
+    /// The translated report, its frame lines and its text backtraces.
+    struct Translation {
+        var text: [UInt8]
+        var frames: [FrameLine]
+        var textBacktraces: [TextBacktrace]
+    }
+
+    private struct Image {
+        var base: UInt64?
+        var size: UInt64?
+        var name: String?
+        var path: String?
+        var uuid: String?
+        var arch: String?
+
+        var displayName: String {
+            if let name, !name.isEmpty { return name }
+            if let path, !path.isEmpty { return String(basename(path)) }
+            return "???"
+        }
+    }
+
+    private let metadata: JSONTree
+    private let body: JSONTree
+    private var images: [Image] = []
+    private var text: [UInt8] = []
+    private var lineCount = 0
+    private var frames: [FrameLine] = []
+    private var textBacktraces: [TextBacktrace] = []
+
+    /// Translates `body` (the report's JSON body) with `metadata` (its first line).
+    static func translate(metadata: JSONTree, body: JSONTree) -> Translation {
+        var translator = IPSTranslator(metadata: metadata, body: body)
+        translator.run()
+        return Translation(text: translator.text, frames: translator.frames,
+                           textBacktraces: translator.textBacktraces)
+    }
+
+    private init(metadata: JSONTree, body: JSONTree) {
+        self.metadata = metadata
+        self.body = body
+    }
+
+    private func member(_ name: String) -> Int? {
+        body.member(name, of: body.root)
+    }
+
+    private func meta(_ name: String) -> String? {
+        metadata.text(metadata.member(name, of: metadata.root))
+    }
+
+    private mutating func run() {
+        readImages()
+        writeHeader()
+        let threads = member("threads")
+        let faulting = body.int(member("faultingThread"))
+        if let backtrace = member("lastExceptionBacktrace"), body.nodes[backtrace].firstChild >= 0 {
+            line("Last Exception Backtrace:")
+            writeFrames(of: backtrace)
+            line("")
+        }
+        writeTextBacktraces()
+        var crashed: (number: Int, node: Int)?
+        if let threads, body.nodes[threads].kind == .array {
+            for (number, thread) in body.children(of: threads).enumerated() {
+                if writeThread(thread, number: number, faulting: faulting), crashed == nil {
+                    crashed = (number, thread)
+                }
+            }
+        }
+        if let crashed { writeThreadState(crashed.node, number: crashed.number) }
+        writeImages()
+    }
+
+    // MARK: Header
+
+    private mutating func writeHeader() {
+        field("Incident Identifier", meta("incident_id") ?? body.text(member("incident")))
+        field("CrashReporter Key", body.text(member("crashReporterKey")))
+        field("Hardware Model", body.text(member("modelCode")))
+        let name = body.text(member("procName")) ?? meta("name") ?? meta("app_name")
+        field("Process", joined(name, bracketed: body.text(member("pid"))))
+        field("Path", body.text(member("procPath")))
+        let bundle = member("bundleInfo")
+        field("Identifier", body.text(body.member("CFBundleIdentifier", of: bundle)) ?? meta("bundleID"))
+        let short = body.text(body.member("CFBundleShortVersionString", of: bundle)) ?? meta("app_version")
+        let build = body.text(body.member("CFBundleVersion", of: bundle)) ?? meta("build_version")
+        field("Version", joined(short, parenthesized: build))
+        if let cpu = body.text(member("cpuType")) {
+            field("Code Type", cpu + (body.bool(member("translated")) == true ? " (Translated)" : " (Native)"))
+        }
+        field("Role", body.text(member("procRole")))
+        field("Parent Process", joined(body.text(member("parentProc")), bracketed: body.text(member("parentPid"))))
+        field("Coalition", joined(body.text(member("coalitionName")), bracketed: body.text(member("coalitionID"))))
+        line("")
+
+        field("Date/Time", body.text(member("captureTime")) ?? meta("timestamp"))
+        field("Launch Time", body.text(member("procLaunch")))
+        let os = member("osVersion")
+        let train = body.text(body.member("train", of: os))
+        field("OS Version", train.map { joined($0, parenthesized: body.text(body.member("build", of: os))) ?? $0 }
+              ?? meta("os_version"))
+        field("Release Type", body.text(body.member("releaseType", of: os)))
+        field("Report Version", "12")
+        line("")
+
+        let exception = member("exception")
+        let type = body.text(body.member("type", of: exception))
+        let signal = body.text(body.member("signal", of: exception))
+        field("Exception Type", type.map { joined($0, parenthesized: signal) ?? $0 } ?? signal)
+        field("Exception Subtype", body.text(body.member("subtype", of: exception)))
+        field("Exception Message", body.text(body.member("message", of: exception)))
+        field("Exception Codes", body.text(body.member("codes", of: exception)) ?? rawCodes(exception))
+        let termination = member("termination")
+        if termination != nil {
+            var reason: [String] = []
+            if let namespace = body.text(body.member("namespace", of: termination)) {
+                reason.append("Namespace " + namespace)
+            }
+            if let code = body.text(body.member("code", of: termination)) { reason.append("Code " + code) }
+            var value = reason.joined(separator: ", ")
+            if let indicator = body.text(body.member("indicator", of: termination)) {
+                value += (value.isEmpty ? "" : " ") + indicator
+            }
+            field("Termination Reason", value.isEmpty ? nil : value)
+            field("Terminating Process", joined(body.text(body.member("byProc", of: termination)),
+                                                bracketed: body.text(body.member("byPid", of: termination))))
+        }
+        line("")
+        if let faulting = body.text(member("faultingThread")) {
+            field("Triggered by Thread", faulting)
+            line("")
+        }
+        writeApplicationSpecificInformation()
+    }
+
+    /// `asi`: `{"libsystem_c.dylib":["abort() called"]}`, one line per message.
+    private mutating func writeApplicationSpecificInformation() {
+        guard let asi = member("asi"), body.nodes[asi].kind == .object else { return }
+        var messages: [String] = []
+        for entry in body.children(of: asi) {
+            if body.nodes[entry].kind == .array {
+                messages += body.children(of: entry).compactMap { body.text($0) }
+            } else if let message = body.text(entry) {
+                messages.append(message)
+            }
+        }
+        guard !messages.isEmpty else { return }
+        line("Application Specific Information:")
+        for message in messages {
+            for part in message.split(separator: "\n", omittingEmptySubsequences: true) {
+                line(String(part))
+            }
+        }
+        line("")
+    }
+
+    private func rawCodes(_ exception: Int?) -> String? {
+        guard let codes = body.member("rawCodes", of: exception), body.nodes[codes].kind == .array else { return nil }
+        let values = body.children(of: codes).compactMap { body.unsigned($0) }
+        guard !values.isEmpty else { return nil }
+        return values.map { value -> String in
+            let digits = String(value, radix: 16)
+            return "0x" + String(repeating: "0", count: max(0, 16 - digits.count)) + digits
+        }.joined(separator: ", ")
+    }
+
+    // MARK: Backtraces
+
+    /// Writes a thread's header and frames; returns whether it is the crashed one.
+    private mutating func writeThread(_ thread: Int, number: Int, faulting: Int?) -> Bool {
+        let name = body.text(body.member("name", of: thread))
+        let queue = body.text(body.member("queue", of: thread)).map { "Dispatch queue: " + $0 }
+        switch (name, queue) {
+        case let (name?, queue?): line("Thread \(number) name:  \(name)  \(queue)")
+        case let (name?, nil): line("Thread \(number) name:  \(name)")
+        case let (nil, queue?): line("Thread \(number) name:  \(queue)")
+        case (nil, nil): break
+        }
+        let crashed = body.bool(body.member("triggered", of: thread)) == true || number == faulting
+        line("Thread \(number)\(crashed ? " Crashed" : ""):")
+        if let frames = body.member("frames", of: thread) { writeFrames(of: frames) }
+        line("")
+        return crashed
+    }
+
+    /// Writes the frame lines of a `frames` array. Inlined frames are numbered like the
+    /// concrete frame that follows them and tied to it when image and offset agree.
+    private mutating func writeFrames(of array: Int) {
+        guard body.nodes[array].kind == .array else { return }
+        var index = 0
+        var pendingInlined: [(frame: Int, node: Int)] = []  // into `frames`, and the JSON node
+        for node in body.children(of: array) where body.nodes[node].kind == .object {
+            let inlined = body.bool(body.member("inline", of: node)) == true
+            let frameLine = writeFrame(node, index: index, inlined: inlined)
+            if inlined {
+                pendingInlined.append((frames.count, node))
+                frames.append(frameLine)
+                continue
+            }
+            frames.append(frameLine)
+            // The run of inlined frames right before this one that share its image and offset.
+            let place = placeKey(node)
+            for pending in pendingInlined.reversed() {
+                guard place != nil, placeKey(pending.node) == place else { break }
+                frames[pending.frame].concreteLine = frameLine.line
+            }
+            pendingInlined = []
+            index += 1
+        }
+    }
+
+    /// `imageIndex` and `imageOffset` of a frame object, for matching inlined frames to theirs.
+    private func placeKey(_ node: Int) -> [UInt64]? {
+        guard let offset = body.unsigned(body.member("imageOffset", of: node)) else { return nil }
+        return [body.unsigned(body.member("imageIndex", of: node)) ?? UInt64.max, offset]
+    }
+
+    /// Writes one frame line: `N   IMAGE   0xADDRESS REST`.
+    private mutating func writeFrame(_ node: Int, index: Int, inlined: Bool) -> FrameLine {
+        let imageIndex = body.int(body.member("imageIndex", of: node))
+        let image = imageIndex.flatMap { images.indices.contains($0) ? images[$0] : nil }
+        let offset = body.unsigned(body.member("imageOffset", of: node))
+        let base = image?.base ?? 0
+        let address = base &+ (offset ?? 0)
+        let symbol = body.text(body.member("symbol", of: node))
+        let symbolLocation = body.unsigned(body.member("symbolLocation", of: node))
+        let file = body.text(body.member("sourceFile", of: node))
+        let sourceLine = body.int(body.member("sourceLine", of: node))
+
+        var rest: String
+        let form: FrameForm
+        if let symbol {
+            rest = symbol
+            if let symbolLocation { rest += " + \(symbolLocation)" }
+            if let file {
+                rest += " (" + file + (sourceLine.map { $0 > 0 ? ":\($0)" : "" } ?? "") + ")"
+                form = .symbolicated(name: symbol, offset: symbolLocation, file: file, line: sourceLine ?? 0)
+            } else {
+                form = .symbol(name: symbol, offset: symbolLocation ?? 0)
+            }
+        } else if let offset, let imageBase = image?.base {
+            rest = "0x" + String(imageBase, radix: 16) + " + \(offset)"
+            form = .unsymbolicated(loadAddress: imageBase, offset: offset)
+        } else {
+            rest = "???"
+            form = .unknown
+        }
+        if inlined { rest += " [inlined]" }
+
+        var number = String(index)
+        number += String(repeating: " ", count: max(1, 4 - number.count))
+        var name = sanitized(image?.displayName ?? "???") + " "
+        if name.utf8.count < 36 { name += String(repeating: " ", count: 36 - name.utf8.count) }
+        let hexAddress = String(address, radix: 16)
+        let lineIndex = lineCount
+        line(number + name + "0x" + String(repeating: "0", count: max(0, 16 - hexAddress.count)) + hexAddress
+             + " " + rest)
+        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, index: index,
+                         inlined: inlined, concreteLine: nil)
+    }
+
+    /// `asiBacktraces`: each string is a backtrace already printed as text.
+    private mutating func writeTextBacktraces() {
+        guard let strings = member("asiBacktraces"), body.nodes[strings].kind == .array else { return }
+        var number = 1
+        for node in body.children(of: strings) {
+            guard let decoded = body.stringBytes(node) else { continue }
+            line("Application Specific Backtrace \(number):")
+            number += 1
+            let first = lineCount
+            for range in IPSDocument.lineRanges(decoded) {
+                var bytes = Array(decoded[range])
+                if bytes.last != ASCII.newline { bytes.append(ASCII.newline) }
+                for k in bytes.indices.dropLast() where Self.isControl(bytes[k]) && bytes[k] != ASCII.carriageReturn {
+                    bytes[k] = 0x3F  // "?": one byte for one, so offsets within the line stay put
+                }
+                text += bytes
+                lineCount += 1
+            }
+            textBacktraces.append(TextBacktrace(range: body.nodes[node].range, text: decoded, lines: first..<lineCount))
+            line("")
+        }
+    }
+
+    // MARK: Registers
+
+    /// "Thread N crashed with ARM Thread State (64-bit):" and the registers of `threadState`.
+    private mutating func writeThreadState(_ thread: Int, number: Int) {
+        guard let state = body.member("threadState", of: thread), body.nodes[state].kind == .object else { return }
+        let flavor = body.text(body.member("flavor", of: state)) ?? ""
+        var registers: [(String, UInt64)] = []
+        func value(_ node: Int?) -> UInt64? { body.unsigned(body.member("value", of: node)) }
+        let width: Int
+        let title: String
+        if flavor.lowercased().hasPrefix("x86") {
+            title = "X86 Thread State (64-bit)"
+            width = 5
+            for name in ["rax", "rbx", "rcx", "rdx", "rdi", "rsi", "rbp", "rsp", "r8", "r9", "r10", "r11",
+                         "r12", "r13", "r14", "r15", "rip", "rflags", "cr2"] {
+                if let v = value(body.member(name, of: state)) { registers.append((name == "rflags" ? "rfl" : name, v)) }
+            }
+        } else {
+            let is64 = body.member("x", of: state) != nil
+            title = is64 ? "ARM Thread State (64-bit)" : "ARM Thread State (32-bit)"
+            width = 6
+            let prefix = is64 ? "x" : "r"
+            if let list = body.member(prefix, of: state), body.nodes[list].kind == .array {
+                for (k, node) in body.children(of: list).enumerated() {
+                    if let v = value(node) { registers.append(("\(prefix)\(k)", v)) }
+                }
+            }
+            for name in ["fp", "lr", "sp", "pc", "cpsr", "far"] {
+                if let v = value(body.member(name, of: state)) { registers.append((name, v)) }
+            }
+        }
+        guard !registers.isEmpty else { return }
+        line("Thread \(number) crashed with \(title):")
+        var row = ""
+        for (k, (name, value)) in registers.enumerated() {
+            let digits = String(value, radix: 16)
+            row += String(repeating: " ", count: max(0, width - name.count)) + name + ": 0x"
+                + String(repeating: "0", count: max(0, 16 - digits.count)) + digits
+            if k % 4 == 3 {
+                line(row)
+                row = ""
+            }
+        }
+        if !row.isEmpty { line(row) }
+        if let esr = body.member("esr", of: state), let v = value(esr) {
+            let description = body.text(body.member("description", of: esr)).map { " " + $0 } ?? ""
+            line("   esr: 0x" + String(v, radix: 16) + description)
+        }
+        line("")
+    }
+
+    // MARK: Images
+
+    private mutating func readImages() {
+        guard let list = member("usedImages"), body.nodes[list].kind == .array else { return }
+        for node in body.children(of: list) {
+            let uuid = body.text(body.member("uuid", of: node)).flatMap(Self.compactUUID)
+            images.append(Image(base: body.unsigned(body.member("base", of: node)),
+                                size: body.unsigned(body.member("size", of: node)),
+                                name: body.text(body.member("name", of: node)),
+                                path: body.text(body.member("path", of: node)),
+                                uuid: uuid,
+                                arch: body.text(body.member("arch", of: node))))
+        }
+    }
+
+    /// "Binary Images:" and one line per image with a base, by address:
+    /// `0xSTART - 0xEND NAME ARCH  <UUID> PATH`, END = base + size - 1.
+    private mutating func writeImages() {
+        let listed = images.enumerated().filter { $0.element.base != nil }
+            .sorted { ($0.element.base!, $0.offset) < ($1.element.base!, $1.offset) }
+        guard !listed.isEmpty else { return }
+        line("Binary Images:")
+        for (_, image) in listed {
+            let base = image.base!
+            let end = base &+ (image.size ?? 0) &- 1
+            var entry = pad("0x" + String(base, radix: 16)) + " - " + pad("0x" + String(end, radix: 16))
+            entry += " " + image.displayName
+            if let arch = image.arch, !arch.isEmpty { entry += " " + arch }
+            entry += "  <" + (image.uuid ?? "???") + "> " + (image.path.flatMap { $0.isEmpty ? nil : $0 } ?? "???")
+            line(entry)
+        }
+    }
+
+    private func pad(_ text: String) -> String {
+        String(repeating: " ", count: max(0, 18 - text.count)) + text
+    }
+
+    /// 32 lowercase hexadecimal digits, from a UUID with or without dashes; nil if it is not one.
+    private static func compactUUID(_ text: String) -> String? {
+        var digits: [UInt8] = []
+        for byte in text.utf8 where byte != ASCII.minus {
+            guard hexDigitValue(byte) != nil else { return nil }
+            digits.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+        }
+        return digits.count == 32 ? String(decoding: digits, as: UTF8.self) : nil
+    }
+
+    // MARK: Text
+
+    private static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != ASCII.tab && byte != ASCII.newline) || byte == 0x7F
+    }
+
+    /// `text` with control characters (newlines included) turned into spaces.
+    private func sanitized(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        return String(decoding: text.utf8.map { $0 < 0x20 || $0 == 0x7F ? ASCII.space : $0 }, as: UTF8.self)
+    }
+
+    /// Appends one line of text.
+    private mutating func line(_ content: String) {
+        text += sanitized(content).utf8
+        text.append(ASCII.newline)
+        lineCount += 1
+    }
+
+    /// `Key:` padded to 21 columns, then the value; nothing when there is no value.
+    private mutating func field(_ key: String, _ value: String?) {
+        guard let value, !value.isEmpty else { return }
+        let label = key + ":"
+        line(label + String(repeating: " ", count: max(1, 21 - label.count)) + value)
+    }
+
+    /// `name [number]`, or whichever of the two there is.
+    private func joined(_ name: String?, bracketed number: String?) -> String? {
+        switch (name, number) {
+        case let (name?, number?): return "\(name) [\(number)]"
+        case let (name?, nil): return name
+        case let (nil, number?): return "??? [\(number)]"
+        case (nil, nil): return nil
+        }
+    }
+
+    /// `first (second)`, or whichever of the two there is.
+    private func joined(_ first: String?, parenthesized second: String?) -> String? {
+        switch (first, second) {
+        case let (first?, second?) where !second.isEmpty: return "\(first) (\(second))"
+        case let (first?, _): return first
+        case let (nil, second?): return second
+        case (nil, nil): return nil
+        }
+    }
+}
