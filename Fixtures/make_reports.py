@@ -16,10 +16,20 @@ to an image with a debug file:
 where lookup-address = address - load address + __TEXT vmaddr, minus the
 caller adjustment for frames other than frame 0 (arm64: align down to 4, -4;
 x86_64: -1; armv7: clear bit 0, -2). Debug-file paths are relative to build/.
+
+Each report also gets a JSON twin, build/ips/NAME.ips (bug_type 309): the same
+process, exception, threads, frames (device symbols included) and images, laid
+out like the .ips files of iOS 15+ / macOS 12+ (a one-line metadata object, then
+a body pretty-printed at the top level with compact threads). The .crash report
+is the twin's oracle. build/ips/App-x86_64-109.ips is the macOS 11 report as a
+bug_type 109 file: the metadata line, then the classic text. build/ips/App-arm64-exception.ips
+is App-arm64.ips as an uncaught exception: its Last Exception Backtrace and asiBacktraces
+hold thread 0's return addresses (frames 1 and up), whose resolutions App-arm64.crash gives.
 """
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import struct
@@ -418,11 +428,14 @@ class Report:
         self.lines = []
         self.expect = []
         self.images = []
+        self.threads = []  # (number, header lines, frames), for the .ips twin
+        self.leading_images = []
 
     def text(self, *lines):
         self.lines.extend(lines)
 
     def thread(self, number, headers, frames):
+        self.threads.append((number, list(headers), list(frames)))
         self.text(*headers)
         for index, frame in enumerate(frames):
             self.text(frame_line(self.style, index, frame))
@@ -435,6 +448,8 @@ class Report:
         self.text("")
 
     def binary_images(self, images, leading=()):
+        self.images = list(images)
+        self.leading_images = list(leading)
         self.text("Binary Images:", *leading)
         for image in sorted(images, key=lambda i: i.start):
             self.text(image_line(self.style, image))
@@ -796,6 +811,331 @@ def make_universal_arm64_report(ctx, name, dsym_rel, exe_rel, load):
 
 
 # --------------------------------------------------------------------------
+# .ips twins
+#
+# The layout follows real .ips files of iOS 15+ / macOS 12+ (such as the inputs of lldb's
+# crashlog tests, llvm-project lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/*.ips):
+# line 1 is the metadata object; the body has one member per line ("key" : value), with
+# osVersion, usedImages, sharedCache and legacyInfo pretty-printed and everything else,
+# threads included, compact; "/" is written "\/". Nothing is copied from those files.
+
+IPS_PRETTY = {"osVersion", "usedImages", "sharedCache", "legacyInfo"}
+
+
+def header_fields(report):
+    """Every "Key: value" line before the first thread, as key -> [values]; and the lines of
+    Application Specific Information."""
+    fields = {}
+    information = []
+    lines = iter(report.lines)
+    for line in lines:
+        if line.startswith("Thread "):
+            break
+        if line == "Application Specific Information:":
+            for more in lines:
+                if not more.strip():
+                    break
+                information.append(more)
+            continue
+        m = re.match(r"^([A-Za-z][A-Za-z /()-]*):\s+(.*)$", line)
+        if m:
+            fields.setdefault(m.group(1), []).append(m.group(2))
+    return fields, information
+
+
+def name_and_number(text):
+    """"App [1234]" -> ("App", 1234)."""
+    m = re.match(r"^(.*?)\s*\[(\d+)\]$", text)
+    return (m.group(1), int(m.group(2))) if m else (text, None)
+
+
+def thread_name_and_queue(headers):
+    name = queue = None
+    for header in headers:
+        m = re.match(r"^Thread \d+(?: name:| Crashed:*|:*)\s*(.*)$", header)
+        text = m.group(1).strip() if m else ""
+        if text.startswith("Dispatch queue: "):
+            queue = text[len("Dispatch queue: "):]
+        elif text:
+            name = text
+    return name, queue
+
+
+def ips_thread_state(report):
+    """The crashed thread's registers, read back from the report's thread state block."""
+    registers = {}
+    esr = None
+    in_block = False
+    for line in report.lines:
+        if " crashed with " in line and "Thread State" in line:
+            in_block = True
+            continue
+        if not in_block:
+            continue
+        if not line.strip():
+            break
+        m = re.search(r"esr: (0x[0-9a-f]+) (.*)$", line)
+        if m:
+            esr = {"value": int(m.group(1), 16), "description": m.group(2)}
+            line = line[:m.start()]
+        for name, value in re.findall(r"(\w+): (0x[0-9a-f]+)", line):
+            registers[name] = int(value, 16)
+    if report.arch.startswith("arm64"):
+        state = {"x": [{"value": registers.get("x%d" % i, 0)} for i in range(29)],
+                 "flavor": "ARM_THREAD_STATE64",
+                 "lr": {"value": registers.get("lr", 0)},
+                 "cpsr": {"value": registers.get("cpsr", 0)},
+                 "fp": {"value": registers.get("fp", 0)},
+                 "sp": {"value": registers.get("sp", 0)}}
+        if esr:
+            state["esr"] = esr
+        state["pc"] = {"value": registers.get("pc", 0), "matchesCrashFrame": 1}
+        state["far"] = {"value": registers.get("far", 0)}
+        return state
+    state = {}
+    for name in ["r13", "rax", "rflags", "cpu", "r14", "rsi", "r8", "cr2", "rdx", "r10", "r9", "r15", "rbx",
+                 "trap", "err", "r11", "rip", "rbp", "rsp", "r12", "rcx"]:
+        value = registers.get("rfl" if name == "rflags" else name, 0)
+        state[name] = {"value": value, "matchesCrashFrame": 1} if name == "rip" else {"value": value}
+    state["flavor"] = "x86_THREAD_STATE"
+    state["rdi"] = {"value": registers.get("rdi", 0)}
+    return state
+
+
+def ips_image(image):
+    entry = {"source": "P", "arch": image.arch, "base": image.start}
+    if image.bundle:
+        short, _, build = (image.version or "").partition(" - ")
+        entry["CFBundleShortVersionString"] = short
+        entry["CFBundleIdentifier"] = image.bundle
+    entry["size"] = image.end - image.start + 1
+    entry["uuid"] = uuid_style(image.uuid, "lower")
+    entry["path"] = image.path
+    entry["name"] = image.name
+    if image.bundle:
+        entry["CFBundleVersion"] = build or "1"
+    return entry
+
+
+def ips_frame(frame, image_index):
+    entry = {"imageOffset": frame.addr - frame.image.start}
+    if frame.form == "symbol":
+        entry["symbol"] = frame.symbol
+        entry["symbolLocation"] = frame.symbol_offset
+    entry["imageIndex"] = image_index[id(frame.image)]
+    return entry
+
+
+def ips_metadata(report, fields, bug_type):
+    name, _ = name_and_number(fields["Process"][0])
+    app = next(i for i in report.images if i.app and i.name == name)
+    first, _, second = fields["Version"][0].partition(" (")
+    second = second.rstrip(")")
+    short, build = (second, first) if report.style == "ios" else (first, second)
+    date = fields["Date/Time"][0]
+    m = re.match(r"^(\S+ \d+:\d+:\d+)\.\d+ (.*)$", date)
+    return {
+        "app_name": name,
+        "timestamp": "%s.00 %s" % (m.group(1), m.group(2)) if m else date,
+        "app_version": short,
+        "slice_uuid": uuid_style(app.uuid, "lower"),
+        "build_version": build,
+        "platform": 2 if report.style == "ios" else 1,
+        "bundleID": fields["Identifier"][0],
+        "share_with_app_devs": 0,
+        "is_first_party": 0,
+        "bug_type": bug_type,
+        "os_version": fields["OS Version"][0],
+        "roots_installed": 0,
+        "name": name,
+        "incident_id": ips_incident(report, fields),
+    }
+
+
+def ips_incident(report, fields):
+    if "Incident Identifier" in fields:
+        return fields["Incident Identifier"][0]
+    return uuid_style(hashlib.md5(("fixture-incident:" + report.name).encode()).hexdigest(), "upper")
+
+
+def ips_body(report, fields, information):
+    name, pid = name_and_number(fields["Process"][0])
+    parent, parent_pid = name_and_number(fields["Parent Process"][0])
+    train, _, build = fields["OS Version"][0].rpartition(" (")
+    exception_type, _, signal = fields["Exception Type"][0].partition(" (")
+    codes = [c for c in fields.get("Exception Codes", []) if c.startswith("0x")]
+    subtype = fields.get("Exception Subtype", []) + [c for c in fields.get("Exception Codes", []) if not c.startswith("0x")]
+    codes = codes[0] if codes else "0x0000000000000001, 0x0000000000000000"
+    faulting = int((fields.get("Triggered by Thread") or fields["Crashed Thread"])[0].split()[0])
+    reason = (fields.get("Termination Reason") or [""])[0]
+    m = re.match(r"^Namespace (\w+), Code (0x[0-9a-f]+|\d+) ?(.*)$", reason)
+    indicator = (fields.get("Termination Signal") or [m.group(3) if m else ""])[0]
+    terminator, terminator_pid = name_and_number((fields.get("Terminating Process") or ["exc handler [%d]" % pid])[0])
+
+    # Images in order of first use, as reports list them; then the others.
+    images = []
+    for _, _, frames in report.threads:
+        for frame in frames:
+            if frame.image not in images:
+                images.append(frame.image)
+    images += [i for i in sorted(report.images, key=lambda i: i.start) if i not in images]
+    image_index = {id(image): k for k, image in enumerate(images)}
+    used = [ips_image(i) for i in images]
+    if report.leading_images:
+        used.append({"size": 0, "source": "A", "base": 0, "uuid": "00000000-0000-0000-0000-000000000000"})
+
+    threads = []
+    queue_of_crashed = None
+    for number, headers, frames in report.threads:
+        thread_name, queue = thread_name_and_queue(headers)
+        entry = {}
+        if number == faulting:
+            entry["triggered"] = True
+        entry["id"] = 0x2A1F0 + number * 7
+        if thread_name:
+            entry["name"] = thread_name
+        if number == faulting:
+            entry["threadState"] = ips_thread_state(report)
+            queue_of_crashed = queue
+        if queue:
+            entry["queue"] = queue
+        entry["frames"] = [ips_frame(f, image_index) for f in frames]
+        threads.append(entry)
+
+    vm_region = []
+    for k, line in enumerate(report.lines):
+        if line.startswith("VM Region Info: "):
+            vm_region.append(line[len("VM Region Info: "):])
+            for more in report.lines[k + 1:]:
+                if not more.strip():
+                    break
+                vm_region.append(more)
+            break
+
+    system = [i for i in report.images if not i.app]
+    body = [
+        ("uptime", 14000),
+        ("procRole", "Foreground"),
+        ("version", 2),
+        ("userID", 501),
+        ("deployVersion", 210),
+        ("modelCode", (fields.get("Hardware Model") or ["MacBookPro16,1"])[0]),
+        ("coalitionID", 611),
+        ("osVersion", {"train": train, "build": build.rstrip(")"), "releaseType": "User"}),
+        ("captureTime", fields["Date/Time"][0]),
+        ("incident", ips_incident(report, fields)),
+        ("pid", pid),
+        ("cpuType", fields["Code Type"][0].split(" (")[0]),
+        ("roots_installed", 0),
+        ("bug_type", "309"),
+    ]
+    if "Launch Time" in fields:
+        body.append(("procLaunch", fields["Launch Time"][0]))
+    body += [
+        ("procStartAbsTime", 2451832750712),
+        ("procExitAbsTime", 2451842630418),
+        ("procName", name),
+        ("procPath", fields["Path"][0]),
+        ("bundleInfo", {"CFBundleShortVersionString": ips_metadata(report, fields, "309")["app_version"],
+                        "CFBundleVersion": ips_metadata(report, fields, "309")["build_version"],
+                        "CFBundleIdentifier": fields["Identifier"][0]}),
+        ("parentProc", parent),
+        ("parentPid", parent_pid),
+        ("coalitionName", fields["Identifier"][0]),
+        ("crashReporterKey", (fields.get("CrashReporter Key") or fields.get("Anonymous UUID"))[0]),
+    ]
+    exception = {"codes": codes,
+                 "rawCodes": [int(c, 16) for c in codes.split(", ")],
+                 "type": exception_type,
+                 "signal": signal.rstrip(")")}
+    if subtype:
+        exception["subtype"] = subtype[0]
+    body.append(("exception", exception))
+    body.append(("termination", {"flags": 0, "code": int(m.group(2), 0) if m else 11,
+                                 "namespace": m.group(1) if m else "SIGNAL", "indicator": indicator,
+                                 "byProc": terminator, "byPid": terminator_pid}))
+    if vm_region:
+        body.append(("vmRegionInfo", "\n".join(vm_region)))
+    if information:
+        body.append(("asi", {"dyld": information}))
+    body += [
+        ("faultingThread", faulting),
+        ("threads", threads),
+        ("usedImages", used),
+        ("sharedCache", {"base": min(i.start for i in system) & ~0xFFFFFF, "size": 3921182720,
+                         "uuid": uuid_style(fake_uuid("shared cache " + report.style), "lower")}),
+    ]
+    if queue_of_crashed:
+        body.append(("legacyInfo", {"threadTriggered": {"queue": queue_of_crashed}}))
+    return body, images
+
+
+def ips_text(metadata, body):
+    members = []
+    for key, value in body:
+        if key in IPS_PRETTY:
+            text = json.dumps(value, indent=2, separators=(",", " : "))
+        else:
+            text = json.dumps(value, separators=(",", ":"))
+        members.append("  %s : %s" % (json.dumps(key), text.replace("/", "\\/")))
+    return json.dumps(metadata, separators=(",", ":")) + "\n{\n" + ",\n".join(members) + "\n}\n"
+
+
+def exception_variant(report, body, images):
+    """The body of an uncaught Objective-C exception: its Last Exception Backtrace and the same
+    backtrace as text in asiBacktraces, both made of CoreFoundation and libobjc frames on top of
+    the crashed thread's return addresses (frames 1 and up of thread 0)."""
+    cf = next(i for i in images if i.name == "CoreFoundation")
+    objc = system_image("libobjc.A.dylib", 0x1BA8A3000, 0x3A000, "arm64e", "/usr/lib/libobjc.A.dylib")
+    crashed = next(frames for number, _, frames in report.threads if number == 0)
+    frames = [sys_frame(cf, 0x10A2B8, "__exceptionPreprocess", 220),
+              sys_frame(objc, 0x6C80, "objc_exception_throw", 56)] + crashed[1:]
+    used = dict(body)["usedImages"]
+    image_index = {id(image): k for k, image in enumerate(images)}
+    image_index[id(objc)] = len(used)
+    used.insert(len(images), ips_image(objc))
+    text = "\n".join(frame_line("ios", k, f) for k, f in enumerate(frames))
+    variant = []
+    for key, value in body:
+        if key == "exception":
+            value = {"codes": "0x0000000000000000, 0x0000000000000000", "rawCodes": [0, 0],
+                     "type": "EXC_CRASH", "signal": "SIGABRT"}
+        elif key == "termination":
+            value = dict(value, code=6, indicator="Abort trap: 6", byProc="App")
+        elif key == "vmRegionInfo":
+            continue
+        elif key == "faultingThread":
+            variant.append(("asi", {"libsystem_c.dylib": ["abort() called"]}))
+            variant.append(("asiBacktraces", [text]))
+            variant.append(("lastExceptionBacktrace", [ips_frame(f, image_index) for f in frames]))
+        variant.append((key, value))
+    return variant
+
+
+def write_ips_twins(build, reports):
+    """NAME.ips (bug_type 309) for every report, the exception variant of App-arm64, and the
+    macOS 11 report as bug_type 109."""
+    directory = os.path.join(build, "ips")
+    os.makedirs(directory, exist_ok=True)
+    for stale in os.listdir(directory):
+        if stale.endswith(".ips"):
+            os.remove(os.path.join(directory, stale))
+    for report in reports:
+        fields, information = header_fields(report)
+        metadata = ips_metadata(report, fields, "309")
+        body, images = ips_body(report, fields, information)
+        with open(os.path.join(directory, report.name + ".ips"), "w") as f:
+            f.write(ips_text(metadata, body))
+        if report.name == "App-arm64":
+            with open(os.path.join(directory, report.name + "-exception.ips"), "w") as f:
+                f.write(ips_text(metadata, exception_variant(report, body, images)))
+        if report.name == "App-x86_64":
+            metadata = json.dumps(ips_metadata(report, fields, "109"), separators=(",", ":"))
+            with open(os.path.join(directory, report.name + "-109.ips"), "w") as f:
+                f.write(metadata + "\n" + "\n".join(report.lines) + "\n")
+
+
+# --------------------------------------------------------------------------
 # Manifest
 
 
@@ -863,23 +1203,27 @@ def main():
     os.makedirs(reports, exist_ok=True)
 
     dwarf = "macho/%s.dSYM/Contents/Resources/DWARF/%s"
-    make_arm64_report(ctx, "App-arm64", dwarf % ("App-arm64", "App-arm64"), "macho/App-arm64",
-                      load=0x104A30000, greeter_load=0x1051C0000,
-                      greeter_dsym_rel=dwarf % ("libGreeter.dylib", "libGreeter.dylib"),
-                      greeter_rel="macho/libGreeter.dylib").write(reports)
-    make_arm64_report(ctx, "App-arm64-dwarf5", dwarf % ("App-arm64-dwarf5", "App-arm64-dwarf5"),
-                      "macho/App-arm64-dwarf5", load=0x1002F4000, greeter_load=0x100A1C000,
-                      greeter_dsym_rel=dwarf % ("libGreeter.dylib", "libGreeter.dylib"),
-                      greeter_rel="macho/libGreeter.dylib").write(reports)
-    make_x86_64_report(ctx, "App-x86_64", dwarf % ("App-x86_64", "App-x86_64"), "macho/App-x86_64",
-                       load=0x10A2F1000).write(reports)
+    twins = []
+    twins.append(make_arm64_report(ctx, "App-arm64", dwarf % ("App-arm64", "App-arm64"), "macho/App-arm64",
+                                   load=0x104A30000, greeter_load=0x1051C0000,
+                                   greeter_dsym_rel=dwarf % ("libGreeter.dylib", "libGreeter.dylib"),
+                                   greeter_rel="macho/libGreeter.dylib"))
+    twins.append(make_arm64_report(ctx, "App-arm64-dwarf5", dwarf % ("App-arm64-dwarf5", "App-arm64-dwarf5"),
+                                   "macho/App-arm64-dwarf5", load=0x1002F4000, greeter_load=0x100A1C000,
+                                   greeter_dsym_rel=dwarf % ("libGreeter.dylib", "libGreeter.dylib"),
+                                   greeter_rel="macho/libGreeter.dylib"))
+    twins.append(make_x86_64_report(ctx, "App-x86_64", dwarf % ("App-x86_64", "App-x86_64"), "macho/App-x86_64",
+                                    load=0x10A2F1000))
     # The arm64 slice of the universal executable, extracted for disassembly.
     with tempfile.TemporaryDirectory() as tmp:
         thin = os.path.join(tmp, "App-universal-arm64")
         subprocess.run([LIPO, os.path.join(ctx.build, "macho/App-universal"), "-thin", "arm64", "-output", thin],
                        check=True)
-        make_universal_arm64_report(ctx, "App-universal-arm64", dwarf % ("App-universal", "App-universal"), thin,
-                                    load=0x102D28000).write(reports)
+        twins.append(make_universal_arm64_report(ctx, "App-universal-arm64",
+                                                 dwarf % ("App-universal", "App-universal"), thin, load=0x102D28000))
+    for report in twins:
+        report.write(reports)
+    write_ips_twins(ctx.build, twins)
     write_manifest(ctx.build, args.readelf)
 
 
