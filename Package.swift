@@ -13,7 +13,7 @@ let package = Package(
         .target(
             name: "CDwarf",
             linkerSettings: [
-                .linkedLibrary("dwarf"), .linkedLibrary("elf"), .linkedLibrary("z"),
+                .linkedLibrary("dwarf"), .linkedLibrary("elf"), .linkedLibrary("z"), .linkedLibrary("zstd"),
                 .linkedLibrary("stdc++"),
             ]
         ),

@@ -62,7 +62,8 @@ OUTPUTS=(
     macho/App-arm64-dwarf5 macho/App-arm64-dwarf5.dSYM/Contents/Resources/DWARF/App-arm64-dwarf5
     elf/app-gcc-dwarf4 elf/app-gcc-dwarf4.debug elf/app-zlib.debug elf/app-clang-dwarf5
     elf/app-gcc-dwarf2 elf/app-gcc-dwarf3 elf/app-armv7-thumb elf/swift-shapes
-    elf/app-nopie elf/libgreeter.so
+    elf/app-nopie elf/libgreeter.so elf/app-zstd.debug
+    debuglink/app debuglink/app.debug debuglink/app-nobuildid debuglink/app-nobuildid.debug
     reports/App-arm64.crash reports/App-arm64.expect.tsv
     reports/App-x86_64.crash reports/App-x86_64.expect.tsv
     reports/App-universal-arm64.crash reports/App-universal-arm64.expect.tsv
@@ -79,8 +80,8 @@ if [[ $FORCE == 0 ]] && up_to_date; then
     exit 0
 fi
 
-rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/reports" "$OUT/manifest.txt" "$OUT/.stamp"
-mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/reports"
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/manifest.txt" "$OUT/.stamp"
+mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports"
 
 # Deterministic output: no timestamps in the dSYMs or archives.
 export ZERO_AR_DATE=1 SOURCE_DATE_EPOCH=0
@@ -223,6 +224,17 @@ mkdir -p "$O/elf-armv7-thumb"
 "$ELF_LLD" -e main --build-id --unresolved-symbols=ignore-all -o "$E/app-armv7-thumb" "$O"/elf-armv7-thumb/*.o
 "$OBJCOPY" --only-keep-debug "$E/app-gcc-dwarf4" "$E/app-gcc-dwarf4.debug"
 "$OBJCOPY" --compress-debug-sections=zlib-gabi "$E/app-gcc-dwarf4.debug" "$E/app-zlib.debug"
+# zstd (ELFCOMPRESS_ZSTD, binutils 2.40): libelf 0.188 cannot inflate it, the shim does.
+"$OBJCOPY" --compress-debug-sections=zstd "$E/app-gcc-dwarf4.debug" "$E/app-zstd.debug"
+
+# debuglink/: stripped binaries that name their debug file in .gnu_debuglink (name and
+# CRC-32), one with a build-id and one without (found through the link's CRC alone).
+D="$OUT/debuglink"
+cp "$E/app-gcc-dwarf4.debug" "$D/app.debug"
+"$OBJCOPY" --strip-debug --add-gnu-debuglink="$D/app.debug" "$E/app-gcc-dwarf4" "$D/app"
+"$OBJCOPY" --remove-section=.note.gnu.build-id "$D/app.debug" "$D/app-nobuildid.debug"
+"$OBJCOPY" --strip-debug --remove-section=.note.gnu.build-id --add-gnu-debuglink="$D/app-nobuildid.debug" \
+    "$E/app-gcc-dwarf4" "$D/app-nobuildid"
 
 # swift-shapes: Swift's own DWARF (mangled $s names, generics, closures), optimized.
 "$SWIFTC" -O -g -module-name Shapes -Xlinker --build-id -o "$E/swift-shapes" "$SRC/swift/main.swift"

@@ -10,6 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+// libelf before 0.189 (Debian 12 ships 0.188) knows zlib only; zstd sections are inflated here.
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2
+#endif
 
 struct cdw_object {
     Dwarf_Debug dbg;
@@ -21,6 +28,8 @@ struct cdw_object {
     Elf *elf;
     char **spelled_names;  // names made for legacy .zdebug_* sections
     uint32_t spelled_count;
+    void **inflated;  // zstd sections inflated here rather than by libelf
+    uint32_t inflated_count;
 };
 
 static void set_message(char *message, size_t size, const char *format, ...) {
@@ -115,6 +124,57 @@ int cdw_open_sections(const cdw_section *sections, uint32_t count, uint8_t point
     return finish_open(o, out, message, message_size);
 }
 
+// Inflates a SHF_COMPRESSED section whose Chdr names zstd into a buffer `o` owns and
+// describes it in `s`.
+static int inflate_zstd(cdw_object *o, Elf_Scn *scn, const GElf_Chdr *chdr, const char *name,
+                        cdw_section *s, char *message, size_t message_size) {
+    Elf_Data *raw = elf_rawdata(scn, NULL);
+    size_t header = gelf_getclass(o->elf) == ELFCLASS64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+    if (!raw || !raw->d_buf || raw->d_size < header) {
+        set_message(message, message_size, "cannot read zstd section %s: %s", name,
+                    elf_errmsg(-1) ? elf_errmsg(-1) : "truncated");
+        return CDW_ERROR;
+    }
+    // zstd inflates at most ~32768-fold (an RLE block: 4 bytes for 128 KiB): a larger ch_size
+    // is damage, not a reason to allocate.
+    size_t compressed = raw->d_size - header;
+    if (chdr->ch_size == 0 || chdr->ch_size / 65536 > compressed) {
+        set_message(message, message_size, "zstd section %s: implausible size %llu", name,
+                    (unsigned long long)chdr->ch_size);
+        return CDW_ERROR;
+    }
+    void **grown = realloc(o->inflated, (o->inflated_count + 1) * sizeof(void *));
+    if (!grown) {
+        set_message(message, message_size, "out of memory inflating %s", name);
+        return CDW_ERROR;
+    }
+    o->inflated = grown;
+    void *buffer = malloc(chdr->ch_size);
+    if (!buffer) {
+        set_message(message, message_size, "out of memory inflating %s (%llu bytes)", name,
+                    (unsigned long long)chdr->ch_size);
+        return CDW_ERROR;
+    }
+    o->inflated[o->inflated_count++] = buffer;
+    size_t got = ZSTD_decompress(buffer, chdr->ch_size, (const char *)raw->d_buf + header,
+                                 compressed);
+    if (ZSTD_isError(got)) {
+        set_message(message, message_size, "cannot inflate zstd section %s: %s", name,
+                    ZSTD_getErrorName(got));
+        return CDW_ERROR;
+    }
+    if (got != chdr->ch_size) {
+        set_message(message, message_size,
+                    "cannot inflate zstd section %s: %zu bytes, the header says %llu", name, got,
+                    (unsigned long long)chdr->ch_size);
+        return CDW_ERROR;
+    }
+    s->name = name;
+    s->data = buffer;
+    s->size = chdr->ch_size;
+    return CDW_OK;
+}
+
 int cdw_open_elf(const void *image, size_t size, cdw_object **out, char *message,
                  size_t message_size) {
     elf_version(EV_CURRENT);
@@ -155,10 +215,22 @@ int cdw_open_elf(const void *image, size_t size, cdw_object **out, char *message
             name += 2;  // ".zdebug_info" -> "debug_info", spelled below with its '.'
         } else if (header.sh_flags & SHF_COMPRESSED) {
             if (elf_compress(scn, 0, 0) < 0) {
-                set_message(message, message_size, "cannot inflate section %s: %s", name,
-                            elf_errmsg(-1));
-                cdw_close(o);
-                return CDW_ERROR;
+                const char *why = elf_errmsg(-1);
+                GElf_Chdr chdr;
+                if (!gelf_getchdr(scn, &chdr) || chdr.ch_type != ELFCOMPRESS_ZSTD) {
+                    set_message(message, message_size, "cannot inflate section %s: %s", name,
+                                why ? why : "unknown error");
+                    cdw_close(o);
+                    return CDW_ERROR;
+                }
+                cdw_section *s = &sections[count];
+                if (inflate_zstd(o, scn, &chdr, name, s, message, message_size) != CDW_OK) {
+                    cdw_close(o);
+                    return CDW_ERROR;
+                }
+                s->address = header.sh_addr;
+                count++;
+                continue;
             }
         }
         Elf_Data *data = elf_getdata(scn, NULL);
@@ -199,6 +271,8 @@ void cdw_close(cdw_object *o) {
     if (o->elf) elf_end(o->elf);
     for (uint32_t i = 0; i < o->spelled_count; i++) free(o->spelled_names[i]);
     free(o->spelled_names);
+    for (uint32_t i = 0; i < o->inflated_count; i++) free(o->inflated[i]);
+    free(o->inflated);
     free(o->sections);
     free(o);
 }
@@ -643,6 +717,10 @@ void cdw_result_free(cdw_result *r) {
     free(r->files);
     free(r->strings);
     memset(r, 0, sizeof(*r));
+}
+
+uint32_t cdw_crc32(uint32_t crc, const void *data, size_t size) {
+    return (uint32_t)crc32_z(crc, data, size);
 }
 
 extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);

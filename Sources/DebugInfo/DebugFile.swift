@@ -1,3 +1,4 @@
+import CDwarf
 import Foundation
 
 /// One debug file — or one architecture slice of a universal file — and its identity.
@@ -7,6 +8,31 @@ import Foundation
 public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     /// The object-file format.
     public enum Format: String, Sendable { case machO = "Mach-O", elf = "ELF" }
+
+    /// An ELF `.gnu_debuglink`: the file name of the separate debug file and the CRC-32 of
+    /// its whole contents.
+    public struct DebugLink: Sendable, Hashable {
+        /// A file name without directories, looked for beside the binary, in `.debug/` beside
+        /// it and under `/usr/lib/debug` followed by the binary's directory.
+        public var name: String
+        /// zlib's CRC-32 of the debug file.
+        public var crc: UInt32
+
+        public init(name: String, crc: UInt32) {
+            self.name = name
+            self.crc = crc
+        }
+
+        /// zlib's CRC-32 of the file at `path`, as `.gnu_debuglink` records it. Reads the whole
+        /// file: for a candidate that has no build-id to compare instead.
+        public static func checksum(ofFileAt path: String) throws -> UInt32 {
+            let file = try MappedFile(path: path)
+            return withExtendedLifetime(file) {
+                guard let base = file.bytes.baseAddress else { return 0 }
+                return cdw_crc32(0, base, file.bytes.count)
+            }
+        }
+    }
 
     /// The file (for a `.dSYM` bundle, the file under `Contents/Resources/DWARF`).
     public var path: String
@@ -26,10 +52,16 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     public var hasDWARF: Bool
     /// An object file not yet linked (`.o`): not the debug file of any image.
     public var isRelocatable: Bool
+    /// Whether the slice has a symbol table with symbols (Mach-O `LC_SYMTAB`, ELF `.symtab`
+    /// or `.dynsym`): the fallback where the DWARF says nothing or is absent.
+    public var hasSymbolTable: Bool
+    /// The ELF `.gnu_debuglink` naming a separate debug file, if any.
+    public var debugLink: DebugLink?
 
     /// A debug file described by hand; ``identify(path:)`` reads one from disk.
     public init(path: String, format: Format, architecture: Architecture?, identifier: String?,
-                textVMAddress: UInt64, sliceOffset: Int, sliceSize: Int, hasDWARF: Bool, isRelocatable: Bool = false) {
+                textVMAddress: UInt64, sliceOffset: Int, sliceSize: Int, hasDWARF: Bool, isRelocatable: Bool = false,
+                hasSymbolTable: Bool = false, debugLink: DebugLink? = nil) {
         self.path = path
         self.format = format
         self.architecture = architecture
@@ -39,6 +71,8 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
         self.sliceSize = sliceSize
         self.hasDWARF = hasDWARF
         self.isRelocatable = isRelocatable
+        self.hasSymbolTable = hasSymbolTable
+        self.debugLink = debugLink
     }
 
     public var description: String {
@@ -75,7 +109,8 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
                           identifier: slice.uuid, textVMAddress: slice.textVMAddress,
                           sliceOffset: slice.offset, sliceSize: slice.size,
                           hasDWARF: slice.sections.contains { $0.segment == "__DWARF" && $0.name == "__debug_info" },
-                          isRelocatable: slice.fileType == 1)
+                          isRelocatable: slice.fileType == 1,
+                          hasSymbolTable: (slice.symbolTable?.count ?? 0) > 0)
             }
         }
         if ELF.isELF(bytes) {
@@ -83,7 +118,8 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
             return [DebugFile(path: file.path, format: .elf, architecture: image.architecture,
                               identifier: image.buildID, textVMAddress: image.firstLoadAddress,
                               sliceOffset: 0, sliceSize: bytes.count, hasDWARF: image.hasDWARF,
-                              isRelocatable: image.fileType == 1)]
+                              isRelocatable: image.fileType == 1, hasSymbolTable: image.hasSymbolTable,
+                              debugLink: image.debugLink)]
         }
         throw DebugInfoError.unknownFormat(path: file.path)
     }

@@ -25,11 +25,16 @@ struct ELFImage: Sendable {
     var buildID: String?
     var firstLoadAddress: UInt64
     var sections: [Section]
-    /// The file name in `.gnu_debuglink`, if any.
-    var debugLink: String?
+    /// `.gnu_debuglink`: the separate debug file's name and CRC-32, if any.
+    var debugLink: DebugFile.DebugLink?
 
     var hasDWARF: Bool {
         sections.contains { ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.type != 8 }
+    }
+
+    /// Whether `.symtab` or `.dynsym` holds symbols (a stripped binary keeps `.dynsym`).
+    var hasSymbolTable: Bool {
+        sections.contains { ($0.type == 2 || $0.type == 11) && $0.size > $0.entrySize }
     }
 }
 
@@ -88,13 +93,24 @@ enum ELF {
                 if let names { section.name = r.cString(Int(names.offset) + Int(nameOffset)) ?? "" }
                 image.sections.append(section)
                 if section.type == 7 { notes.append((section.offset, section.size)) }  // SHT_NOTE
-                if section.name == ".gnu_debuglink" { image.debugLink = r.cString(Int(section.offset)) }
+                if section.name == ".gnu_debuglink" { image.debugLink = debugLink(r, section) }
             }
         }
         for note in notes where image.buildID == nil {
             image.buildID = buildID(r, notes: note)
         }
         return image
+    }
+
+    /// `.gnu_debuglink` holds the file name, NUL-terminated and padded to 4 bytes, then the
+    /// CRC-32 of the whole debug file in the target's byte order.
+    private static func debugLink(_ r: ByteReader, _ section: ELFImage.Section) -> DebugFile.DebugLink? {
+        guard section.type != 8, section.size >= 8, section.size < 1 << 16,
+              let name = r.cString(Int(section.offset), limit: Int(section.size)), !name.isEmpty, !name.contains("/"),
+              let crc = r.u32(Int(section.offset) + (name.utf8.count + 4) & ~3),
+              (name.utf8.count + 4) & ~3 + 4 <= Int(section.size)
+        else { return nil }
+        return DebugFile.DebugLink(name: name, crc: crc)
     }
 
     private static func buildID(_ r: ByteReader, notes: (offset: UInt64, size: UInt64)) -> String? {

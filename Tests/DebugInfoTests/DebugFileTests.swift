@@ -157,6 +157,73 @@ final class DebugFileTests: XCTestCase {
         XCTAssertGreaterThan(answers + errors, 40)
     }
 
+    /// zstd-compressed sections (inflated by the shim, not libelf) answer as their
+    /// uncompressed twin does, address for address.
+    func testZstdCompressedSectionsReadLikeTheirUncompressedTwin() throws {
+        guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
+        let zstd = try XCTUnwrap(DebugFile.identify(path: fixtures.appendingPathComponent("elf/app-zstd.debug").path).first)
+        let plain = try XCTUnwrap(DebugFile.identify(path: fixtures.appendingPathComponent("elf/app-gcc-dwarf4.debug").path).first)
+        XCTAssertEqual(zstd.identifier, plain.identifier)
+        XCTAssertTrue(zstd.hasDWARF)
+        let mapped = try MappedFile(path: zstd.path)
+        let image = try ELF.parse(mapped.bytes, path: zstd.path)
+        let compressed = image.sections.filter { $0.flags & 0x800 != 0 && ByteReader(mapped.bytes).u32(Int($0.offset)) == 2 }
+        XCTAssertTrue(compressed.contains { $0.name == ".debug_info" }, "the fixture's .debug_info is zstd-compressed")
+
+        let zstdIndex = try SymbolIndex.build(zstd), plainIndex = try SymbolIndex.build(plain)
+        XCTAssertNil(zstdIndex.problem)
+        let text = try XCTUnwrap(ObjectLayout(plain, in: MappedFile(path: plain.path)).codeSection)
+        var resolved = 0
+        for address in text.address..<(text.address + text.size) {
+            let got = zstdIndex.lookup(address), want = plainIndex.lookup(address)
+            XCTAssertEqual(got, want, "0x\(String(address, radix: 16))")
+            if !got.isEmpty { resolved += 1 }
+        }
+        XCTAssertGreaterThan(resolved, Int(text.size) / 2)
+    }
+
+    /// Damaged zstd data or a compression header that lies: an error naming the file and the
+    /// section, never a crash.
+    func testDamagedZstdSectionsGiveErrorsThatNameThem() throws {
+        guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
+        let original = fixtures.appendingPathComponent("elf/app-zstd.debug")
+        let bytes = try [UInt8](Data(contentsOf: original))
+        let info = try bytes.withUnsafeBytes { raw in
+            try XCTUnwrap(ELF.parse(raw, path: original.path).sections.first { $0.name == ".debug_info" })
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zstd-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let header = Int(info.offset)  // Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign
+        func damaged(_ name: String, _ change: (inout [UInt8]) -> Void) throws -> String {
+            var copy = bytes
+            change(&copy)
+            let url = directory.appendingPathComponent(name)
+            try Data(copy).write(to: url)
+            let file = try XCTUnwrap(DebugFile.identify(path: url.path).first)
+            do {
+                _ = try SymbolIndex.build(file)
+                XCTFail("\(name): damage not noticed")
+                return ""
+            } catch {
+                XCTAssertTrue("\(error)".hasPrefix(url.path + ": corrupt DWARF: "), "\(error)")
+                return "\(error)"
+            }
+        }
+        let frame = try damaged("frame") { copy in
+            for i in (header + 24)..<(header + 24 + 8) { copy[i] ^= 0xa5 }  // the zstd frame header
+        }
+        XCTAssertTrue(frame.contains("cannot inflate zstd section .debug_info"), frame)
+        let larger = try damaged("larger") { copy in copy[header + 8] &+= 1 }  // ch_size one more than the data
+        XCTAssertTrue(larger.contains(".debug_info"), larger)
+        let smaller = try damaged("smaller") { copy in copy[header + 8] &-= 1 }
+        XCTAssertTrue(smaller.contains(".debug_info"), smaller)
+        let empty = try damaged("empty") { copy in for i in (header + 8)..<(header + 16) { copy[i] = 0 } }
+        XCTAssertTrue(empty.contains(".debug_info"), empty)
+        let huge = try damaged("huge") { copy in copy[header + 15] = 0x7f }  // 2^62 bytes: not allocated
+        XCTAssertTrue(huge.contains("zstd section .debug_info: implausible size"), huge)
+    }
+
     /// File offsets and sizes of the DWARF sections of a thin Mach-O or an ELF file.
     private func dwarfSections(_ url: URL) throws -> [(offset: Int, size: Int)] {
         let mapped = try MappedFile(path: url.path)

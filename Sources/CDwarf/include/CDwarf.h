@@ -98,7 +98,8 @@ int cdw_open_sections(const cdw_section *sections, uint32_t count, uint8_t point
                       int big_endian, cdw_object **out, char *message, size_t message_size);
 
 /// Opens an ELF image held in memory through libelf; compressed debug sections
-/// (SHF_COMPRESSED and legacy .zdebug_*) are inflated. `image` must stay valid until `cdw_close`.
+/// (SHF_COMPRESSED with zlib or zstd, and legacy .zdebug_*) are inflated, zstd ones by libzstd
+/// into buffers freed by `cdw_close`. `image` must stay valid until `cdw_close`.
 int cdw_open_elf(const void *image, size_t size, cdw_object **out,
                  char *message, size_t message_size);
 
@@ -107,6 +108,10 @@ int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t messa
 
 void cdw_result_free(cdw_result *result);
 void cdw_close(cdw_object *object);
+
+/// zlib's CRC-32 of `size` bytes, continuing from `crc` (0 to start): the checksum that
+/// `.gnu_debuglink` records for a separate debug file.
+uint32_t cdw_crc32(uint32_t crc, const void *data, size_t size);
 
 /// Itanium C++ demangling (`__cxa_demangle`); returns a malloc'ed string or NULL.
 char *cdw_demangle_cxx(const char *mangled);
