@@ -4,72 +4,311 @@ import Foundation
 /// Finds the debug file of a binary image by its identity.
 ///
 /// Each `-d` path is a debug file (Mach-O, thin or universal, or ELF), a `.dSYM` bundle (the
-/// files under `Contents/Resources/DWARF/`), or a directory searched recursively (a folder of
-/// dSYM bundles named by UUID, a build folder). Every object file found is identified once
-/// by reading its headers — UUID or build-id per architecture slice — and is opened for
-/// DWARF only when a report needs it. Relocatable objects (`.o`) are passed over: they are
-/// not the debug file of any image.
+/// files under `Contents/Resources/DWARF/`), or a directory searched recursively: a folder
+/// of dSYM bundles named by UUID as App Store Connect downloads them, an `.xcarchive` (its
+/// `dSYMs/*.dSYM`, and the binaries under `Products/` as symbol-table fallbacks), a build
+/// folder. The search path (``searchPaths(environment:)``) adds places searched after them.
+/// Every object file found is identified once by reading its headers — UUID or build-id per
+/// architecture slice — and is opened for DWARF only when a report needs it; with an
+/// ``IdentityCache``, a file identified on an earlier run is not read again. Relocatable
+/// objects (`.o`) are passed over: they are not the debug file of any image.
+///
+/// ELF debug files that no walk meets are looked for when an image asks for them: by build-id
+/// at `<root>/.build-id/ab/cdef….debug` and `<root>/usr/lib/debug/.build-id/ab/cdef….debug`
+/// for each directory searched and `/usr/lib/debug`, and through a binary's `.gnu_debuglink`
+/// (beside it, in `.debug/` beside it, under `/usr/lib/debug`). Hidden folders such as
+/// `.build-id` are not walked: those lookups reach them without reading thousands of files.
 ///
 /// Matching is by UUID / build-id, never by name: a file named like the image but with
 /// another UUID was built from other sources and would give wrong answers.
 public final class DebugFileLocator: @unchecked Sendable {
+    private let lock = NSLock()
     private var byIdentifier: [String: [DebugFile]] = [:]
+    private var namedFiles: [DebugFile] = []
+    /// Directories searched, in order: where debug files are looked for by build-id.
+    private var roots: [String] = []
+    private let systemDebugDirectory: String
+    private let cache: IdentityCache?
+    private let diagnostics: Diagnostics
+    private let workingDirectory: String
+    /// Identifiers whose build-id and debuglink places were looked at.
+    private var lookedFor: Set<String> = []
+    private var modules: [String: DebugFile?] = [:]
+    /// How many files were opened to identify them: what the cache spares.
+    private(set) var filesRead = 0
+
     /// Paths the user named one by one (a file or a bundle), for "matched no image" warnings.
-    public private(set) var explicitFiles: [DebugFile] = []
-
-    /// Every debug file found.
-    public var debugFiles: [DebugFile] { byIdentifier.values.flatMap { $0 } }
-
-    /// Identifies the object files under `paths`; unreadable or unknown files named directly
-    /// are reported through `diagnostics`.
-    public init(paths: [String], diagnostics: Diagnostics) {
-        for path in paths { add(path, diagnostics: diagnostics) }
+    public var explicitFiles: [DebugFile] {
+        lock.lock()
+        defer { lock.unlock() }
+        return namedFiles
     }
 
-    private func add(_ path: String, diagnostics: Diagnostics) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            diagnostics.warn("\(path): no such file or directory")
+    /// Every debug file found so far.
+    public var debugFiles: [DebugFile] {
+        lock.lock()
+        defer { lock.unlock() }
+        return byIdentifier.values.flatMap { $0 }
+    }
+
+    /// Identifies the object files under `paths`, then under `searchPaths`.
+    ///
+    /// Unreadable or unknown files in `paths` are reported through `diagnostics`; search-path
+    /// entries that do not exist, and files there that cannot be used, are passed over
+    /// quietly, and their files never count as ``explicitFiles``. With a `cache`, files whose
+    /// identity it holds are not read, and the cache is written back (when something changed)
+    /// before `init` returns; a cache that cannot be written is a warning.
+    public convenience init(paths: [String], searchPaths: [String] = [], cache: IdentityCache? = nil,
+                            diagnostics: Diagnostics) {
+        self.init(paths: paths, searchPaths: searchPaths, cache: cache, systemDebugDirectory: "/usr/lib/debug",
+                  diagnostics: diagnostics)
+    }
+
+    /// `systemDebugDirectory` stands for `/usr/lib/debug` (tests point it elsewhere).
+    init(paths: [String], searchPaths: [String], cache: IdentityCache?, systemDebugDirectory: String,
+         diagnostics: Diagnostics) {
+        self.cache = cache
+        self.diagnostics = diagnostics
+        self.systemDebugDirectory = systemDebugDirectory
+        self.workingDirectory = FileManager.default.currentDirectoryPath
+        for (path, named) in paths.map({ ($0, true) }) + searchPaths.map({ ($0, false) }) {
+            if add(path, named: named) { roots.append(path) }
+        }
+        if let cache, cache.hasChanges {
+            do {
+                try cache.save()
+            } catch {
+                diagnostics.warn("cannot write the identity cache: \(error)")
+            }
+        }
+    }
+
+    /// The search path from `SYMBOLICATE_PATH`: colon-separated places searched after the
+    /// `-d` ones; empty entries are ignored.
+    public static func searchPaths(environment: [String: String]) -> [String] {
+        (environment["SYMBOLICATE_PATH"] ?? "").split(separator: ":").map(String.init)
+    }
+
+    /// Adds what `path` holds; true when it is a directory that was searched.
+    private func add(_ path: String, named: Bool) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if named { diagnostics.warn("\(path): no such file or directory") }
+            return false
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            identify(FileEntry(path: path, info: info), explicit: named, quiet: !named)
+            return false
+        }
+        if DebugFileLocator.isBundle(path) {
+            let found = DebugFileLocator.walk(DebugFileLocator.bundleDWARFFolder(path))
+            if found.isEmpty {
+                if named { diagnostics.warn("\(path): a .dSYM bundle with no files under Contents/Resources/DWARF") }
+            }
+            for file in found { identify(file, explicit: named, quiet: !named) }
+            return false
+        }
+        for file in DebugFileLocator.walk(path) { identify(file, explicit: false, quiet: true) }
+        cache?.forgetUnseen(under: absolute(path))
+        return true
+    }
+
+    /// Identifies one file (through the cache when there is one) and records its slices.
+    /// A `quiet` file that is not an object file is passed over without a word.
+    private func identify(_ entry: FileEntry, explicit: Bool, quiet: Bool) {
+        guard let files = slices(of: entry, quiet: quiet) else { return }
+        for file in files where !file.isRelocatable {
+            guard let identifier = file.identifier else {
+                if explicit { diagnostics.warn("\(entry.path): has no UUID or build-id: it cannot be matched to an image") }
+                continue
+            }
+            register(file, identifier: identifier)
+            if explicit, !namedFiles.contains(file) { namedFiles.append(file) }
+        }
+    }
+
+    /// The slices of a file, from the cache or from its headers; nil when it is not an
+    /// object file (said unless `quiet`).
+    private func slices(of entry: FileEntry, quiet: Bool) -> [DebugFile]? {
+        let key = cache == nil ? "" : absolute(entry.path)
+        let stamp = IdentityCache.Stamp(entry.info)
+        switch cache?.identity(of: key, stamp: stamp) {
+        case .objects(let files)?:
+            return files.map { var file = $0; file.path = entry.path; return file }
+        case .notAnObject? where quiet:
+            return nil
+        default:
+            break
+        }
+        filesRead += 1
+        if quiet, !DebugFile.looksLikeObjectFile(path: entry.path) {
+            cache?.record(.notAnObject, of: key, stamp: stamp)
+            return nil
+        }
+        do {
+            let files = try DebugFile.identify(path: entry.path)
+            cache?.record(.objects(files), of: key, stamp: stamp)
+            return files
+        } catch {
+            if case DebugInfoError.unreadable = error {
+                // Unreadable now is not "not an object file" for good.
+            } else {
+                cache?.record(.notAnObject, of: key, stamp: stamp)
+            }
+            if !quiet { diagnostics.warn("\(error)") }
+            return nil
+        }
+    }
+
+    private func register(_ file: DebugFile, identifier: String) {
+        if byIdentifier[identifier]?.contains(where: { $0.path == file.path && $0.sliceOffset == file.sliceOffset }) == true {
             return
         }
-        if isDirectory.boolValue {
-            let isBundle = DebugFileLocator.isBundle(path)
-            let found = isBundle ? DebugFileLocator.bundleFiles(path) : DebugFileLocator.regularFiles(under: path)
-            if isBundle, found.isEmpty {
-                diagnostics.warn("\(path): a .dSYM bundle with no files under Contents/Resources/DWARF")
-            }
-            for file in found { identify(file, explicit: isBundle, diagnostics: diagnostics, quietIfUnknown: !isBundle) }
-        } else {
-            identify(path, explicit: true, diagnostics: diagnostics, quietIfUnknown: false)
-        }
+        byIdentifier[identifier, default: []].append(file)
     }
 
-    private func identify(_ path: String, explicit: Bool, diagnostics: Diagnostics, quietIfUnknown: Bool) {
-        if quietIfUnknown, !DebugFile.looksLikeObjectFile(path: path) { return }
-        do {
-            let files = try DebugFile.identify(path: path).filter { !$0.isRelocatable }
-            for file in files {
-                guard let identifier = file.identifier else {
-                    if explicit { diagnostics.warn("\(path): has no UUID or build-id: it cannot be matched to an image") }
-                    continue
-                }
-                byIdentifier[identifier, default: []].append(file)
-                if explicit { explicitFiles.append(file) }
-            }
-        } catch {
-            if !quietIfUnknown { diagnostics.warn("\(error)") }
-        }
+    private func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : (workingDirectory as NSString).appendingPathComponent(path)
     }
+
+    // MARK: - Lookups
 
     /// The debug file for an image: same identifier, preferably the same architecture, and a
     /// file with DWARF over one with only a symbol table.
+    ///
+    /// When the files found hold no DWARF for `identifier`, ELF debug files are looked for
+    /// by build-id under each directory searched and `/usr/lib/debug`, and through the
+    /// `.gnu_debuglink` of the binaries found; once per identifier.
     public func debugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
-        guard let candidates = byIdentifier[identifier.lowercased()] else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        return lockedDebugFile(identifier: identifier.lowercased(), architecture: architecture)
+    }
+
+    private func lockedDebugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
+        if byIdentifier[identifier]?.contains(where: \.hasDWARF) != true, lookedFor.insert(identifier).inserted {
+            lookForELFDebugFile(identifier)
+        }
+        guard let candidates = byIdentifier[identifier] else { return nil }
         return candidates.max { rank($0, architecture) < rank($1, architecture) }
     }
 
     private func rank(_ file: DebugFile, _ architecture: Architecture?) -> Int {
         (file.hasDWARF ? 2 : 0) + (architecture == nil || file.architecture == architecture ? 1 : 0)
+    }
+
+    /// The debug file of the module at `path` on this machine, for logs that name a module's
+    /// path but not its build-id (Linux backtraces).
+    ///
+    /// The file at `path` is identified: with a build-id, its debug file is looked up by it as
+    /// ``debugFile(identifier:architecture:)`` does, the file itself being one candidate; with
+    /// none, its `.gnu_debuglink` file (checked by CRC-32) is used, else the file itself if it
+    /// has DWARF or a symbol table. nil when there is no such file, it is not an object file,
+    /// or it is of another architecture. Without a build-id in the log, nothing proves that the
+    /// file is the build that ran: that rests on the path alone.
+    public func debugFile(forModulePath path: String, architecture: Architecture?) -> DebugFile? {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = "\(path)\u{0}\(architecture?.name ?? "")"
+        if let known = modules[key] { return known }
+        let found = lockedDebugFile(forModulePath: path, architecture: architecture)
+        modules[key] = .some(found)
+        return found
+    }
+
+    private func lockedDebugFile(forModulePath path: String, architecture: Architecture?) -> DebugFile? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let files = slices(of: FileEntry(path: path, info: info), quiet: true)?.filter({ !$0.isRelocatable })
+        else { return nil }
+        let module: DebugFile
+        if let architecture {
+            guard let match = files.first(where: { $0.architecture == architecture }) else { return nil }
+            module = match
+        } else {
+            guard files.count == 1 else { return nil }  // a universal file: which slice ran is unknown
+            module = files[0]
+        }
+        if let identifier = module.identifier {
+            register(module, identifier: identifier)
+            return lockedDebugFile(identifier: identifier, architecture: architecture ?? module.architecture)
+        }
+        if !module.hasDWARF, let linked = debugLinkTarget(of: module) { return linked }
+        return module.hasDWARF || module.hasSymbolTable ? module : nil
+    }
+
+    /// Looks for the debug file of `identifier` in build-id folders and through the
+    /// debuglinks of the binaries found; registers what it finds.
+    private func lookForELFDebugFile(_ identifier: String) {
+        for binary in byIdentifier[identifier] ?? [] where binary.format == .elf && !binary.hasDWARF {
+            if let linked = debugLinkTarget(of: binary) {
+                register(linked, identifier: identifier)
+                return
+            }
+        }
+        guard identifier.count > 2 else { return }
+        let name = identifier.prefix(2) + "/" + identifier.dropFirst(2) + ".debug"
+        let places = roots.flatMap { root in
+            [".build-id/", "usr/lib/debug/.build-id/"].map { (root as NSString).appendingPathComponent($0 + name) }
+        } + [(systemDebugDirectory as NSString).appendingPathComponent(".build-id/" + name)]
+        for place in places {
+            var info = stat()
+            guard stat(place, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  let files = slices(of: FileEntry(path: place, info: info), quiet: true) else { continue }
+            let matching = files.filter { $0.identifier == identifier && !$0.isRelocatable }
+            if matching.isEmpty {
+                diagnostics.warn("\(place): its build-id is not the \(identifier) its name says: passed over")
+            }
+            for file in matching { register(file, identifier: identifier) }
+            if matching.contains(where: \.hasDWARF) { return }
+        }
+    }
+
+    /// The separate debug file a binary's `.gnu_debuglink` names: the file of that name
+    /// beside the binary, in `.debug/` beside it, or under the system debug directory
+    /// followed by the binary's directory. It must have DWARF and be the binary's: the same
+    /// build-id when both have one, else the CRC-32 the link records.
+    private func debugLinkTarget(of binary: DebugFile) -> DebugFile? {
+        guard let link = binary.debugLink else { return nil }
+        let directory = (binary.path as NSString).deletingLastPathComponent
+        let absoluteDirectory = (absolute(binary.path) as NSString).deletingLastPathComponent
+        let places = [
+            (directory as NSString).appendingPathComponent(link.name),
+            (directory as NSString).appendingPathComponent(".debug/" + link.name),
+            (systemDebugDirectory as NSString).appendingPathComponent(
+                String(absoluteDirectory.drop { $0 == "/" }) + "/" + link.name),
+        ]
+        for place in places {
+            var info = stat()
+            guard stat(place, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  absolute(place) != absolute(binary.path),
+                  let files = slices(of: FileEntry(path: place, info: info), quiet: true),
+                  files.count == 1, var file = files.first, file.format == .elf, file.hasDWARF
+            else { continue }
+            if let identifier = binary.identifier, let other = file.identifier {
+                guard identifier == other else {
+                    diagnostics.warn("\(place): build-id \(other), not the \(identifier) of \(binary.path): passed over")
+                    continue
+                }
+            } else {
+                filesRead += 1
+                guard (try? DebugFile.DebugLink.checksum(ofFileAt: place)) == link.crc else {
+                    diagnostics.warn("\(place): its CRC-32 is not the one the .gnu_debuglink of \(binary.path) records: passed over")
+                    continue
+                }
+                file.identifier = binary.identifier
+            }
+            return file
+        }
+        return nil
+    }
+
+    // MARK: - Walking directories
+
+    /// A file met by a walk, with what `stat` says of it (of the target, for a link).
+    struct FileEntry {
+        var path: String
+        var info: stat
     }
 
     /// Files under `root`, recursively, in a stable order; hidden files and `.o` files skipped.
@@ -78,28 +317,50 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// bundle's DWARF files; links to other directories are not followed, so a link cycle
     /// cannot make the walk endless.
     static func regularFiles(under root: String) -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [] }
-        var result: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            let name = (relative as NSString).lastPathComponent
+        walk(root).map(\.path)
+    }
+
+    /// What ``regularFiles(under:)`` lists, with each file's `stat`: one `lstat` per file
+    /// (and one `stat` per link), no other reads.
+    static func walk(_ root: String) -> [FileEntry] {
+        var result: [FileEntry] = []
+        walk(root, into: &result)
+        return result.sorted { $0.path < $1.path }
+    }
+
+    private static func walk(_ directory: String, into result: inout [FileEntry]) {
+        guard let stream = opendir(directory) else { return }
+        defer { closedir(stream) }
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasPrefix(".") || name.hasSuffix(".o") { continue }
-            let path = (root as NSString).appendingPathComponent(relative)
-            switch enumerator.fileAttributes?[.type] as? FileAttributeType {
-            case .typeRegular?:
-                result.append(path)
-            case .typeSymbolicLink?:
-                var target = stat()
-                guard stat(path, &target) == 0 else { continue }
-                if target.st_mode & S_IFMT == S_IFREG {
-                    result.append(path)
-                } else if target.st_mode & S_IFMT == S_IFDIR, isBundle(name) {
-                    result += bundleFiles(path)
+            let path = prefix + name
+            // Folders need no stat of their own: readdir says what they are.
+            if entry.pointee.d_type == UInt8(DT_DIR) {
+                walk(path, into: &result)
+                continue
+            }
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                result.append(FileEntry(path: path, info: info))
+            case S_IFDIR:
+                walk(path, into: &result)
+            case S_IFLNK:
+                guard stat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFREG {
+                    result.append(FileEntry(path: path, info: info))
+                } else if info.st_mode & S_IFMT == S_IFDIR, isBundle(name) {
+                    walk(bundleDWARFFolder(path), into: &result)
                 }
             default:
                 break
             }
         }
-        return result.sorted()
     }
 
     /// Whether `path` names a `.dSYM` bundle.
@@ -109,6 +370,10 @@ public final class DebugFileLocator: @unchecked Sendable {
 
     /// The debug files of a `.dSYM` bundle: the files under `Contents/Resources/DWARF`.
     public static func bundleFiles(_ bundle: String) -> [String] {
-        regularFiles(under: (bundle as NSString).appendingPathComponent("Contents/Resources/DWARF"))
+        regularFiles(under: bundleDWARFFolder(bundle))
+    }
+
+    private static func bundleDWARFFolder(_ bundle: String) -> String {
+        (bundle as NSString).appendingPathComponent("Contents/Resources/DWARF")
     }
 }

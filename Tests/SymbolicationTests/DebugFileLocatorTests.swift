@@ -100,9 +100,92 @@ final class DebugFileLocatorTests: XCTestCase {
         let fixtures = try fixtures()
         let bundle = fixtures.appendingPathComponent("macho/libGreeter.dylib.dSYM").path
         let diagnostics = Diagnostics { _ in }
-        let locator = DebugFileLocator(paths: [bundle], diagnostics: diagnostics)
+        let locator = DebugFileLocator(paths: [bundle, bundle + "/"], diagnostics: diagnostics)
         let symbolicator = Symbolicator(locator: locator, diagnostics: diagnostics)
         XCTAssertEqual(symbolicator.unusedExplicitFiles.count, 1)
         XCTAssertTrue(symbolicator.unusedExplicitFiles[0].path.hasSuffix("DWARF/libGreeter.dylib"))
+    }
+
+    func testAnArchiveGivesItsDSYMsAndItsProductsAsFallback() throws {
+        let fixtures = try fixtures()
+        // Xcode's layout: dSYMs/*.dSYM beside Products/Applications/*.app, plus Info.plist.
+        let archive = scratch.appendingPathComponent("App 2026-11-20 10.41.22.xcarchive")
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("macho/App-arm64.dSYM"),
+                                 to: archive.appendingPathComponent("dSYMs/App.app.dSYM"))
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("macho/libGreeter.dylib.dSYM"),
+                                 to: archive.appendingPathComponent("dSYMs/Greeter.framework.dSYM"))
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("macho/App-arm64"),
+                                 to: archive.appendingPathComponent("Products/Applications/App.app/App"))
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("macho/libGreeter.dylib"),
+                                 to: archive.appendingPathComponent("Products/Applications/App.app/Frameworks/Greeter.framework/Greeter"))
+        try Data("<plist/>".utf8).write(to: archive.appendingPathComponent("Info.plist"))
+        try Data("<plist/>".utf8).write(to: archive.appendingPathComponent("Products/Applications/App.app/Info.plist"))
+        var warnings: [String] = []
+        let locator = DebugFileLocator(paths: [archive.path], diagnostics: Diagnostics { warnings.append($0) })
+        XCTAssertEqual(warnings, [])
+        XCTAssertEqual(locator.explicitFiles, [], "an archive is searched, not named file by file")
+        let app = try LocatorFixtures.identifier(of: "macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64")
+        let greeter = try LocatorFixtures.identifier(of: "macho/libGreeter.dylib.dSYM/Contents/Resources/DWARF/libGreeter.dylib")
+        for identifier in [app, greeter] {
+            let file = try XCTUnwrap(locator.debugFile(identifier: identifier, architecture: .arm64))
+            XCTAssertTrue(file.hasDWARF)
+            XCTAssertTrue(file.path.hasPrefix(archive.appendingPathComponent("dSYMs").path), file.path)
+        }
+        XCTAssertEqual(locator.debugFiles.count, 4, "two dSYMs and two products")
+
+        // Without its dSYMs, the products still give symbol tables.
+        try FileManager.default.removeItem(at: archive.appendingPathComponent("dSYMs"))
+        let productsOnly = DebugFileLocator(paths: [archive.path], diagnostics: Diagnostics { _ in })
+        let product = try XCTUnwrap(productsOnly.debugFile(identifier: app, architecture: .arm64))
+        XCTAssertFalse(product.hasDWARF)
+        XCTAssertTrue(product.hasSymbolTable)
+        XCTAssertEqual(product.path, archive.appendingPathComponent("Products/Applications/App.app/App").path)
+    }
+
+    func testSearchPathComesFromTheEnvironment() {
+        XCTAssertEqual(DebugFileLocator.searchPaths(environment: [:]), [])
+        XCTAssertEqual(DebugFileLocator.searchPaths(environment: ["SYMBOLICATE_PATH": ""]), [])
+        XCTAssertEqual(DebugFileLocator.searchPaths(environment: ["SYMBOLICATE_PATH": "/a/dSYMs::/b b/x.dSYM:"]),
+                       ["/a/dSYMs", "/b b/x.dSYM"])
+        XCTAssertEqual(DebugFileLocator.searchPaths(environment: ["PATH": "/usr/bin"]), [])
+    }
+
+    func testSearchPathIsSearchedAfterTheNamedPathsAndQuietly() throws {
+        let fixtures = try fixtures()
+        let named = scratch.appendingPathComponent("named"), searched = scratch.appendingPathComponent("searched")
+        let bundle = fixtures.appendingPathComponent("macho/App-x86_64.dSYM")
+        try LocatorFixtures.copy(bundle, to: named.appendingPathComponent("App.dSYM"))
+        try LocatorFixtures.copy(bundle, to: searched.appendingPathComponent("App.dSYM"))
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("macho/libGreeter.dylib.dSYM"),
+                                 to: searched.appendingPathComponent("Greeter.dSYM"))
+        try Data("not an object".utf8).write(to: searched.appendingPathComponent("notes.txt"))
+        var warnings: [String] = []
+        let locator = DebugFileLocator(
+            paths: [named.path],
+            searchPaths: [searched.path, scratch.appendingPathComponent("absent").path,
+                          searched.appendingPathComponent("Greeter.dSYM").path, searched.appendingPathComponent("notes.txt").path],
+            diagnostics: Diagnostics { warnings.append($0) })
+        XCTAssertEqual(warnings, [], "search-path entries that are absent or unusable are passed over quietly")
+        XCTAssertEqual(locator.explicitFiles, [], "files from the search path are never named files")
+        let app = try LocatorFixtures.identifier(of: "macho/App-x86_64.dSYM/Contents/Resources/DWARF/App-x86_64")
+        XCTAssertEqual(try XCTUnwrap(locator.debugFile(identifier: app, architecture: .x86_64)).path,
+                       named.appendingPathComponent("App.dSYM/Contents/Resources/DWARF/App-x86_64").path,
+                       "a -d path wins over the search path")
+        let greeter = try LocatorFixtures.identifier(of: "macho/libGreeter.dylib.dSYM/Contents/Resources/DWARF/libGreeter.dylib")
+        XCTAssertNotNil(locator.debugFile(identifier: greeter, architecture: .arm64))
+        XCTAssertEqual(locator.debugFiles.filter { $0.path.contains("Greeter") }.count, 1, "found once though named twice")
+    }
+
+    func testHiddenFoldersAreNotWalked() throws {
+        let fixtures = try fixtures()
+        let hidden = scratch.appendingPathComponent("build/.git/objects/App.dSYM")
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("macho/App-arm64.dSYM"), to: hidden)
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("elf/libgreeter.so"),
+                                 to: scratch.appendingPathComponent("build/.build-id/62/d6ce713f7bd3125b09f0c213400afa142c44ae"))
+        try LocatorFixtures.copy(fixtures.appendingPathComponent("macho/App-x86_64"), to: scratch.appendingPathComponent("build/bin/App"))
+        XCTAssertEqual(DebugFileLocator.regularFiles(under: scratch.appendingPathComponent("build").path),
+                       [scratch.appendingPathComponent("build/bin/App").path])
+        let locator = DebugFileLocator(paths: [scratch.appendingPathComponent("build").path], diagnostics: Diagnostics { _ in })
+        XCTAssertEqual(locator.debugFiles.map(\.path), [scratch.appendingPathComponent("build/bin/App").path])
     }
 }

@@ -1,0 +1,187 @@
+import DebugInfo
+import Foundation
+@testable import Symbolication
+import TestSupport
+import XCTest
+
+/// The identity cache over real folders of dSYMs: a second run reads no file, a changed file
+/// is read again, a damaged cache is ignored and rewritten.
+final class IdentityCacheTests: XCTestCase {
+    private var scratch: URL!
+    private var cachePath: String { scratch.appendingPathComponent("cache/symbolicate/identities").path }
+
+    override func setUpWithError() throws {
+        scratch = try LocatorFixtures.scratch("identity-cache")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    /// `count` clones of the App-arm64 dSYM with UUIDs of their own, named by UUID as App Store
+    /// Connect names them, plus a few files that are not object files.
+    private func makeFolder(_ count: Int, under name: String = "dSYMs") throws -> URL {
+        let folder = scratch.appendingPathComponent(name)
+        let source = try LocatorFixtures.url("macho/App-arm64.dSYM")
+        for i in 0..<count {
+            try LocatorFixtures.cloneBundle(source, to: folder.appendingPathComponent("\(UUID().uuidString).dSYM"),
+                                            uuid: LocatorFixtures.uuid(i))
+        }
+        try Data("read me".utf8).write(to: folder.appendingPathComponent("README.txt"))
+        return folder
+    }
+
+    private func locate(_ paths: [String], cache: IdentityCache?, warnings: ((String) -> Void)? = nil) -> DebugFileLocator {
+        DebugFileLocator(paths: paths, cache: cache, diagnostics: Diagnostics { warnings?($0) ?? XCTFail("unexpected warning: \($0)") })
+    }
+
+    private func identities(_ locator: DebugFileLocator) -> [String] {
+        locator.debugFiles.map { "\($0.path) \($0.identifier ?? "-") \($0.architecture?.name ?? "-") \($0.hasDWARF)" }.sorted()
+    }
+
+    private func stamp(_ path: String) -> (inode: UInt64, modified: Int) {
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0, path)
+        return (UInt64(info.st_ino), Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+    }
+
+    func testASecondRunReadsNoFile() throws {
+        let folder = try makeFolder(12)
+        let first = locate([folder.path], cache: IdentityCache(path: cachePath))
+        // 12 DWARF files, 12 Info.plist files, the README.
+        XCTAssertEqual(first.filesRead, 25)
+        XCTAssertEqual(first.debugFiles.count, 12)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: cachePath))
+        let written = stamp(cachePath)
+
+        let cache = IdentityCache(path: cachePath)
+        XCTAssertEqual(cache.count, 25)
+        let second = locate([folder.path], cache: cache)
+        XCTAssertEqual(second.filesRead, 0, "every file known: none opened, not even the README")
+        XCTAssertEqual(identities(second), identities(first))
+        XCTAssertEqual(Set(second.debugFiles), Set(first.debugFiles), "every field of every slice comes back")
+        XCTAssertFalse(cache.hasChanges)
+        XCTAssertTrue(stamp(cachePath) == written, "nothing changed: the cache is not rewritten")
+
+        let third = locate([folder.path], cache: nil)
+        XCTAssertEqual(third.filesRead, 25, "without a cache every file is read")
+    }
+
+    func testAChangedFileIsReadAgainAndAGoneOneForgotten() throws {
+        let folder = try makeFolder(4)
+        _ = locate([folder.path], cache: IdentityCache(path: cachePath))
+        let bundles = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".dSYM") }.sorted()
+        // Same size, new UUID: the modification time (and change time) say it changed.
+        let changed = folder.appendingPathComponent("\(bundles[0])/Contents/Resources/DWARF/App-arm64")
+        let old = try XCTUnwrap(DebugFile.identify(path: changed.path).first?.identifier)
+        try LocatorFixtures.patchUUID(of: changed, to: LocatorFixtures.uuid(1000))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(bundles[1]))
+
+        let cache = IdentityCache(path: cachePath)
+        let locator = locate([folder.path], cache: cache)
+        XCTAssertEqual(locator.filesRead, 1, "only the changed file")
+        XCTAssertNil(locator.debugFile(identifier: old, architecture: .arm64))
+        XCTAssertEqual(locator.debugFile(identifier: LocatorFixtures.uuid(1000), architecture: .arm64)?.path, changed.path)
+        XCTAssertEqual(locator.debugFiles.count, 3)
+        XCTAssertEqual(IdentityCache(path: cachePath).count, 4 + 4 + 1 - 2, "the removed bundle's two files are forgotten")
+    }
+
+    func testADamagedCacheIsIgnoredAndRewritten() throws {
+        let folder = try makeFolder(3)
+        let reference = identities(locate([folder.path], cache: IdentityCache(path: cachePath)))
+        let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: cachePath)))
+        var damages: [(String, [UInt8])] = [
+            ("empty", []),
+            ("cut short", Array(good.prefix(good.count / 2))),
+            ("without its last newline", Array(good.dropLast())),
+            ("garbage", [UInt8](repeating: 0xff, count: 300)),
+            ("another version", Array(String(decoding: good, as: UTF8.self)
+                .replacingOccurrences(of: "symbolicate identities 1", with: "symbolicate identities 9").utf8)),
+        ]
+        for offset in stride(from: 30, to: good.count - 1, by: max(1, good.count / 12)) {
+            var flipped = good
+            flipped[offset] ^= 0x04
+            damages.append(("a bit flipped at \(offset)", flipped))
+        }
+        for (what, bytes) in damages {
+            try Data(bytes).write(to: URL(fileURLWithPath: cachePath))
+            let cache = IdentityCache(path: cachePath)
+            XCTAssertEqual(cache.count, 0, what)
+            let locator = locate([folder.path], cache: cache)
+            XCTAssertEqual(identities(locator), reference, what)
+            XCTAssertEqual(locator.filesRead, 7, "\(what): every file read again")
+            XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: cachePath))), good, "\(what): rewritten whole")
+        }
+    }
+
+    func testEveryFieldOfEverySliceSurvivesTheFile() throws {
+        let fixtures = try LocatorFixtures.root()
+        let paths = ["macho/App-universal.dSYM/Contents/Resources/DWARF/App-universal", "macho/App-universal",
+                     "macho/App-arm64_32", "elf/app-armv7-thumb", "elf/app-nopie", "debuglink/app", "debuglink/app-nobuildid",
+                     "obj/app-arm64/main.o"]
+        let cache = IdentityCache(path: cachePath)
+        var expected: [String: [DebugFile]] = [:]
+        for relative in paths {
+            let path = fixtures.appendingPathComponent(relative).path
+            var info = stat()
+            XCTAssertEqual(stat(path, &info), 0)
+            let files = try DebugFile.identify(path: path)
+            cache.record(.objects(files), of: path, stamp: IdentityCache.Stamp(info))
+            expected[path] = files.map { var file = $0; file.path = ""; return file }
+        }
+        XCTAssertTrue(expected.values.contains { $0.contains { $0.debugLink != nil && $0.identifier == nil } })
+        XCTAssertTrue(expected.values.contains { $0.contains(where: \.isRelocatable) })
+        try cache.save()
+        let loaded = IdentityCache(path: cachePath)
+        for (path, files) in expected {
+            var info = stat()
+            XCTAssertEqual(stat(path, &info), 0)
+            XCTAssertEqual(loaded.identity(of: path, stamp: IdentityCache.Stamp(info)), .objects(files), path)
+            var other = IdentityCache.Stamp(info)
+            other.changed += 1
+            XCTAssertNil(loaded.identity(of: path, stamp: other), "another change time: not the same file")
+        }
+    }
+
+    func testTheCacheIsBounded() throws {
+        let a = try makeFolder(3, under: "a"), b = try makeFolder(2, under: "b")
+        _ = locate([a.path], cache: IdentityCache(path: cachePath, capacity: 4))
+        XCTAssertEqual(IdentityCache(path: cachePath).count, 4)
+        let cache = IdentityCache(path: cachePath, capacity: 4)
+        _ = locate([b.path], cache: cache)
+        XCTAssertEqual(IdentityCache(path: cachePath).count, 4, "this run's 5 files, cut to the bound")
+        let again = locate([b.path], cache: IdentityCache(path: cachePath, capacity: 4))
+        XCTAssertEqual(again.filesRead, 1, "what this run met is kept first")
+    }
+
+    func testACacheThatCannotBeWrittenIsOneWarning() throws {
+        let folder = try makeFolder(1)
+        let blocker = scratch.appendingPathComponent("file")
+        try Data().write(to: blocker)
+        var warnings: [String] = []
+        let locator = locate([folder.path], cache: IdentityCache(path: blocker.appendingPathComponent("symbolicate/identities").path),
+                             warnings: { warnings.append($0) })
+        XCTAssertEqual(locator.debugFiles.count, 1)
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings.first?.hasPrefix("cannot write the identity cache: \(blocker.path)/symbolicate") == true, "\(warnings)")
+    }
+
+    func testTheCacheLivesInTheUsersCacheFolder() {
+        XCTAssertEqual(IdentityCache.standardPath(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"]),
+                       "/x/cache/symbolicate/identities")
+        XCTAssertEqual(IdentityCache.standardPath(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/u"]),
+                       "/home/u/.cache/symbolicate/identities", "a relative XDG_CACHE_HOME is ignored, as the spec says")
+        XCTAssertEqual(IdentityCache.standardPath(environment: ["HOME": "/home/u"]), "/home/u/.cache/symbolicate/identities")
+        XCTAssertNil(IdentityCache.standardPath(environment: [:]))
+        XCTAssertNil(IdentityCache.standard(environment: [:]))
+    }
+
+    func testNamedFilesAreWarnedAboutEvenWhenCachedAsNotObjects() throws {
+        let folder = try makeFolder(1)
+        _ = locate([folder.path], cache: IdentityCache(path: cachePath))
+        var warnings: [String] = []
+        let readme = folder.appendingPathComponent("README.txt").path
+        _ = locate([readme], cache: IdentityCache(path: cachePath), warnings: { warnings.append($0) })
+        XCTAssertEqual(warnings, ["\(readme): not a Mach-O or ELF file"])
+    }
+}
