@@ -123,7 +123,10 @@ public final class Symbolicator: @unchecked Sendable {
         if let identifier = image.uuid {
             return locator.debugFile(identifier: identifier, architecture: architecture)
         }
-        return nil  // MODULE-PATH: wired when the locator can identify a module by its path
+        if image.format == .elf, let path = image.path {
+            return locator.debugFile(forModulePath: path, architecture: architecture)
+        }
+        return nil
     }
 
     /// Says once per image that an app image with frames in the report has no debug file,

@@ -26,10 +26,17 @@ struct Symbolicate: ParsableCommand {
         commandName: "symbolicate",
         abstract: "Turn raw crash reports into readable stack traces.",
         discussion: """
-        Reads Apple crash reports (.crash text), finds each frame's binary image, matches \
-        images to debug files by UUID (dSYM bundles, Mach-O and ELF files with DWARF) and \
-        prints the report with function, file, line and inlined frames. Lines that are not \
-        frames, and frames no debug file resolves, are printed exactly as they came in.
+        Reads Apple crash reports (.crash text, .ips JSON) and Linux crash logs (glibc \
+        backtrace_symbols, sanitizer frames), finds each frame's binary image, matches images \
+        to debug files by UUID or build-id (dSYM bundles, .xcarchive bundles, Mach-O and ELF \
+        files with DWARF) and prints the report with function, file, line and inlined frames. \
+        Lines that are not frames, and frames no debug file resolves, are printed exactly as \
+        they came in.
+
+        Debug files are looked for in the -d paths, then in the colon-separated \
+        SYMBOLICATE_PATH. The identity (UUID, build-id) of every file found is kept in \
+        $XDG_CACHE_HOME/symbolicate (else ~/.cache/symbolicate), checked by size and \
+        modification time, so that large folders are not read again on the next run.
 
         Reports are read from the files named, from every *.crash and *.ips file of a \
         directory, or from standard input when none is named (or with -).
@@ -52,6 +59,9 @@ struct Symbolicate: ParsableCommand {
     @Option(help: "Output format: text (the report, resolved in place), json, or ips (.ips reports written back as .ips with symbols).")
     var format: OutputFormat = .text
 
+    @Flag(help: "Do not read or write the cache of debug-file identities (~/.cache/symbolicate).")
+    var noCache = false
+
     @Flag(help: "Print full source paths instead of file names.")
     var fullPath = false
 
@@ -67,7 +77,11 @@ struct Symbolicate: ParsableCommand {
 
     func run() throws {
         let diagnostics = Diagnostics()
-        let locator = DebugFileLocator(paths: debugPaths, diagnostics: diagnostics)
+        let environment = ProcessInfo.processInfo.environment
+        let locator = DebugFileLocator(paths: debugPaths,
+                                       searchPaths: DebugFileLocator.searchPaths(environment: environment),
+                                       cache: noCache ? nil : IdentityCache.standard(environment: environment),
+                                       diagnostics: diagnostics)
         let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle, force: force), diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(format: format, fullPath: fullPath),
