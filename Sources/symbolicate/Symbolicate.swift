@@ -51,7 +51,7 @@ struct Symbolicate: ParsableCommand {
     )
 
     @Option(name: [.customShort("d"), .customLong("debug-files")],
-            help: ArgumentHelp("A debug file, a .dSYM bundle, or a directory searched recursively (repeatable).",
+            help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
                                valueName: "path"),
             completion: .file())
     var debugPaths: [String] = []
