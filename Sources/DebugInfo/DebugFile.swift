@@ -18,6 +18,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
         /// zlib's CRC-32 of the debug file.
         public var crc: UInt32
 
+        /// A link as `.gnu_debuglink` records it.
         public init(name: String, crc: UInt32) {
             self.name = name
             self.crc = crc

@@ -71,7 +71,12 @@ public final class DebugFileLocator: @unchecked Sendable {
         self.diagnostics = diagnostics
         self.systemDebugDirectory = systemDebugDirectory
         self.workingDirectory = FileManager.default.currentDirectoryPath
+        var added: Set<String> = []
         for (path, named) in paths.map({ ($0, true) }) + searchPaths.map({ ($0, false) }) {
+            // A folder both named and on the search path is walked once.
+            var key = absolute(path)
+            while key.count > 1, key.hasSuffix("/") { key.removeLast() }
+            guard added.insert(key).inserted else { continue }
             if add(path, named: named) { roots.append(path) }
         }
         if let cache, cache.hasChanges {
@@ -204,8 +209,9 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// ``debugFile(identifier:architecture:)`` does, the file itself being one candidate; with
     /// none, its `.gnu_debuglink` file (checked by CRC-32) is used, else the file itself if it
     /// has DWARF or a symbol table. nil when there is no such file, it is not an object file,
-    /// or it is of another architecture. Without a build-id in the log, nothing proves that the
-    /// file is the build that ran: that rests on the path alone.
+    /// or it is of another architecture. A relative path is taken from the current directory.
+    /// Without a build-id in the log, nothing proves that the file is the build that ran: that
+    /// rests on the path alone.
     public func debugFile(forModulePath path: String, architecture: Architecture?) -> DebugFile? {
         lock.lock()
         defer { lock.unlock() }

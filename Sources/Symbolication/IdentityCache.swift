@@ -239,6 +239,7 @@ public final class IdentityCache: @unchecked Sendable {
 
     /// Why the cache could not be written: the file and the system's reason.
     public struct WriteError: Error, CustomStringConvertible {
+        /// The file or folder, and what went wrong.
         public var description: String
     }
 

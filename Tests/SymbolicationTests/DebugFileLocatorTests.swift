@@ -162,7 +162,7 @@ final class DebugFileLocatorTests: XCTestCase {
         var warnings: [String] = []
         let locator = DebugFileLocator(
             paths: [named.path],
-            searchPaths: [searched.path, scratch.appendingPathComponent("absent").path,
+            searchPaths: [searched.path, named.path + "/", scratch.appendingPathComponent("absent").path,
                           searched.appendingPathComponent("Greeter.dSYM").path, searched.appendingPathComponent("notes.txt").path],
             diagnostics: Diagnostics { warnings.append($0) })
         XCTAssertEqual(warnings, [], "search-path entries that are absent or unusable are passed over quietly")
@@ -174,6 +174,9 @@ final class DebugFileLocatorTests: XCTestCase {
         let greeter = try LocatorFixtures.identifier(of: "macho/libGreeter.dylib.dSYM/Contents/Resources/DWARF/libGreeter.dylib")
         XCTAssertNotNil(locator.debugFile(identifier: greeter, architecture: .arm64))
         XCTAssertEqual(locator.debugFiles.filter { $0.path.contains("Greeter") }.count, 1, "found once though named twice")
+        // named/ (2 files) once, though on the search path too; searched/ (5); the bundle and
+        // notes.txt named on their own (1 + 1).
+        XCTAssertEqual(locator.filesRead, 9)
     }
 
     func testHiddenFoldersAreNotWalked() throws {
