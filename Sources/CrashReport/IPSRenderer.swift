@@ -175,8 +175,9 @@ private struct ObjectLayout {
         self.bytes = bytes
         self.tree = tree
         memberNodes = Array(tree.children(of: tree.root))
-        members = memberNodes.compactMap { node in
-            tree.nodes[node].keyRange.map { Member(key: $0, value: tree.nodes[node].range) }
+        members = memberNodes.map { node in
+            // Every member of an object has a key; the value's own range stands in otherwise.
+            Member(key: tree.nodes[node].keyRange ?? tree.nodes[node].range, value: tree.nodes[node].range)
         }
         let end = tree.nodes[tree.root].end
         if let first = members.first, let last = members.last {
