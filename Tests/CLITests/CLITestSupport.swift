@@ -36,6 +36,12 @@ extension ProcessResult {
         stderrText.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
 
+    /// stderr lines other than the "no debug file for IMAGE" notes, which every run whose app
+    /// images are not all matched prints (`ReportVariantTests` checks those).
+    var problemLines: [String] {
+        stderrLines.filter { !$0.contains(": no debug file for ") }
+    }
+
     /// A short account of the run, for assertion messages.
     func summary(_ arguments: [String]) -> String {
         let out = stdoutText

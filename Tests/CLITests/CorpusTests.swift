@@ -38,7 +38,12 @@ final class CorpusTests: XCTestCase {
             for arguments in [[path], ["-d", debug, path], ["-d", debug, "--full-path", path]] {
                 let result = try CLI.run(arguments)
                 XCTAssertEqual(result.status, 0, result.summary(arguments))
-                XCTAssertEqual(result.stderrText, "", "no warnings expected from \(CLI.describe(arguments))")
+                XCTAssertEqual(result.problemLines, [], "no warnings expected from \(CLI.describe(arguments))")
+                // No debug file matches these apps: each app image with frames is named once.
+                let notes = result.stderrLines.filter { $0.contains(": no debug file for ") }
+                XCTAssertEqual(Set(notes).count, notes.count, "each image is named once: \(result.stderrText)")
+                XCTAssert(notes.allSatisfy { $0.hasPrefix("symbolicate: \(path): ") && $0.contains("UUID ") },
+                          "the notes name the report and the UUID: \(result.stderrText)")
                 if result.stdout != input {
                     XCTFail("\(CLI.describe(arguments)): the output should be the input byte for byte; "
                             + Self.firstDifference(input, result.stdout))

@@ -88,7 +88,7 @@ final class ErrorTests: XCTestCase {
         let arguments = ["-d", missing, report]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 0, result.summary(arguments))
-        XCTAssertEqual(result.stderrLines.count, 1, "one warning line: \(result.summary(arguments))")
+        XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(missing), "the warning should name \(missing): \(result.stderrText)")
         XCTAssertEqual(result.stdoutText, try String(contentsOfFile: report, encoding: .utf8),
                        "with no debug file, the report comes back as it was")
@@ -101,7 +101,7 @@ final class ErrorTests: XCTestCase {
         let arguments = ["-d", text, "-d", macho, "--no-demangle", report]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 0, result.summary(arguments))
-        XCTAssertEqual(result.stderrLines.count, 1, "one warning line: \(result.summary(arguments))")
+        XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(text), "the warning should name \(text): \(result.stderrText)")
         XCTAssertEqual(result.stdoutText, try single(report, macho), "the other debug files are still used")
     }
@@ -115,7 +115,7 @@ final class ErrorTests: XCTestCase {
         let arguments = ["-d", bundle, report]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 0, result.summary(arguments))
-        XCTAssertEqual(result.stderrLines.count, 1, "one warning line: \(result.summary(arguments))")
+        XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains("App-x86_64"), "the warning should name the file: \(result.stderrText)")
         XCTAssert(compactUUID(result.stderrText).contains(entry.compactIdentifier),
                   "the warning should give the file's UUID \(entry.identifier): \(result.stderrText)")
@@ -140,8 +140,8 @@ final class ErrorTests: XCTestCase {
         let arguments = ["-d", copy.path, "--no-demangle", report]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 0, result.summary(arguments))
-        XCTAssertGreaterThanOrEqual(result.stderrLines.count, 1, "a warning expected: \(result.summary(arguments))")
-        XCTAssert(result.stderrLines.allSatisfy { $0.contains(dwarf.path) || $0.contains(copy.path) },
+        XCTAssertGreaterThanOrEqual(result.problemLines.count, 1, "a warning expected: \(result.summary(arguments))")
+        XCTAssert(result.problemLines.allSatisfy { $0.contains(dwarf.path) || $0.contains(copy.path) },
                   "each warning should name the corrupt file: \(result.stderrText)")
         // Every line is either an input line as it was or a frame line of App, resolved
         // (perhaps partly) after the original prefix; no report line is lost.
