@@ -68,6 +68,8 @@ OUTPUTS=(
     reports/App-x86_64.crash reports/App-x86_64.expect.tsv
     reports/App-universal-arm64.crash reports/App-universal-arm64.expect.tsv
     reports/App-arm64-dwarf5.crash reports/App-arm64-dwarf5.expect.tsv
+    ips/App-arm64.ips ips/App-x86_64.ips ips/App-universal-arm64.ips ips/App-arm64-dwarf5.ips
+    ips/App-arm64-exception.ips ips/App-x86_64-109.ips
 )
 up_to_date() {
     [[ -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$STAMP" ]] || return 1
@@ -80,7 +82,7 @@ if [[ $FORCE == 0 ]] && up_to_date; then
     exit 0
 fi
 
-rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/manifest.txt" "$OUT/.stamp"
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/manifest.txt" "$OUT/.stamp"
 mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports"
 
 # Deterministic output: no timestamps in the dSYMs or archives.
