@@ -344,15 +344,23 @@ private struct LineParser {
             if let (address, next) = b.hexNumber(at: t, end: tokenEnd), next == tokenEnd {
                 let imageName = nameEnd > nameStart ? b.string(nameStart, nameEnd) : nil
                 let restStart = b.skipBlanks(from: tokenEnd, to: e)
+                let inlinedEnd = inlinedMarker(restStart, e)
                 return Frame(
                     index: Int(index), imageName: imageName, address: address,
-                    form: parseForm(restStart, e, imageName: imageName),
-                    line: line, restStart: restStart - start)
+                    form: parseForm(restStart, inlinedEnd ?? e, imageName: imageName),
+                    line: line, restStart: restStart - start, inlined: inlinedEnd != nil)
             }
             nameEnd = tokenEnd
             t = b.skipBlanks(from: tokenEnd, to: e)
         }
         return nil
+    }
+
+    /// Where the text before a trailing ` [inlined]` ends, if the rest of a frame line has one.
+    private func inlinedMarker(_ p: Int, _ e: Int) -> Int? {
+        let length = 10  // " [inlined]"
+        guard e - p > length, b.matches(" [inlined]", at: e - length, end: e) else { return nil }
+        return b.trimEnd(p, e - length)
     }
 
     /// Classifies the text after a frame's address.

@@ -44,10 +44,16 @@ public struct Frame: Sendable, Equatable {
     /// says so itself; nil leaves it to the position rule (every frame but a thread's first).
     /// Sanitizers print addresses already moved to the call, so their frames say false.
     public var returnAddress: Bool?
+    /// Whether the line is an inlined frame of an already symbolicated report (`foo + 4
+    /// (File.m:8) [inlined]`): part of the next frame that is not, which has the same address.
+    /// Such frames are never looked up themselves; when their concrete frame is resolved again,
+    /// the new inlined frames take their place.
+    public var inlined: Bool
 
     /// Creates a frame from its parts.
     public init(index: Int, imageName: String?, address: UInt64, form: FrameForm, image: Int? = nil,
-                line: Int, restStart: Int?, imageOffset: UInt64? = nil, returnAddress: Bool? = nil) {
+                line: Int, restStart: Int?, imageOffset: UInt64? = nil, returnAddress: Bool? = nil,
+                inlined: Bool = false) {
         self.index = index
         self.imageName = imageName
         self.address = address
@@ -57,5 +63,6 @@ public struct Frame: Sendable, Equatable {
         self.restStart = restStart
         self.imageOffset = imageOffset
         self.returnAddress = returnAddress
+        self.inlined = inlined
     }
 }

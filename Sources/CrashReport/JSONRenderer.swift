@@ -15,6 +15,8 @@
 /// - A resolved frame gives one entry per source frame, inlined ones first with `"inlined":true`.
 ///   An unresolved frame gives one entry with what the report itself says: symbol and offset from
 ///   `symbol + 12` or `symbol + 12 (File.m:42)`, file and line from the latter, null otherwise.
+/// - Inlined lines of an already symbolicated report (`... [inlined]`) give `"inlined":true`
+///   entries, unless their frame was resolved anew.
 /// - A frame's `image` is its image name as printed, or for frames of an address list the name of
 ///   the image its address falls in. `line` and `column` are null when unknown (nil or 0).
 public enum JSONRenderer {
@@ -26,6 +28,17 @@ public enum JSONRenderer {
             render(symbolicated, into: &out)
         }
         out.append(literal: "]}\n")
+    }
+
+    /// Whether the concrete frame an inlined line of an already symbolicated report belongs
+    /// to (the next frame that is not inlined) was resolved anew: its new inlined frames then
+    /// take the old ones' place.
+    private static func concreteIsResolved(after f: Int, in thread: Thread, _ t: Int,
+                                           _ symbolicated: SymbolicatedReport) -> Bool {
+        var next = f + 1
+        while next < thread.frames.count, thread.frames[next].inlined { next += 1 }
+        guard next < thread.frames.count, thread.frames[next].address == thread.frames[f].address else { return false }
+        return !(symbolicated.frames[FrameKey(thread: t, frame: next)] ?? []).isEmpty
     }
 
     private static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
@@ -53,6 +66,7 @@ public enum JSONRenderer {
             out.append(literal: ",\"frames\":[")
             var first = true
             for (f, frame) in thread.frames.enumerated() {
+                if frame.inlined, Self.concreteIsResolved(after: f, in: thread, t, symbolicated) { continue }
                 let imageName = frame.imageName ?? frame.image.flatMap {
                     report.images.indices.contains($0) ? report.images[$0].name : nil
                 }
@@ -85,7 +99,7 @@ public enum JSONRenderer {
                         break
                     }
                     appendFrame(frame, image: imageName, symbol: symbol, offset: offset, file: file,
-                                line: line, column: nil, inlined: false, to: &out)
+                                line: line, column: nil, inlined: frame.inlined, to: &out)
                 }
             }
             out.append(literal: "]}")

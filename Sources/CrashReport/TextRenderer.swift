@@ -33,7 +33,7 @@ public struct TextRenderer: Sendable {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]))
                 switch edit.kind {
                 case .frame(let restStart, let frames):
-                    renderFrame(report, b, line: edit.lines.lowerBound, restStart: restStart, frames: frames, into: &out)
+                    renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames, into: &out)
                 case .addressList(let thread):
                     renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out)
                 }
@@ -68,7 +68,14 @@ public struct TextRenderer: Sendable {
             let thread = report.threads[key.thread]
             let frame = thread.frames[key.frame]
             if let restStart = frame.restStart, report.lines.indices.contains(frame.line) {
-                edits.append(Edit(lines: frame.line..<frame.line + 1, kind: .frame(restStart: restStart, frames: sourceFrames)))
+                // Inlined lines the report already had for this frame are replaced too.
+                var first = key.frame
+                while first > 0, thread.frames[first - 1].inlined, thread.frames[first - 1].address == frame.address,
+                      thread.frames[first - 1].line == thread.frames[first].line - 1 {
+                    first -= 1
+                }
+                let lines = thread.frames[first].line..<frame.line + 1
+                edits.append(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames)))
             } else if let lines = thread.addressListLines, !lines.isEmpty, lines.upperBound <= report.lines.count,
                       lists.insert(key.thread).inserted {
                 edits.append(Edit(lines: lines, kind: .addressList(thread: key.thread)))

@@ -94,11 +94,16 @@ public final class Symbolicator: @unchecked Sendable {
         guard !images.isEmpty else { return result }
 
         for (t, thread) in report.threads.enumerated() {
+            // The frame's place among the thread's frames, inlined lines of an already
+            // symbolicated report not counted: 0 is the faulting PC.
+            var position = -1
             for (f, frame) in thread.frames.enumerated() {
+                if frame.inlined { continue }  // resolved with its concrete frame
+                position += 1
                 guard let imageIndex = frame.image, let (file, index, architecture) = images[imageIndex] else { continue }
                 if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
                 let image = report.images[imageIndex]
-                guard let (address, lookup) = Symbolicator.addresses(of: frame, at: f, in: thread, image: image,
+                guard let (address, lookup) = Symbolicator.addresses(of: frame, at: position, in: thread, image: image,
                                                                      debugFile: file, index: index,
                                                                      architecture: architecture)
                 else { continue }

@@ -229,4 +229,31 @@ final class ReportVariantTests: XCTestCase {
         XCTAssertTrue(warnings.first?.contains("UUID \(dashed), arm64") ?? false, result.stderrText)
         XCTAssertFalse(result.stderrText.contains("UIKitCore"), "system images are not reported")
     }
+
+    /// A report symbolicated before (inlined frames as ` [inlined]` lines) comes back the
+    /// same when symbolicated again, with or without `--force`, in text and in JSON: old
+    /// inlined lines are neither looked up nor doubled.
+    func testSymbolicatingTwiceChangesNothing() throws {
+        let plain = try plainReport()
+        XCTAssertTrue(plain.output.contains(" [inlined]"))
+        let once = try write(plain.output, named: "once.crash")
+        for extra in [[], ["--force"]] {
+            let again = try CLI.run(["-d", plain.debug] + extra + [once])
+            XCTAssertEqual(again.stdoutText, plain.output, "text \(extra)")
+        }
+        func frames(_ arguments: [String]) throws -> [[String]] {
+            let result = try CLI.run(arguments)
+            let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            let report = (json?["reports"] as? [[String: Any]])?.first
+            return (report?["threads"] as? [[String: Any]] ?? []).map { thread in
+                (thread["frames"] as? [[String: Any]] ?? []).map { frame in
+                    ["symbol", "line", "inlined"].map { "\(frame[$0] ?? "nil")" }.joined(separator: " ")
+                        + " " + ((frame["file"] as? String).map(basename) ?? "nil")
+                }
+            }
+        }
+        let fresh = try frames(["-d", plain.debug, "--format", "json", plain.path])
+        XCTAssertEqual(try frames(["-d", plain.debug, "--format", "json", once]), fresh)
+        XCTAssertEqual(try frames(["-d", plain.debug, "--format", "json", "--force", once]), fresh)
+    }
 }

@@ -337,4 +337,16 @@ final class ClassicReportParserTests: XCTestCase {
             XCTAssertEqual(error as? ReportError, .empty("blank"))
         }
     }
+
+    func testInlinedLinesOfASymbolicatedReport() throws {
+        let text = "Thread 0:\n"
+            + "0   App  0x1000 clamp + 8 (Math.h:12) [inlined]\n"
+            + "0   App  0x1000 compute + 40 (main.c:42)\n"
+            + "1   App  0x1010 0x1000 + 16\n"
+        let report = try ClassicReportParser.parse(Array(text.utf8), path: "t.crash")
+        let frames = report.threads[0].frames
+        XCTAssertEqual(frames.map(\.inlined), [true, false, false])
+        XCTAssertEqual(frames[0].form, .symbolicated(name: "clamp", offset: 8, file: "Math.h", line: 12))
+        XCTAssertEqual(frames[1].form, .symbolicated(name: "compute", offset: 40, file: "main.c", line: 42))
+    }
 }
