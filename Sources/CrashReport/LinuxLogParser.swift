@@ -424,6 +424,11 @@ private struct LogBuilder {
     private var imageIndex: [String: Int] = [:]
     /// The family of the run being read; nil between runs.
     private var runFamily: Family?
+    /// Whether a line of the current run has a sanitizer's marks.
+    private var runIsSanitizer = false
+    /// Per frame of the current run: the function and module it names, for finding signal
+    /// trampolines once the run is complete.
+    private var frameFacts: [(function: String?, module: String?)] = []
     /// Weak glibc lines seen outside a run, kept until a strong line confirms them.
     private var pending: [(line: Int, frame: ParsedFrame)] = []
     /// The last line that was neither blank nor a frame, while it is the line just read.
@@ -508,12 +513,6 @@ private struct LogBuilder {
         threads[t].frames.append(frame)
     }
 
-    /// Per frame of the current run: the function and module it names, for finding signal
-    /// trampolines once the run is complete.
-    private var frameFacts: [(function: String?, module: String?)] = []
-    /// Whether a line of the current run has a sanitizer's marks.
-    private var runIsSanitizer = false
-
     /// Sets the return-address flags of the run just read. Sanitizer runs print addresses
     /// already moved to the call; glibc and LLVM runs print `backtrace()`'s return addresses,
     /// except after a signal trampoline.
@@ -544,8 +543,9 @@ private struct LogBuilder {
         "linux-vdso.so.1", "linux-gate.so.1", "linux-vdso64.so.1", "linux-vdso32.so.1", "[vdso]",
     ]
 
-    /// A frame in the kernel's signal return path: by its function, or any frame of the vDSO
-    /// (whose only callers-of-record in a backtrace are the sigreturn trampolines).
+    /// A frame in the kernel's signal return path: by its function name, or a vDSO frame that
+    /// does not itself follow a trampoline (vDSO code calls nothing, so in a backtrace it is
+    /// either the sigreturn trampoline or a PC interrupted by a signal).
     static func isSignalTrampoline(function: String?, module: String?) -> Bool {
         if let function, trampolines.contains(function) { return true }
         if let module, vdsoModules.contains(basename(module)) { return true }
