@@ -41,7 +41,8 @@
 /// The printed address is already moved to the call (`StackTrace::GetPreviousInstructionPc`,
 /// and the faulting PC is moved forward by one first), and the sanitizer symbolizes exactly
 /// the printed module offset; so sanitizer frames are looked up as printed. Symbolized logs
-/// print each inlined frame on a line of its own with the same address and the next number.
+/// print each inlined frame on a line of its own with the same address and the next number;
+/// those frames are marked `inlined`.
 ///
 /// LLVM's `PrintStackTrace` prints `#0 0x000055d0c0a01234 (/path/prog+0x1234)`,
 /// `#1 0x... foo /src/a.c:10:5` or `#2 0x... foo(int) (/path/prog+0x...)`: a single blank
@@ -461,7 +462,7 @@ private struct LogBuilder {
             previousText = p < e ? (line, p, e) : nil
             return
         }
-        if let runFamily, runFamily == frame.family, !(frame.family == .numbered && frame.number == 0) {
+        if let runFamily, runFamily == frame.family, !startsNewRun(frame) {
             add(frame, line: line)
             return
         }
@@ -475,6 +476,14 @@ private struct LogBuilder {
         for (pendingLine, pendingFrame) in pending { add(pendingFrame, line: pendingLine) }
         pending.removeAll()
         add(frame, line: line)
+    }
+
+    /// A `#0` line starts a new backtrace, unless it repeats the `#0` line before it: the
+    /// inlined frames of a log symbolicated by this tool keep their concrete frame's number.
+    private func startsNewRun(_ frame: ParsedFrame) -> Bool {
+        guard frame.family == .numbered, frame.number == 0 else { return false }
+        guard let last = threads.last?.frames.last else { return true }
+        return !(last.index == 0 && last.address == frame.address)
     }
 
     private mutating func startRun(_ family: Family, header firstLine: Int) {
@@ -523,6 +532,7 @@ private struct LogBuilder {
             frameFacts.removeAll()
         }
         guard runFamily != nil, let t = threads.indices.last else { return }
+        markInlinedFrames(of: t)
         var afterTrampoline = false
         for f in threads[t].frames.indices {
             if runIsSanitizer {
@@ -532,6 +542,20 @@ private struct LogBuilder {
             threads[t].frames[f].returnAddress = !afterTrampoline
             let facts = frameFacts[f]
             afterTrampoline = !afterTrampoline && Self.isSignalTrampoline(function: facts.function, module: facts.module)
+        }
+    }
+
+    /// A symbolized sanitizer or LLVM log prints each inlined frame on a line of its own, with
+    /// the address of the concrete frame that follows it. A frame is taken for inlined when the
+    /// next one has its address and names another function (a recursive call from one call site
+    /// repeats the address, but also the function).
+    private mutating func markInlinedFrames(of t: Int) {
+        let frames = threads[t].frames
+        for f in frames.indices.dropLast() where frames[f].address == frames[f + 1].address {
+            guard case .symbolicated(let name, _, _, _) = frames[f].form,
+                  case .symbolicated(let next, _, _, _) = frames[f + 1].form, name != next
+            else { continue }
+            threads[t].frames[f].inlined = true
         }
     }
 

@@ -81,6 +81,7 @@ final class LinuxLogTests: XCTestCase {
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 0, result.summary(arguments))
         let output = OutputLines.split(result.stdoutText)
+        try assertReadingBackChangesNothing(result.stdoutText, debugArgument: debugArgument, label: label, in: dir)
 
         // The handler's backtrace is crash_handler, the signal trampoline, then the interrupted PC.
         let trampoline = frames.firstIndex { $0.module != binary && $0.module != nil }
@@ -137,6 +138,19 @@ final class LinuxLogTests: XCTestCase {
         }
     }
 
+    /// The tool's output, symbolicated again (also with --force), comes back unchanged.
+    private func assertReadingBackChangesNothing(_ output: String, debugArgument: String, label: String,
+                                                 in dir: URL) throws {
+        let path = dir.appendingPathComponent("\(label.replacingOccurrences(of: " ", with: "-"))-out.log").path
+        try output.write(toFile: path, atomically: true, encoding: .utf8)
+        for extra in [[], ["--force"]] {
+            let arguments = extra + ["-d", debugArgument, path]
+            let again = try CLI.run(arguments)
+            XCTAssertEqual(again.status, 0, again.summary(arguments))
+            XCTAssertEqual(again.stdoutText, output, "\(label): `\(CLI.describe(arguments))` changed the output")
+        }
+    }
+
     // MARK: AddressSanitizer
 
     func testAddressSanitizerLogsAgreeWithTheSanitizerAndLLVMSymbolizer() throws {
@@ -185,6 +199,7 @@ final class LinuxLogTests: XCTestCase {
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 0, result.summary(arguments))
         let output = OutputLines.split(result.stdoutText)
+        try assertReadingBackChangesNothing(result.stdoutText, debugArgument: binary, label: label, in: dir)
 
         var unresolved: [String] = []
         defer {

@@ -243,6 +243,33 @@ final class LinuxLogParserTests: XCTestCase {
         XCTAssertEqual(prefix(report, f[4]), "    #4 0x4f7a3e")
     }
 
+    func testInlinedFramesOfASymbolizedLog() throws {
+        let text = """
+                #0 0x562904bdf666 in ledger::read_slot(long const*, int) /src/ledger.cpp:29:12
+                #1 0x562904bdf666 in ledger::window_sum(long const*, int, int) /src/ledger.cpp:36:18
+                #2 0x562904bdf666 in ledger::peek_window(int, int) /src/ledger.cpp:45:12
+                #3 0x562904bdef40 in fact(int) /src/fact.cpp:3:12
+                #4 0x562904bdef40 in fact(int) /src/fact.cpp:3:12
+                #5 0x562904bdef60 in main /src/main.cpp:9:3
+            """
+        let report = try parseLog(text)
+        // A recursive call repeats the address but also the function: not inlined.
+        XCTAssertEqual(report.threads[0].frames.map(\.inlined), [true, true, false, false, false, false])
+    }
+
+    func testOwnOutputReadBack() throws {
+        // This tool repeats a frame's number on its inlined lines, "#0" included.
+        let text = """
+                #0 0x55c9f9e4943d in item_weight /src/inventory.h:25:12
+                #0 0x55c9f9e4943d in inventory_total /src/inventory.c:10:18
+                #1 0x55c9f9e48eee in main /src/main.c:39
+                #0 0x55c9f9e4835d in operator delete[](void*) /src/asan_new_delete.cpp:179:46
+            """
+        let report = try parseLog(text)
+        XCTAssertEqual(report.threads.map { $0.frames.map(\.index) }, [[0, 0, 1], [0]])
+        XCTAssertEqual(report.threads[0].frames.map(\.inlined), [true, false, false])
+    }
+
     func testEachFrameZeroStartsANewThread() throws {
         let text = """
                 #0 0x1000  (/p+0x1000)
