@@ -303,6 +303,18 @@ public final class SymbolIndex: @unchecked Sendable {
         return found
     }
 
+    /// Whether `address` is the start of a signal-return trampoline (`__restore_rt`,
+    /// `__kernel_rt_sigreturn`, ...): the frame a kernel pushes for a signal handler. The frame
+    /// after it in a backtrace is the interrupted instruction, not a return address.
+    public func isSignalTrampoline(_ address: UInt64) -> Bool {
+        symbols.hasSymbol(at: address, named: SymbolIndex.signalTrampolines)
+    }
+
+    private static let signalTrampolines: Set<String> = [
+        "__restore_rt", "__restore", "__kernel_rt_sigreturn", "__kernel_sigreturn", "__sigreturn",
+        "_sigtramp", "sigreturn", "__default_rt_sa_restorer", "__default_sa_restorer",
+    ]
+
     /// The name of an inlined entry is the DWARF's; an out-of-line function takes the symbol
     /// table's name where a symbol covers the address (it names clones such as `.isra.0` and
     /// functions the DWARF leaves without a linkage name), as llvm-symbolizer does.

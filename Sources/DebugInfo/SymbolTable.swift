@@ -67,6 +67,24 @@ struct SymbolTable: Sendable {
         return kept
     }
 
+    /// `__libc_start_main@GLIBC_2.2.5`, `memcpy@@GLIBC_2.14` → the name without the symbol
+    /// version, as llvm-symbolizer and glibc's `backtrace_symbols` print it.
+    static func withoutVersion(_ name: String) -> String {
+        guard let at = name.utf8.firstIndex(of: UInt8(ascii: "@")), at != name.utf8.startIndex else { return name }
+        return String(name[..<at])
+    }
+
+    /// Whether a symbol starts exactly at `address` and has one of `names`, whatever its size
+    /// (signal trampolines such as `__restore_rt` are often sized 0).
+    func hasSymbol(at address: UInt64, named names: Set<String>) -> Bool {
+        var low = 0, high = symbols.count
+        while low < high {
+            let mid = (low + high) / 2
+            if symbols[mid].address < address { low = mid + 1 } else { high = mid }
+        }
+        return low < symbols.count && symbols[low].address == address && names.contains(symbols[low].name)
+    }
+
     /// ARM mapping symbols (`$a`, `$t`, `$d`, `$x`, ...) mark code and data, not functions.
     private static func isMappingSymbol(_ name: String) -> Bool {
         name.hasPrefix("$") && (name.count == 2 || name.dropFirst(2).hasPrefix("."))
@@ -126,9 +144,10 @@ struct SymbolTable: Sendable {
                     continue
                 }
                 guard [0, 1, 2, 10].contains(type), sectionIndex != 0, sectionIndex < 0xff00,
-                      let name = r.cString(Int(names.offset) + Int(nameOffset)), !name.isEmpty,
-                      !SymbolTable.isMappingSymbol(name)
+                      let versioned = r.cString(Int(names.offset) + Int(nameOffset)), !versioned.isEmpty,
+                      !SymbolTable.isMappingSymbol(versioned)
                 else { continue }
+                let name = SymbolTable.withoutVersion(versioned)
                 // A symbol without a size reaches up to the next one.
                 // On 32-bit ARM bit 0 of a function's address marks Thumb code, not an address bit.
                 if image.architecture?.family == .arm, type == 2 { value &= ~1 }

@@ -97,16 +97,23 @@ public final class Symbolicator: @unchecked Sendable {
             // The frame's place among the thread's frames, inlined lines of an already
             // symbolicated report not counted: 0 is the faulting PC.
             var position = -1
+            var afterTrampoline = false
             for (f, frame) in thread.frames.enumerated() {
                 if frame.inlined { continue }  // resolved with its concrete frame
                 position += 1
+                // The frame after a signal trampoline is the interrupted instruction itself.
+                let interrupted = afterTrampoline
+                afterTrampoline = Symbolicator.isDeviceNamedTrampoline(frame)
                 guard let imageIndex = frame.image, let (file, index, architecture) = images[imageIndex] else { continue }
-                if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
+                var frame = frame
+                if interrupted { frame.returnAddress = false }
                 let image = report.images[imageIndex]
                 guard let (address, lookup) = Symbolicator.addresses(of: frame, at: position, in: thread, image: image,
                                                                      debugFile: file, index: index,
                                                                      architecture: architecture)
                 else { continue }
+                if index.isSignalTrampoline(address) { afterTrampoline = true }
+                if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
                 let locations = index.lookup(lookup, demangle: options.demangle)
                 guard !locations.isEmpty else { continue }
                 result.frames[FrameKey(thread: t, frame: f)] = locations.map { location in
@@ -120,6 +127,17 @@ public final class Symbolicator: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// Whether the report itself names the frame a signal trampoline (`_sigtramp + 56` in
+    /// Apple reports, `libc.so.6(__restore_rt+0x0)` in glibc ones).
+    static func isDeviceNamedTrampoline(_ frame: Frame) -> Bool {
+        switch frame.form {
+        case .symbol(let name, _), .symbolicated(let name, _, _, _):
+            return ["_sigtramp", "__restore_rt", "__kernel_rt_sigreturn", "__restore"].contains(name)
+        default:
+            return false
+        }
     }
 
     /// The debug file of an image: by UUID / build-id, else (a Linux module without a
