@@ -256,4 +256,36 @@ final class ReportVariantTests: XCTestCase {
         XCTAssertEqual(try frames(["-d", plain.debug, "--format", "json", once]), fresh)
         XCTAssertEqual(try frames(["-d", plain.debug, "--format", "json", "--force", once]), fresh)
     }
+
+    /// After `_sigtramp` the next frame is the interrupted instruction, not a return address:
+    /// it is looked up as is (llvm-symbolizer at the frame's own address), while the same
+    /// address elsewhere in the thread is looked up at its call site.
+    func testTheFrameAfterSigtrampIsTheInterruptedPC() throws {
+        let plain = try plainReport()
+        let path = try Fixtures.path("macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64")
+        var lines = plain.text.components(separatedBy: "\n")
+        // A return address in App whose own line differs from its call site's.
+        let candidates = lines.enumerated().compactMap { k, line -> (Int, OutputFrame)? in
+            guard let frame = Self.parseFrame(line), frame.image == "App", frame.number > 0,
+                  frame.rest.hasPrefix("0x") else { return nil }
+            return (k, frame)
+        }
+        let lookups = candidates.map { $0.1.address - 0x104a30000 + 0x1_0000_0000 }
+        let oracle = try Oracle.symbolize(object: path, arch: "arm64", addresses: lookups + lookups.map { $0 - 4 })
+        func place(_ frames: [OracleFrame]?) -> [String] { (frames ?? []).map { "\(basename($0.file)):\($0.line)" } }
+        guard let pick = zip(candidates, lookups).first(where: { place(oracle[$0.1]) != place(oracle[$0.1 - 4]) }) else {
+            return XCTFail("no App return address whose line differs from its call site's")
+        }
+        let ((k, frame), lookup) = pick
+        lines.insert("\(frame.number)   libsystem_platform.dylib           0x00000001a6d9e9c8 _sigtramp + 56", at: k)
+        let variant = try write(lines.joined(separator: "\n"), named: "sigtramp.crash")
+        let output = try CLI.run(["-d", plain.debug, "--no-demangle", variant]).stdoutText
+        let resolved = output.components(separatedBy: "\n").compactMap(Self.parseFrame).filter { $0.address == frame.address }
+        XCTAssertEqual(resolved.map { line in
+                           line.rest.range(of: #"\(([^)]*)\)"#, options: .regularExpression).map {
+                               String(line.rest[$0].dropFirst().dropLast())
+                           } ?? ""
+                       },
+                       place(oracle[lookup]), "looked up at \(hex(lookup)), not at its call site")
+    }
 }
