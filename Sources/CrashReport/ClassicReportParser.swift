@@ -41,8 +41,8 @@ public enum ClassicReportParser {
         return report
     }
 
-    /// Rejects empty and binary input.
-    private static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
+    /// Rejects empty and binary input (for every text format).
+    static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
         var printable = false
         var controls = 0
         let sample = min(b.count, 4096)

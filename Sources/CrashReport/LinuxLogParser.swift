@@ -92,7 +92,7 @@ public enum LinuxLogParser {
     ///   `ReportError.notAReport(path)` if they contain NUL bytes or are mostly control characters.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
         try bytes.withUnsafeBufferPointer { b in
-            try checkText(b, path: path)
+            try ClassicReportParser.checkText(b, path: path)
             var builder = LogBuilder(b)
             builder.run()
             return CrashReport(
@@ -100,26 +100,6 @@ public enum LinuxLogParser {
                 crashedThread: builder.threads.isEmpty ? nil : 0,
                 threads: builder.threads, images: builder.images, format: .linuxLog)
         }
-    }
-
-    /// Rejects empty and binary input, as the classic parser does.
-    private static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
-        var printable = false
-        var controls = 0
-        let sample = min(b.count, 4096)
-        for i in 0..<b.count {
-            let byte = b[i]
-            if byte > ASCII.space {
-                printable = true
-                if byte == 0x7F && i < sample { controls += 1 }
-            } else if byte == 0 {
-                throw ReportError.notAReport(path)
-            } else if i < sample && !(byte == ASCII.space || (0x09...0x0D).contains(byte) || byte == 0x1B) {
-                controls += 1
-            }
-        }
-        guard printable else { throw ReportError.empty(path) }
-        if controls * 10 > sample { throw ReportError.notAReport(path) }
     }
 }
 

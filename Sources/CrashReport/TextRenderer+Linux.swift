@@ -21,7 +21,11 @@ extension TextRenderer {
     ///
     /// Which of the two a line is shows in what was just written: a glibc prefix ends in `]`,
     /// a numbered one in the address's last hexadecimal digit.
-    func appendLinux(_ frame: SourceFrame, to out: inout [UInt8]) {
+    ///
+    /// `replaced` is the text the frame had after its address (`(/path/prog+0x1234) (BuildId:
+    /// ...)`); when the debug file names the function but no source file, its module part is
+    /// kept, as a sanitizer prints `in _start (/path/prog+0x80260) (BuildId: ...)`.
+    func appendLinux(_ frame: SourceFrame, replacing replaced: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var last = out.count - 1
         while last >= 0 && isBlank(out[last]) { last -= 1 }
         let afterGlibcLine = last >= 0 && out[last] == 0x5D  // ]
@@ -40,6 +44,31 @@ extension TextRenderer {
                 }
             }
         }
+        if frame.file?.isEmpty ?? true, let module = Self.moduleText(replaced) {
+            out.append(ASCII.space)
+            out.append(contentsOf: module)
+        }
         if afterGlibcLine && frame.inlined { out.append(literal: " [inlined]") }
+    }
+
+    /// The text from the `(module+0xOFFSET)` group of a sanitizer frame's text on
+    /// (`(/path/prog+0x1234) (BuildId: ...)`, or from `in _start (/path/prog+0x1234)` when
+    /// read back), if it has one.
+    private static func moduleText(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        var end = 0
+        while end < text.count {
+            guard let open = text[end...].firstIndex(of: ASCII.openParen),
+                  let close = text[open...].firstIndex(of: ASCII.closeParen) else { return nil }
+            let group = UnsafeBufferPointer(rebasing: text[open...close])
+            if let plus = group.lastIndex(of: ASCII.plus), plus + 2 < group.count,
+               group[plus + 1] == UInt8(ascii: "0"), group[plus + 2] == UInt8(ascii: "x") {
+                // The group and what follows it (a build-id), as the sanitizer keeps them.
+                var last = text.count
+                while last > open && isBlank(text[last - 1]) { last -= 1 }
+                return UnsafeBufferPointer(rebasing: text[open..<last])
+            }
+            end = close + 1
+        }
+        return nil
     }
 }

@@ -99,7 +99,7 @@ public struct TextRenderer: Sendable {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[range.lowerBound..<prefixEnd]))
             if needsBlank { out.append(ASCII.space) }
             if report.format == .linuxLog {
-                appendLinux(sourceFrame, to: &out)
+                appendLinux(sourceFrame, replacing: UnsafeBufferPointer(rebasing: b[prefixEnd..<contentEnd]), to: &out)
             } else {
                 append(sourceFrame, to: &out)
             }

@@ -40,6 +40,16 @@ final class LinuxLogRendererTests: XCTestCase {
             """)
     }
 
+    func testSanitizerFrameWithoutASourceFileKeepsItsModule() throws {
+        let text = "    #7 0x5607583e4260  (/tmp/prog+0x80260) (BuildId: 4f2c)\n    #8 0x5  (<unknown module>)\n"
+        let output = try render(text, [
+            FrameKey(thread: 0, frame: 0): [SourceFrame(function: "_start", offset: 32)],
+            FrameKey(thread: 0, frame: 1): [SourceFrame(function: "f")],
+        ])
+        XCTAssertEqual(output, "    #7 0x5607583e4260 in _start (/tmp/prog+0x80260) (BuildId: 4f2c)\n    #8 0x5 in f\n",
+                       "as a sanitizer prints a function it has no source for")
+    }
+
     func testGlibcFramesGetTheTextAfterTheLineAndAnInlinedMark() throws {
         let text = "backtrace:\r\n./prog(+0x1388)[0x55fd7aec4388]\r\n./prog(+0x1145) [0x55fd7aec4145]  \r\n"
             + "/lib/x86_64-linux-gnu/libc.so.6(abort+0xd3)[0x7fea7f400472]"
@@ -69,7 +79,7 @@ final class LinuxLogRendererTests: XCTestCase {
             FrameKey(thread: 0, frame: 2): [SourceFrame(function: "g", file: "", line: 3)],
         ])
         XCTAssertEqual(output, """
-             #0 0x000055d0c0a01234 in llvm::sys::PrintStackTrace(llvm::raw_ostream&, int)
+             #0 0x000055d0c0a01234 in llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (/usr/bin/clang+0x1234)
              #1 0x000055d0c0a01300 in f /src/f.c
              #2 0x000055d0c0a01400 in g
             """)
