@@ -9,7 +9,7 @@ RELEASE_BIN := .build/release/symbolicate
 FIXTURES    := Fixtures/build/manifest.txt
 
 # Debian packages the build, the fixtures and the tests need.
-PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3
+PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg
 
 .PHONY: setup build run test bench fixtures clean
 

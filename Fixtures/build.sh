@@ -62,7 +62,7 @@ OUTPUTS=(
     macho/App-arm64-dwarf5 macho/App-arm64-dwarf5.dSYM/Contents/Resources/DWARF/App-arm64-dwarf5
     elf/app-gcc-dwarf4 elf/app-gcc-dwarf4.debug elf/app-zlib.debug elf/app-clang-dwarf5
     elf/app-gcc-dwarf2 elf/app-gcc-dwarf3 elf/app-armv7-thumb elf/swift-shapes
-    elf/app-nopie elf/libgreeter.so elf/app-zstd.debug
+    elf/app-nopie elf/libgreeter.so elf/app-zstd.debug elf/relative-compdir-gcc elf/relative-compdir-clang
     debuglink/app debuglink/app.debug debuglink/app-nobuildid debuglink/app-nobuildid.debug
     reports/App-arm64.crash reports/App-arm64.expect.tsv
     reports/App-x86_64.crash reports/App-x86_64.expect.tsv
@@ -210,6 +210,18 @@ build_elf "$E/app-clang-dwarf5" "$ELF_CLANG" "$ELF_CLANGXX" "-gdwarf-5 -fPIE" "-
 build_elf "$E/app-nopie" "$GCC" "$GXX" "-fno-pie" "-no-pie"
 build_elf "$E/app-gcc-dwarf2" "$GCC" "$GXX" "-gdwarf-2 -gstrict-dwarf -fPIE" "-pie"
 build_elf "$E/app-gcc-dwarf3" "$GCC" "$GXX" "-gdwarf-3 -fPIE" "-pie"
+
+# relative-compdir-gcc, relative-compdir-clang: DWARF 5 built the way glibc is (libc6-dbg's debug
+# file has the same shape, but is not always installed): each unit compiled from its own
+# directory with -fdebug-prefix-map=<root>=., so DW_AT_comp_dir is the relative "./lib" and
+# include_directories[0] repeats it; gcc's file 1 is a header, not the unit's source.
+mkdir -p "$O/elf-relative-compdir"
+for compiler in gcc clang; do
+    if [[ $compiler == gcc ]]; then cc="$GCC"; else cc="$ELF_CLANG"; fi
+    (cd "$SRC/relative/lib" && "$cc" "${COMMON_CFLAGS[@]}" -gdwarf-5 -fPIE -fdebug-prefix-map="$SRC/relative=." \
+        -c start.c -o "$O/elf-relative-compdir/start-$compiler.o")
+    "$cc" -pie -Wl,--build-id -o "$E/relative-compdir-$compiler" "$O/elf-relative-compdir/start-$compiler.o"
+done
 
 # app-armv7-thumb: 32-bit ARM in Thumb mode, linked by lld alone (no ARM libc here:
 # calls into it stay unresolved, which is fine for an image that is only read).

@@ -1172,7 +1172,7 @@ def write_manifest(build, readelf):
                 lines.append("%s\t%s\t%s\t%#x" % (rel, s.uuid, s.arch, s.text_vmaddr))
     for f in ["app-gcc-dwarf4", "app-gcc-dwarf4.debug", "app-zlib.debug", "app-clang-dwarf5",
               "app-gcc-dwarf2", "app-gcc-dwarf3", "app-armv7-thumb", "swift-shapes", "app-nopie",
-              "libgreeter.so"]:
+              "libgreeter.so", "relative-compdir-gcc", "relative-compdir-clang"]:
         build_id, arch, vaddr = elf_info(readelf, os.path.join(build, "elf", f))
         lines.append("%s\t%s\t%s\t%#x" % ("elf/" + f, build_id, arch, vaddr))
     with open(os.path.join(build, "manifest.txt"), "w") as out:

@@ -281,8 +281,10 @@ void cdw_close(cdw_object *o) {
 
 typedef struct walker {
     Dwarf_Debug dbg;
+    const cdw_object *object;
     cdw_result *r;
-    uint64_t function_capacity, range_capacity, row_capacity, file_capacity, string_capacity;
+    uint64_t function_capacity, range_capacity, row_capacity, file_capacity, unit_capacity,
+        directory_capacity, string_capacity;
     Dwarf_Unsigned unit_base;  // CU base address for DWARF 2-4 range lists
     uint16_t version;
     uint32_t unit_first_file;
@@ -321,9 +323,21 @@ static int64_t add_string(walker *w, const char *s) {
     return (int64_t)offset;
 }
 
-static int add_file(walker *w, uint32_t string) {
+static int add_file(walker *w, uint32_t name, uint32_t directory, uint32_t unit) {
     GROW(w, files, file_count, file_capacity, -1);
-    w->r->files[w->r->file_count++] = string;
+    w->r->files[w->r->file_count++] = (cdw_file){name, directory, unit};
+    return 0;
+}
+
+static int add_directory(walker *w, uint32_t string) {
+    GROW(w, directories, directory_count, directory_capacity, -1);
+    w->r->directories[w->r->directory_count++] = string;
+    return 0;
+}
+
+static int add_unit(walker *w, cdw_unit unit) {
+    GROW(w, units, unit_count, unit_capacity, -1);
+    w->r->units[w->r->unit_count++] = unit;
     return 0;
 }
 
@@ -577,25 +591,189 @@ static int grow_rows(walker *w) {
     return 0;
 }
 
-static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
-    Dwarf_Unsigned table_version = 0;
-    Dwarf_Small table_count = 0;
-    Dwarf_Line_Context context = 0;
-    int res = dwarf_srclines_b(unit_die, &table_version, &table_count, &context, error);
-    if (res != DW_DLV_OK) return res;
+// MARK: - The DWARF 5 file register
+
+// libdwarf 20210528 starts the file register of a DWARF 5 line program at 0, and puts it back
+// to 0 after each DW_LNE_end_sequence (_dwarf_set_line_table_regs_default_values: "DWARF5 file
+// base is zero"), where DWARF 5 (6.2.2, table 6.4) starts it at 1 as DWARF 2-4 do. The rows a
+// sequence has before its first DW_LNS_set_file therefore come out in file 0 instead of file 1.
+// gcc's file 0 is mostly a copy of file 1, which hides it, but not always (glibc's
+// csu/libc-start.c: file 0 is the unit's source, file 1 libc_start_call_main.h); clang names
+// file 0 only through an explicit DW_LNS_set_file 0. libdwarf does not say which rows kept the
+// initial value, so the program is walked once more here, following the file register alone.
+
+typedef struct line_reader {
+    const uint8_t *p, *end;
+    int big_endian;
+    int bad;
+} line_reader;
+
+static uint64_t line_fixed(line_reader *r, unsigned size) {
+    if ((size_t)(r->end - r->p) < size) {
+        r->bad = 1;
+        return 0;
+    }
+    uint64_t value = 0;
+    for (unsigned i = 0; i < size; i++) {
+        unsigned shift = r->big_endian ? 8 * (size - 1 - i) : 8 * i;
+        value |= (uint64_t)r->p[i] << shift;
+    }
+    r->p += size;
+    return value;
+}
+
+static uint64_t line_uleb(line_reader *r) {
+    uint64_t value = 0;
+    unsigned shift = 0;
+    for (;;) {
+        if (r->p >= r->end) {
+            r->bad = 1;
+            return 0;
+        }
+        uint8_t byte = *r->p++;
+        if (shift < 64) value |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+        if (!(byte & 0x80)) return value;
+    }
+}
+
+#define FILE_REGISTER_INITIAL (-1)
+
+// The file register at each row of the line program at `offset` in .debug_line, in row order:
+// FILE_REGISTER_INITIAL where it still holds its initial value. NULL (with *count 0) when the
+// program cannot be walked; malloc'ed otherwise.
+static int64_t *file_registers(const cdw_object *o, uint64_t offset, uint64_t *count) {
+    *count = 0;
+    const cdw_section *section = NULL;
+    for (uint32_t i = 1; i < o->section_count; i++) {
+        if (o->sections[i].name && strcmp(o->sections[i].name, ".debug_line") == 0) {
+            section = &o->sections[i];
+            break;
+        }
+    }
+    if (!section || !section->data || offset >= section->size) return NULL;
+    line_reader r = {section->data + offset, section->data + section->size, o->big_endian, 0};
+    unsigned offset_size = 4;
+    uint64_t length = line_fixed(&r, 4);
+    if (length == 0xffffffff) {
+        offset_size = 8;
+        length = line_fixed(&r, 8);
+    } else if (length >= 0xfffffff0) {
+        return NULL;
+    }
+    if (r.bad || length > (uint64_t)(r.end - r.p)) return NULL;
+    r.end = r.p + length;
+    uint64_t version = line_fixed(&r, 2);
+    if (version >= 5) line_fixed(&r, 2);  // address_size, segment_selector_size
+    uint64_t header_length = line_fixed(&r, offset_size);
+    if (r.bad || header_length > (uint64_t)(r.end - r.p)) return NULL;
+    const uint8_t *program = r.p + header_length;
+    line_fixed(&r, version >= 4 ? 5 : 4);  // minimum_instruction_length .. line_range
+    unsigned opcode_base = (unsigned)line_fixed(&r, 1);
+    const uint8_t *operand_counts = r.p;  // standard_opcode_lengths
+    if (r.bad || opcode_base == 0 || program < r.p || (uint64_t)(program - r.p) < opcode_base - 1)
+        return NULL;
+    r.p = program;
+
+    uint64_t capacity = 1024, rows = 0;
+    int64_t *files = malloc(capacity * sizeof(int64_t));
+    if (!files) return NULL;
+    int64_t file = FILE_REGISTER_INITIAL;
+    while (r.p < r.end && !r.bad) {
+        unsigned opcode = *r.p++;
+        int row = 0;
+        if (opcode >= opcode_base) {
+            row = 1;  // special opcode
+        } else if (opcode == 0) {
+            uint64_t size = line_uleb(&r);
+            if (r.bad || size > (uint64_t)(r.end - r.p)) {
+                r.bad = 1;
+                break;
+            }
+            if (size > 0 && r.p[0] == DW_LNE_end_sequence) row = 2;
+            r.p += size;
+        } else if (opcode == DW_LNS_copy) {
+            row = 1;
+        } else if (opcode == DW_LNS_set_file) {
+            file = (int64_t)(line_uleb(&r) & INT64_MAX);
+        } else if (opcode == DW_LNS_fixed_advance_pc) {
+            line_fixed(&r, 2);
+        } else {
+            for (unsigned i = 0; i < operand_counts[opcode - 1]; i++) line_uleb(&r);
+        }
+        if (!row || r.bad) continue;
+        if (rows == capacity) {
+            int64_t *grown = realloc(files, 2 * capacity * sizeof(int64_t));
+            if (!grown) {
+                r.bad = 1;
+                break;
+            }
+            files = grown;
+            capacity *= 2;
+        }
+        files[rows++] = file;
+        if (row == 2) file = FILE_REGISTER_INITIAL;
+    }
+    if (r.bad) {
+        free(files);
+        return NULL;
+    }
+    *count = rows;
+    return files;
+}
+
+// Gives rows whose file register kept its initial value file 1, as DWARF 5 says, when the walk
+// above agrees with libdwarf on every other row (else the rows stay as libdwarf read them).
+static void fix_initial_files(walker *w, Dwarf_Die unit_die, Dwarf_Unsigned *files,
+                              Dwarf_Signed count) {
+    Dwarf_Error error = NULL;
+    Dwarf_Attribute attribute = NULL;
+    if (dwarf_attr(unit_die, DW_AT_stmt_list, &attribute, &error) != DW_DLV_OK) {
+        if (error) dwarf_dealloc(w->dbg, error, DW_DLA_ERROR);
+        return;
+    }
+    Dwarf_Off offset = 0;
+    int res = dwarf_global_formref(attribute, &offset, &error);
+    dwarf_dealloc(w->dbg, attribute, DW_DLA_ATTR);
+    if (res != DW_DLV_OK) {
+        if (error) dwarf_dealloc(w->dbg, error, DW_DLA_ERROR);
+        return;
+    }
+    uint64_t walked = 0;
+    int64_t *registers = file_registers(w->object, offset, &walked);
+    if (!registers) return;
+    int agree = walked == (uint64_t)count;
+    for (Dwarf_Signed i = 0; agree && i < count; i++) {
+        agree = registers[i] == FILE_REGISTER_INITIAL ? files[i] == 0
+                                                      : files[i] == (Dwarf_Unsigned)registers[i];
+    }
+    for (Dwarf_Signed i = 0; agree && i < count; i++) {
+        if (registers[i] == FILE_REGISTER_INITIAL) files[i] = 1;
+    }
+    free(registers);
+}
+
+// MARK: - Line tables
+
+static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Line_Context context,
+                      Dwarf_Unsigned line_version, Dwarf_Error *error) {
     Dwarf_Line *lines = NULL;
     Dwarf_Signed count = 0;
-    res = dwarf_srclines_from_linecontext(context, &lines, &count, error);
-    for (Dwarf_Signed i = 0; res == DW_DLV_OK && i < count; i++) {
+    int res = dwarf_srclines_from_linecontext(context, &lines, &count, error);
+    if (res != DW_DLV_OK || count <= 0) return res;
+    Dwarf_Unsigned *files = malloc((size_t)count * sizeof(Dwarf_Unsigned));
+    if (!files) return DW_DLV_ERROR;
+    uint64_t first_row = w->r->row_count;
+    for (Dwarf_Signed i = 0; i < count; i++) {
         cdw_row row;
         memset(&row, 0, sizeof(row));
         Dwarf_Addr address = 0;
-        Dwarf_Unsigned number = 0, file = 0, column = 0;
+        Dwarf_Unsigned number = 0, column = 0;
         Dwarf_Bool end = 0, prologue_end = 0, epilogue_begin = 0;
         Dwarf_Unsigned isa = 0, discriminator = 0;
         if (dwarf_lineaddr(lines[i], &address, error) != DW_DLV_OK ||
             dwarf_lineno(lines[i], &number, error) != DW_DLV_OK ||
-            dwarf_line_srcfileno(lines[i], &file, error) != DW_DLV_OK ||
+            dwarf_line_srcfileno(lines[i], &files[i], error) != DW_DLV_OK ||
             dwarf_lineoff_b(lines[i], &column, error) != DW_DLV_OK ||
             dwarf_lineendsequence(lines[i], &end, error) != DW_DLV_OK ||
             dwarf_prologue_end_etc(lines[i], &prologue_end, &epilogue_begin, &isa, &discriminator,
@@ -609,7 +787,6 @@ static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
         row.address = address;
         row.line = (uint32_t)number;
         row.column = (uint32_t)column;
-        row.file = file < w->unit_file_count ? w->unit_first_file + (uint32_t)file : 0;
         row.end_sequence = end ? 1 : 0;
         if (w->r->row_count == w->row_capacity && grow_rows(w) != 0) {
             res = DW_DLV_ERROR;
@@ -617,34 +794,78 @@ static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
         }
         w->r->rows[w->r->row_count++] = row;
     }
-    dwarf_srclines_dealloc_b(context);
+    if (res == DW_DLV_OK) {
+        if (line_version == 5) fix_initial_files(w, unit_die, files, count);
+        for (Dwarf_Signed i = 0; i < count; i++) {
+            w->r->rows[first_row + (uint64_t)i].file =
+                files[i] < w->unit_file_count ? w->unit_first_file + (uint32_t)files[i] : 0;
+        }
+    }
+    free(files);
     return res;
 }
 
-// Flattens the unit's file table into `files` so that `first_file + DW_AT_call_file`
-// (and `+ row file number`) index it for any DWARF version.
-static int read_file_table(walker *w, Dwarf_Die unit_die, Dwarf_Error *error) {
-    w->unit_first_file = (uint32_t)w->r->file_count;
-    w->unit_file_count = 0;
-    char **names = NULL;
-    Dwarf_Signed count = 0;
-    int res = dwarf_srcfiles(unit_die, &names, &count, error);
+// Copies the unit's line-table file list into `files` so that `first_file + DW_AT_call_file`
+// (and `+ row file number`) index it for any DWARF version, with what joining the names takes:
+// the include directories and DW_AT_comp_dir. Nothing is joined here.
+static int read_file_table(walker *w, Dwarf_Die unit_die, Dwarf_Line_Context context,
+                           Dwarf_Unsigned line_version, Dwarf_Error *error) {
+    cdw_unit unit;
+    memset(&unit, 0, sizeof(unit));
+    unit.line_version = (uint32_t)line_version;
+    Dwarf_Attribute attribute = NULL;
+    int res = dwarf_attr(unit_die, DW_AT_comp_dir, &attribute, error);
     if (res == DW_DLV_ERROR) return res;
-    if (w->version < 5) {
-        // DWARF 2-4 number files from 1; dwarf_srcfiles lists file 1 first.
-        if (add_file(w, 0) != 0) res = DW_DLV_ERROR;
-        w->unit_file_count = 1;
+    if (res == DW_DLV_OK) {
+        char *text = NULL;
+        res = dwarf_formstring(attribute, &text, error);
+        int64_t s = res == DW_DLV_OK ? add_string(w, text) : 0;
+        dwarf_dealloc(w->dbg, attribute, DW_DLA_ATTR);
+        if (res == DW_DLV_ERROR) return res;
+        if (s < 0) return DW_DLV_ERROR;
+        unit.comp_dir = (uint32_t)s;
     }
-    for (Dwarf_Signed i = 0; i < count; i++) {
-        if (res != DW_DLV_ERROR) {
-            int64_t s = add_string(w, names[i]);
-            if (s < 0 || add_file(w, (uint32_t)s) != 0) res = DW_DLV_ERROR;
-            else w->unit_file_count++;
-        }
-        dwarf_dealloc(w->dbg, names[i], DW_DLA_STRING);
+
+    // include_directories: DWARF 5 numbers them from 0 (0 is the compilation directory),
+    // DWARF 2-4 from 1; libdwarf takes each version's own numbering.
+    Dwarf_Signed directory_count = 0;
+    if (dwarf_srclines_include_dir_count(context, &directory_count, error) != DW_DLV_OK)
+        return DW_DLV_ERROR;
+    Dwarf_Signed first_directory = line_version >= 5 ? 0 : 1;
+    unit.first_directory = (uint32_t)w->r->directory_count;
+    for (Dwarf_Signed i = first_directory; i < first_directory + directory_count; i++) {
+        const char *name = NULL;
+        res = dwarf_srclines_include_dir_data(context, i, &name, error);
+        if (res == DW_DLV_ERROR) return res;
+        int64_t s = res == DW_DLV_OK ? add_string(w, name) : 0;
+        if (s < 0 || add_directory(w, (uint32_t)s) != 0) return DW_DLV_ERROR;
     }
-    if (names) dwarf_dealloc(w->dbg, names, DW_DLA_LIST);
-    return res == DW_DLV_ERROR ? res : DW_DLV_OK;
+    unit.directory_count = (uint32_t)(w->r->directory_count - unit.first_directory);
+    uint32_t unit_index = (uint32_t)w->r->unit_count;
+    if (add_unit(w, unit) != 0) return DW_DLV_ERROR;
+
+    // File names: 1 through count in DWARF 2-4 (a placeholder stands for 0), 0 through
+    // count - 1 in DWARF 5.
+    Dwarf_Signed base = 0, count = 0, end = 0;
+    if (dwarf_srclines_files_indexes(context, &base, &count, &end, error) != DW_DLV_OK)
+        return DW_DLV_ERROR;
+    for (Dwarf_Signed i = 0; i < base; i++) {
+        if (add_file(w, 0, 0, unit_index) != 0) return DW_DLV_ERROR;
+    }
+    for (Dwarf_Signed i = base; i < end; i++) {
+        const char *name = NULL;
+        Dwarf_Unsigned directory = 0, modification_time = 0, length = 0;
+        Dwarf_Form_Data16 *md5 = NULL;
+        res = dwarf_srclines_files_data_b(context, i, &name, &directory, &modification_time,
+                                          &length, &md5, error);
+        if (res == DW_DLV_ERROR) return res;
+        int64_t s = res == DW_DLV_OK ? add_string(w, name) : 0;
+        if (s < 0) return DW_DLV_ERROR;
+        uint32_t recorded = directory > UINT32_MAX ? UINT32_MAX : (uint32_t)directory;
+        if (add_file(w, (uint32_t)s, recorded, unit_index) != 0) return DW_DLV_ERROR;
+    }
+    w->unit_file_count = (uint32_t)(w->r->file_count - w->unit_first_file);
+    return DW_DLV_OK;
 }
 
 static int read_unit(walker *w, Dwarf_Die unit_die, Dwarf_Half version, Dwarf_Error *error) {
@@ -656,18 +877,26 @@ static int read_unit(walker *w, Dwarf_Die unit_die, Dwarf_Half version, Dwarf_Er
         *error = NULL;
     }
     w->unit_base = res == DW_DLV_OK ? base : 0;
-    res = read_file_table(w, unit_die, error);
-    if (res != DW_DLV_OK) return res;
-    res = walk_children(w, unit_die, -1, 0, error);
-    if (res != DW_DLV_OK) return res;
-    res = read_lines(w, unit_die, error);
-    return res == DW_DLV_NO_ENTRY ? DW_DLV_OK : res;
+    w->unit_first_file = (uint32_t)w->r->file_count;
+    w->unit_file_count = 0;
+
+    Dwarf_Unsigned line_version = 0;
+    Dwarf_Small table_count = 0;
+    Dwarf_Line_Context context = 0;
+    res = dwarf_srclines_b(unit_die, &line_version, &table_count, &context, error);
+    if (res == DW_DLV_ERROR) return res;
+    if (res == DW_DLV_OK) res = read_file_table(w, unit_die, context, line_version, error);
+    if (res != DW_DLV_ERROR) res = walk_children(w, unit_die, -1, 0, error);
+    if (res != DW_DLV_ERROR && context) res = read_lines(w, unit_die, context, line_version, error);
+    if (context) dwarf_srclines_dealloc_b(context);
+    return res == DW_DLV_ERROR ? res : DW_DLV_OK;
 }
 
 int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t message_size) {
     walker w;
     memset(&w, 0, sizeof(w));
     w.dbg = object->dbg;
+    w.object = object;
     w.r = result;
     // Offset 0 is the empty string.
     result->strings = malloc(65536);
@@ -675,6 +904,8 @@ int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t messa
     w.string_capacity = 65536;
     result->strings[0] = '\0';
     result->strings_size = 1;
+    // File 0: no file.
+    if (add_file(&w, 0, 0, CDW_NO_UNIT) != 0) return CDW_ERROR;
 
     for (;;) {
         Dwarf_Error error = NULL;
@@ -715,6 +946,8 @@ void cdw_result_free(cdw_result *r) {
     free(r->ranges);
     free(r->rows);
     free(r->files);
+    free(r->units);
+    free(r->directories);
     free(r->strings);
     memset(r, 0, sizeof(*r));
 }

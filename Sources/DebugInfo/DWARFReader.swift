@@ -6,6 +6,8 @@ struct RawDWARF {
     var functions: [cdw_function]
     var ranges: [cdw_range]
     var rows: [cdw_row]
+    /// Per entry of `cdw_result.files`, the offset in `strings` of its path, joined as
+    /// llvm-symbolizer joins it (``SourcePath``); 0 for placeholders.
     var files: [UInt32]
     var strings: [UInt8]
     /// Set when some compile units could not be read: the first problem met.
@@ -57,13 +59,53 @@ enum DWARFReader {
             guard let pointer, count > 0 else { return [] }
             return Array(UnsafeBufferPointer(start: pointer, count: Int(count)))
         }
+        var strings = result.strings.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(result.strings_size))) } ?? [0]
+        let files = joinedPaths(files: array(result.files, result.file_count), units: array(result.units, result.unit_count),
+                                directories: array(result.directories, result.directory_count), strings: &strings)
         return RawDWARF(
             functions: array(result.functions, result.function_count),
             ranges: array(result.ranges, result.range_count),
             rows: array(result.rows, result.row_count),
-            files: array(result.files, result.file_count),
-            strings: result.strings.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(result.strings_size))) } ?? [0],
+            files: files,
+            strings: strings,
             problem: status == CDW_PARTIAL ? String(cString: message) : nil)
+    }
+
+    /// The path of every file entry (see ``SourcePath``), as an offset into `strings`, where
+    /// each distinct path is added once; 0 (the empty string) for placeholders.
+    static func joinedPaths(files: [cdw_file], units: [cdw_unit], directories: [UInt32],
+                            strings: inout [UInt8]) -> [UInt32] {
+        let table = strings
+        func string(_ offset: UInt32) -> String {
+            guard offset != 0, Int(offset) < table.count else { return "" }
+            let start = Int(offset)
+            let end = table[start...].firstIndex(of: 0) ?? table.count
+            return String(decoding: table[start..<end], as: UTF8.self)
+        }
+        var added: [String: UInt32] = [:]
+        func add(_ path: String) -> UInt32 {
+            if path.isEmpty { return 0 }
+            if let offset = added[path] { return offset }
+            let offset = UInt32(strings.count)
+            strings.append(contentsOf: path.utf8)
+            strings.append(0)
+            added[path] = offset
+            return offset
+        }
+        var unitDirectories: [Int: (compilationDirectory: String, include: [String])] = [:]
+        return files.map { file in
+            guard file.name != 0, file.unit != CDW_NO_UNIT, Int(file.unit) < units.count else { return 0 }
+            let unit = units[Int(file.unit)]
+            let known = unitDirectories[Int(file.unit)] ?? {
+                let first = Int(unit.first_directory), end = min(first + Int(unit.directory_count), directories.count)
+                let entry = (string(unit.comp_dir), (first..<max(first, end)).map { string(directories[$0]) })
+                unitDirectories[Int(file.unit)] = entry
+                return entry
+            }()
+            return add(SourcePath.joined(name: string(file.name), directoryIndex: UInt64(file.directory),
+                                         includeDirectories: known.include, compilationDirectory: known.compilationDirectory,
+                                         lineTableVersion: Int(unit.line_version)))
+        }
     }
 
     /// Mach-O section names are at most 16 bytes: `__debug_str_offs` is `.debug_str_offsets`.

@@ -3,8 +3,9 @@
 // It opens DWARF held in memory (sections handed over by the caller, or an ELF image
 // read through libelf, which also inflates compressed sections) and walks it once,
 // filling flat arrays: one entry per subprogram / inlined-subroutine DIE, their
-// address ranges, every line-table row, the per-unit file tables and a string
-// table. Names, paths and policy are left to the Swift code above.
+// address ranges, every line-table row, the per-unit file tables (names, directory
+// indexes, include directories and DW_AT_comp_dir, unjoined) and a string table.
+// Names, paths and policy are left to the Swift code above.
 //
 // Every function reports failure through a return code and a message buffer; no
 // libdwarf error is ever fatal.
@@ -78,15 +79,39 @@ typedef struct cdw_row {
     uint32_t end_sequence;
 } cdw_row;
 
+/// One entry of a unit's line-table file list, as the table records it: the name and the
+/// directory index are not joined here (the caller joins them with the unit's directories
+/// and compilation directory, as llvm-symbolizer does).
+typedef struct cdw_file {
+    uint32_t name;       ///< string-table offset of the recorded name (0: the DWARF 2-4 placeholder)
+    uint32_t directory;  ///< the recorded directory index, in the table's own numbering
+    uint32_t unit;       ///< index into `units` (CDW_NO_UNIT for the array's leading placeholder)
+} cdw_file;
+
+#define CDW_NO_UNIT UINT32_MAX
+
+/// What joining the file names of one unit's line table takes.
+typedef struct cdw_unit {
+    uint32_t comp_dir;         ///< DW_AT_comp_dir, string-table offset (0: absent)
+    uint32_t line_version;     ///< the line table's version: 2-4 number directories from 1, 5 from 0
+    uint32_t first_directory;  ///< index into `directories`
+    uint32_t directory_count;  ///< include_directories in table order (DWARF 5: entry 0 is the compilation directory)
+} cdw_unit;
+
 /// What one pass over the DWARF produces. Arrays are malloc'ed; free with `cdw_result_free`.
 typedef struct cdw_result {
     cdw_function *functions; uint64_t function_count;
     cdw_range *ranges;       uint64_t range_count;
     cdw_row *rows;           uint64_t row_count;
-    /// String-table offsets of file paths as libdwarf spells them (joined with the include
-    /// directory and DW_AT_comp_dir), unit after unit; offset 0 (the empty string) for the
-    /// placeholder that stands for file 0 in DWARF 2-4 units.
-    uint32_t *files;         uint64_t file_count;
+    /// The file lists of the units' line tables, unit after unit, so that a unit's first entry
+    /// plus a row's file number or a DW_AT_call_file value indexes it in any DWARF version:
+    /// DWARF 2-4 lists start with a placeholder standing for file 0. Entry 0 of the array is a
+    /// placeholder too (no file: an absent DW_AT_call_file, a file number out of range).
+    cdw_file *files;         uint64_t file_count;
+    /// One entry per unit with a line table.
+    cdw_unit *units;         uint64_t unit_count;
+    /// String-table offsets of the units' include directories (see `cdw_unit`).
+    uint32_t *directories;   uint64_t directory_count;
     /// NUL-separated strings; offset 0 is the empty string.
     char *strings;           uint64_t strings_size;
 } cdw_result;
