@@ -247,7 +247,6 @@ public final class SymbolIndex: @unchecked Sendable {
         var line = row.map { Int(rowLine[$0]) } ?? 0
         var column = row.map { Int(rowColumn[$0]) } ?? 0
         for (depth, entry) in chain.enumerated().reversed() {
-            if depth == 0, file == nil { file = symbols.lookup(address)?.file }
             frames.append(SourceLocation(function: name(of: entry, at: address, demangle: demangle),
                                          functionStart: start(of: entry, containing: address),
                                          file: file, line: line, column: column, inlined: depth > 0))
