@@ -30,15 +30,10 @@ public enum JSONRenderer {
         out.append(literal: "]}\n")
     }
 
-    /// Whether the concrete frame an inlined line of an already symbolicated report belongs
-    /// to (the next frame that is not inlined) was resolved anew: its new inlined frames then
-    /// take the old ones' place.
-    private static func concreteIsResolved(after f: Int, in thread: Thread, _ t: Int,
-                                           _ symbolicated: SymbolicatedReport) -> Bool {
-        var next = f + 1
-        while next < thread.frames.count, thread.frames[next].inlined { next += 1 }
-        guard next < thread.frames.count, thread.frames[next].address == thread.frames[f].address else { return false }
-        return !(symbolicated.frames[FrameKey(thread: t, frame: next)] ?? []).isEmpty
+    /// Appends the JSON object of one report (an element of the `reports` array) to `out`, for
+    /// writers that stream the document report by report.
+    public static func renderReport(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+        render(symbolicated, into: &out)
     }
 
     private static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
@@ -66,7 +61,7 @@ public enum JSONRenderer {
             out.append(literal: ",\"frames\":[")
             var first = true
             for (f, frame) in thread.frames.enumerated() {
-                if frame.inlined, Self.concreteIsResolved(after: f, in: thread, t, symbolicated) { continue }
+                if symbolicated.replacesInlinedLine(thread: t, frame: f) { continue }
                 let imageName = frame.imageName ?? frame.image.flatMap {
                     report.images.indices.contains($0) ? report.images[$0].name : nil
                 }

@@ -16,6 +16,20 @@ public struct SymbolicatedReport: Sendable {
     }
 }
 
+extension SymbolicatedReport {
+    /// Whether frame `f` of thread `t` is an inlined line of an already symbolicated report
+    /// (`... [inlined]`) whose concrete frame — the next one that is not inlined, at the same
+    /// address — was resolved anew: the new inlined frames then take the old line's place.
+    public func replacesInlinedLine(thread t: Int, frame f: Int) -> Bool {
+        let frames = report.threads[t].frames
+        guard frames[f].inlined else { return false }
+        var next = f + 1
+        while next < frames.count, frames[next].inlined { next += 1 }
+        guard next < frames.count, frames[next].address == frames[f].address else { return false }
+        return !(self.frames[FrameKey(thread: t, frame: next)] ?? []).isEmpty
+    }
+}
+
 /// Names one frame of a report: indices into `CrashReport.threads` and that thread's `frames`.
 public struct FrameKey: Hashable, Sendable {
     /// The index into `CrashReport.threads` (not the thread number).

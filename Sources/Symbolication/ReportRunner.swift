@@ -10,19 +10,52 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     case json
     /// `.ips` reports written back as `.ips` with symbols filled in; other reports as text.
     case ips
+    /// One tab-separated line per frame: report, thread, frame, image, address, function,
+    /// file:line, `[inlined]`.
+    case frames
 }
 
 /// Reads reports, symbolicates them and writes them out: the work of one `symbolicate` run.
+///
+/// Independent reports are symbolicated on several threads; each debug file is indexed once
+/// for the whole run (see ``Symbolicator``). Reports are written as they finish, in input
+/// order: to one stream (a `==> path <==` line before each text report when there are
+/// several), to one file per report in a folder that mirrors the input tree, or over each
+/// report, atomically.
 public final class ReportRunner {
+    /// Where the symbolicated reports go.
+    public enum Destination: Sendable, Equatable {
+        /// One stream (standard output).
+        case stream
+        /// One file per report under this folder, mirroring the input tree.
+        case directory(String)
+        /// Each report replaced by its symbolicated self.
+        case inPlace
+    }
+
     /// How to write the reports.
     public struct Options: Sendable {
-        /// Text or JSON.
+        /// Text, JSON, .ips or frame lines.
         public var format: OutputFormat
         /// Full source paths instead of file names.
         public var fullPath: Bool
-        public init(format: OutputFormat = .text, fullPath: Bool = false) {
+        /// Stream, folder or in place.
+        public var destination: Destination
+        /// How many reports are symbolicated at once; 0 means one per core.
+        public var jobs: Int
+        /// Whether to show a progress line on stderr (when it is a terminal).
+        public var progress: Bool
+        /// Whether to print the summary on stderr at the end.
+        public var summary: Bool
+
+        public init(format: OutputFormat = .text, fullPath: Bool = false, destination: Destination = .stream,
+                    jobs: Int = 0, progress: Bool = false, summary: Bool = false) {
             self.format = format
             self.fullPath = fullPath
+            self.destination = destination
+            self.jobs = jobs
+            self.progress = progress
+            self.summary = summary
         }
     }
 
@@ -30,7 +63,7 @@ public final class ReportRunner {
     public enum Status: Int32, Sendable {
         /// Every report was read and written.
         case success = 0
-        /// Some report could not be read or parsed; the others were written.
+        /// Some report could not be read, parsed or written; the others were written.
         case reportFailed = 1
     }
 
@@ -45,60 +78,111 @@ public final class ReportRunner {
         self.diagnostics = diagnostics
     }
 
+    /// One report to do: where it is read from and, for `-o`, where it goes below the folder.
+    struct Job {
+        var path: String
+        var relativePath: String
+    }
+
+    /// What one report gave: the bytes to write to the stream (nil when written elsewhere or
+    /// failed) and its counts.
+    struct Outcome {
+        var bytes: [UInt8]?
+        var failed: Bool
+        var tally: Tally
+    }
+
     /// Symbolicates the reports at `inputs` (files, directories of `*.crash` / `*.ips`
-    /// files, or `-` for standard input) and writes them to `output`.
+    /// files, or `-` for standard input) and writes them to `output` or to files.
     public func run(inputs: [String], output: OutputWriter) -> Status {
         var status = Status.success
-        let paths = expand(inputs, status: &status)
-        var collected: [SymbolicatedReport] = []
+        let jobs = expand(inputs, status: &status)
+        if options.destination != .stream, jobs.contains(where: { $0.path == "-" }) {
+            diagnostics.warn("standard input cannot be written to a file: use a report file with -o or --in-place")
+            return .reportFailed
+        }
+        let progress = Progress(total: jobs.count, enabled: options.progress && jobs.count > 3)
+        var total = Tally()
+
+        if options.format == .json && options.destination == .stream { output.write(Array("{\"reports\":[".utf8)) }
         var written = 0
-        for path in paths {
-            guard let report = read(path) else {
-                status = .reportFailed
-                continue
-            }
-            let symbolicated = symbolicator.symbolicate(report)
-            switch options.format {
-            case .text, .ips:
-                var bytes: [UInt8] = []
-                if paths.count > 1 {
-                    if written > 0 { bytes.append(0x0a) }
-                    bytes += Array("==> \(path) <==\n".utf8)
-                }
-                if options.format == .ips {
-                    IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
-                } else {
-                    TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : ProcessInfo.processInfo.activeProcessorCount) { i in
+            self.process(jobs[i], streamed: jobs.count > 1)
+        }
+        pool.forEachInOrder { i, outcome in
+            if outcome.failed { status = .reportFailed }
+            total.add(outcome.tally)
+            if var bytes = outcome.bytes {
+                if options.format == .json && written > 0 { bytes.insert(UInt8(ascii: ","), at: 0) }
+                if options.format == .text || options.format == .ips, jobs.count > 1, written > 0 {
+                    bytes.insert(0x0a, at: 0)
                 }
                 output.write(bytes)
                 written += 1
-            case .json:
-                collected.append(symbolicated)
             }
-            if output.closed { return status }
+            progress.advance()
+            return !output.closed
         }
-        if options.format == .json {
-            var bytes: [UInt8] = []
-            JSONRenderer.render(collected, into: &bytes)
-            output.write(bytes)
-        }
+        if options.format == .json && options.destination == .stream { output.write(Array("]}\n".utf8)) }
         output.flush()
+        progress.finish()
+        if options.summary && !output.closed { printSummary(total, reports: jobs.count) }
         return status
     }
 
-    private func expand(_ inputs: [String], status: inout Status) -> [String] {
-        var paths: [String] = []
-        for input in inputs {
-            var isDirectory: ObjCBool = false
-            if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
-                let reports = DebugFileLocator.regularFiles(under: input).filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }
-                if reports.isEmpty { diagnostics.warn("\(input): no *.crash or *.ips reports in this directory") }
-                paths += reports
-            } else {
-                paths.append(input)
+    // MARK: One report
+
+    private func process(_ job: Job, streamed: Bool) -> Outcome {
+        guard let report = read(job.path) else { return Outcome(bytes: nil, failed: true, tally: Tally(reports: 1)) }
+        let symbolicated = symbolicator.symbolicate(report)
+        let tally = Tally(symbolicated)
+        switch options.destination {
+        case .stream:
+            var bytes: [UInt8] = []
+            if streamed && (options.format == .text || options.format == .ips) {
+                bytes += Array("==> \(job.path) <==\n".utf8)
             }
+            render(symbolicated, format: options.format, into: &bytes)
+            return Outcome(bytes: bytes, failed: false, tally: tally)
+        case .directory(let folder):
+            let target = (folder as NSString).appendingPathComponent(job.relativePath)
+            return Outcome(bytes: nil, failed: !write(symbolicated, to: target, replacing: nil), tally: tally)
+        case .inPlace:
+            return Outcome(bytes: nil, failed: !write(symbolicated, to: job.path, replacing: job.path), tally: tally)
         }
-        return paths
+    }
+
+    private func render(_ symbolicated: SymbolicatedReport, format: OutputFormat, into bytes: inout [UInt8]) {
+        switch format {
+        case .text: TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+        case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
+        case .json: JSONRenderer.renderReport(symbolicated, into: &bytes)
+        case .frames: FramesRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+        }
+    }
+
+    /// Writes one report to `target` through a temporary file in the same folder, renamed
+    /// over it: a reader (or a run killed midway) never sees half a report. A file written in
+    /// place keeps its permissions. An `.ips` report stays `.ips` in the text format.
+    private func write(_ symbolicated: SymbolicatedReport, to target: String, replacing original: String?) -> Bool {
+        var bytes: [UInt8] = []
+        switch options.format {
+        case .text where symbolicated.report.ips != nil:
+            render(symbolicated, format: .ips, into: &bytes)
+        case .json:
+            bytes += Array("{\"reports\":[".utf8)
+            render(symbolicated, format: .json, into: &bytes)
+            bytes += Array("]}\n".utf8)
+        default:
+            render(symbolicated, format: options.format, into: &bytes)
+        }
+        do {
+            try AtomicFile.write(bytes, to: target, permissionsFrom: original)
+            return true
+        } catch {
+            diagnostics.warn("\(target): cannot write: \(error)")
+            return false
+        }
     }
 
     private func read(_ path: String) -> CrashReport? {
@@ -120,5 +204,89 @@ public final class ReportRunner {
             diagnostics.warn("\(error)")
             return nil
         }
+    }
+
+    // MARK: Inputs
+
+    /// Files as named, and the `*.crash` / `*.ips` files under each directory (relative paths
+    /// kept for `-o`).
+    func expand(_ inputs: [String], status: inout Status) -> [Job] {
+        var jobs: [Job] = []
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+                let root = input.hasSuffix("/") ? String(input.dropLast()) : input
+                let reports = DebugFileLocator.regularFiles(under: root).filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }
+                if reports.isEmpty { diagnostics.warn("\(input): no *.crash or *.ips reports in this directory") }
+                for path in reports {
+                    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : (path as NSString).lastPathComponent
+                    jobs.append(Job(path: path, relativePath: relative))
+                }
+            } else {
+                jobs.append(Job(path: input, relativePath: (input as NSString).lastPathComponent))
+            }
+        }
+        return jobs
+    }
+
+    // MARK: Summary
+
+    /// Counts over reports: frames resolved or not, and the app images without a debug file
+    /// with the frames each left unresolved.
+    struct Tally {
+        var reports = 0
+        var frames = 0
+        var resolved = 0
+        var missing: [MissingImage: Int] = [:]
+
+        struct MissingImage: Hashable {
+            var name: String
+            var identifier: String
+            var arch: String
+        }
+
+        init(reports: Int = 0) { self.reports = reports }
+
+        init(_ symbolicated: SymbolicatedReport) {
+            reports = 1
+            let report = symbolicated.report
+            let processPath = report.header.first { $0.key == "Path" }?.value
+            for (t, thread) in report.threads.enumerated() {
+                for (f, frame) in thread.frames.enumerated() where !frame.inlined {
+                    frames += 1
+                    if !(symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []).isEmpty {
+                        resolved += 1
+                    } else if let i = frame.image, symbolicated.debugFiles[i] == nil, report.images.indices.contains(i),
+                              Symbolicator.isAppImage(report.images[i], processPath: processPath) {
+                        let image = report.images[i]
+                        let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
+                        let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 }
+                            ?? "no UUID"
+                        missing[MissingImage(name: image.name, identifier: identifier, arch: arch), default: 0] += 1
+                    }
+                }
+            }
+        }
+
+        mutating func add(_ other: Tally) {
+            reports += other.reports
+            frames += other.frames
+            resolved += other.resolved
+            missing.merge(other.missing, uniquingKeysWith: +)
+        }
+    }
+
+    private func printSummary(_ tally: Tally, reports: Int) {
+        var lines = ["\(reports) report\(reports == 1 ? "" : "s"), \(tally.frames) frames: \(tally.resolved) resolved, "
+                     + "\(tally.frames - tally.resolved) unresolved"]
+        if !tally.missing.isEmpty {
+            let costly = tally.missing.sorted { ($0.value, $1.key.name) > ($1.value, $0.key.name) }
+            lines.append("app images without a debug file (frames they left unresolved):")
+            for (image, count) in costly.prefix(20) {
+                lines.append("  \(image.identifier) \(image.arch) \(image.name): \(count)")
+            }
+            if costly.count > 20 { lines.append("  ... and \(costly.count - 20) more") }
+        }
+        FileHandle.standardError.write(Data(lines.map { "symbolicate: " + $0 + "\n" }.joined().utf8))
     }
 }

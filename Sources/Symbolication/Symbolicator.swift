@@ -18,7 +18,8 @@ import Foundation
 /// reported one.
 ///
 /// Each debug file is indexed at most once per run, when the first report needs it; the
-/// indexes are shared by all reports and threads.
+/// indexes are shared by all reports and threads, and reports may be symbolicated from
+/// several threads at once.
 public final class Symbolicator: @unchecked Sendable {
     /// What to resolve and how to name it.
     public struct Options: Sendable {
@@ -35,34 +36,56 @@ public final class Symbolicator: @unchecked Sendable {
     private let locator: DebugFileLocator
     private let options: Options
     private let diagnostics: Diagnostics
+    private let indexSource: (DebugFile) throws -> SymbolIndex
     private let lock = NSLock()
-    private var indexes: [DebugFile: SymbolIndex?] = [:]
+    private var slots: [DebugFile: IndexSlot] = [:]
     private var used: Set<DebugFile> = []
 
-    /// A symbolicator over the debug files `locator` found.
-    public init(locator: DebugFileLocator, options: Options = Options(), diagnostics: Diagnostics) {
+    /// One debug file's index, built by the first thread that asks; the others wait for it.
+    private final class IndexSlot: @unchecked Sendable {
+        let lock = NSLock()
+        var done = false
+        var index: SymbolIndex?
+    }
+
+    /// A symbolicator over the debug files `locator` found. `indexSource` builds (or loads)
+    /// the index of a debug file; by default it is built from the file.
+    public init(locator: DebugFileLocator, options: Options = Options(), diagnostics: Diagnostics,
+                indexSource: @escaping (DebugFile) throws -> SymbolIndex = SymbolIndex.build) {
         self.locator = locator
         self.options = options
         self.diagnostics = diagnostics
+        self.indexSource = indexSource
     }
 
     /// The index of `file`, built on first use; nil (said once) when it cannot be built.
+    /// Safe to call from several threads: each file is built once, different files in
+    /// parallel.
     public func index(for file: DebugFile) -> SymbolIndex? {
         lock.lock()
-        defer { lock.unlock() }
-        if let cached = indexes[file] { return cached }
-        var built: SymbolIndex?
+        let slot: IndexSlot
+        if let existing = slots[file] {
+            slot = existing
+        } else {
+            slot = IndexSlot()
+            slots[file] = slot
+        }
+        lock.unlock()
+
+        slot.lock.lock()
+        defer { slot.lock.unlock() }
+        if slot.done { return slot.index }
         do {
-            let index = try SymbolIndex.build(file)
+            let index = try indexSource(file)
             if let problem = index.problem {
                 diagnostics.warn("\(file.path): part of the DWARF could not be read: \(problem)")
             }
-            built = index
+            slot.index = index
         } catch {
             diagnostics.warn("\(error)")
         }
-        indexes[file] = .some(built)
-        return built
+        slot.done = true
+        return slot.index
     }
 
     /// Debug files given one by one that no image of any report so far has used.

@@ -56,8 +56,29 @@ struct Symbolicate: ParsableCommand {
             completion: .file())
     var debugPaths: [String] = []
 
-    @Option(help: "Output format: text (the report, resolved in place), json, or ips (.ips reports written back as .ips with symbols).")
+    @Option(help: """
+        Output format: text (the report, resolved in place), json, ips (.ips reports written \
+        back as .ips with symbols), or frames (one tab-separated line per frame: report, \
+        thread, frame, image, address, function, file:line, [inlined]).
+        """)
     var format: OutputFormat = .text
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write one symbolicated file per report into this folder, mirroring the input tree.",
+                               valueName: "dir"),
+            completion: .directory)
+    var outputDirectory: String?
+
+    @Flag(help: "Replace each report by its symbolicated self (atomically: a temporary file renamed over it).")
+    var inPlace = false
+
+    @Option(name: [.customShort("j"), .customLong("jobs")],
+            help: ArgumentHelp("Reports symbolicated at once (default: one per core).", valueName: "n"))
+    var jobs: Int = 0
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")],
+          help: "No progress line and no summary on stderr (warnings are still printed).")
+    var quiet = false
 
     @Flag(help: "Do not read or write the cache of debug-file identities (~/.cache/symbolicate).")
     var noCache = false
@@ -75,6 +96,17 @@ struct Symbolicate: ParsableCommand {
               completion: .file())
     var reports: [String] = []
 
+    func validate() throws {
+        if inPlace && outputDirectory != nil { throw ValidationError("--in-place and --output cannot be used together") }
+        if inPlace && (format == .json || format == .frames) {
+            throw ValidationError("--in-place writes reports, not \(format.rawValue): use --output DIR or standard output")
+        }
+        if (inPlace || outputDirectory != nil) && (reports.isEmpty || reports.contains("-")) {
+            throw ValidationError("--in-place and --output need report files, not standard input")
+        }
+        if jobs < 0 { throw ValidationError("--jobs must be 0 (one per core) or more") }
+    }
+
     func run() throws {
         let diagnostics = Diagnostics()
         let environment = ProcessInfo.processInfo.environment
@@ -84,7 +116,12 @@ struct Symbolicate: ParsableCommand {
                                        diagnostics: diagnostics)
         let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle, force: force), diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
-                                  options: .init(format: format, fullPath: fullPath),
+                                  options: .init(format: format, fullPath: fullPath,
+                                                 destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
+                                                 jobs: jobs,
+                                                 progress: !quiet && isatty(STDERR_FILENO) == 1,
+                                                 summary: !quiet && (isatty(STDERR_FILENO) == 1 || reports.count > 1
+                                                                     || reports.contains(where: Self.isDirectory))),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         let status = runner.run(inputs: reports.isEmpty ? ["-"] : reports, output: output)
@@ -92,5 +129,10 @@ struct Symbolicate: ParsableCommand {
             diagnostics.warn("\(file.path): UUID \(file.identifier ?? "?") (\(file.architecture?.name ?? "?")) matches no image in the reports")
         }
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

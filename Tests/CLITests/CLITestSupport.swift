@@ -37,9 +37,17 @@ extension ProcessResult {
     }
 
     /// stderr lines other than the "no debug file for IMAGE" notes, which every run whose app
-    /// images are not all matched prints (`ReportVariantTests` checks those).
+    /// images are not all matched prints (`ReportVariantTests` checks those), and the summary
+    /// of runs over several reports (`BatchTests` checks it).
     var problemLines: [String] {
-        stderrLines.filter { !$0.contains(": no debug file for ") }
+        stderrLines.filter { !$0.contains(": no debug file for ") && !Self.isSummaryLine($0) }
+    }
+
+    /// `symbolicate: 3 reports, 40 frames: ...`, and the list of images without debug files.
+    static func isSummaryLine(_ line: String) -> Bool {
+        line.range(of: #"^symbolicate: [0-9]+ reports?, [0-9]+ frames: "#, options: .regularExpression) != nil
+            || line == "symbolicate: app images without a debug file (frames they left unresolved):"
+            || line.hasPrefix("symbolicate:   ")
     }
 
     /// A short account of the run, for assertion messages.

@@ -31,7 +31,7 @@ final class ErrorTests: XCTestCase {
         let arguments = ["-d", macho, "--no-demangle", reports[0], missing, reports[1]]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 1, result.summary(arguments))
-        XCTAssertEqual(result.stderrLines.count, 1, "one line on stderr: \(result.summary(arguments))")
+        XCTAssertEqual(result.problemLines.count, 1, "one line on stderr: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(missing), "the message should name \(missing): \(result.stderrText)")
         let out = result.stdoutText
         for path in [reports[0], reports[1]] {

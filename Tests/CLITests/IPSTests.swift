@@ -395,7 +395,7 @@ final class IPSTests: XCTestCase {
         let arguments = ["-d", macho, "--no-demangle", cut, good]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 1, result.summary(arguments))
-        XCTAssertEqual(result.stderrLines.count, 1, result.summary(arguments))
+        XCTAssertEqual(result.problemLines.count, 1, result.summary(arguments))
         XCTAssert(result.stderrText.hasPrefix("symbolicate: \(cut): not a valid .ips report: the JSON body is not valid JSON")
                   || result.stderrText.contains("\(cut): not a valid .ips report: the JSON body is not valid JSON"),
                   result.stderrText)

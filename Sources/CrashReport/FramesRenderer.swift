@@ -1,0 +1,94 @@
+/// Prints a symbolicated report as one tab-separated line per frame, for `grep`, `cut`,
+/// `sort` and `uniq -c`:
+///
+///     REPORT  THREAD  FRAME  IMAGE  ADDRESS  FUNCTION  FILE:LINE  [inlined]
+///     a.crash 0       0      App    0x104a34204  load_word  parser.c:8  [inlined]
+///     a.crash 0       0      App    0x104a34204  parse_record  parser.c:27
+///
+/// - THREAD is the thread number, `exception` for the Last Exception Backtrace and `asi-N` for
+///   Application Specific Backtrace N.
+/// - FRAME is the frame number as printed; inlined frames repeat their frame's number, innermost
+///   first, and end in `[inlined]`; the last field is empty otherwise.
+/// - FUNCTION and FILE:LINE are what the debug file says, or for an unresolved frame what the
+///   report itself says (`<redacted>`, `foo (File.m:42)`); empty where nothing is known.
+/// - Tabs and line breaks inside a field become blanks, so every line has exactly eight fields.
+public struct FramesRenderer: Sendable {
+    /// Print each source file as the debug information records it, rather than its file name.
+    public var fullPath: Bool
+
+    /// Creates a renderer that prints file names (or full paths if `fullPath`).
+    public init(fullPath: Bool = false) {
+        self.fullPath = fullPath
+    }
+
+    /// Appends the frame lines of `symbolicated` to `out`.
+    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+        let report = symbolicated.report
+        for (t, thread) in report.threads.enumerated() {
+            let threadField: String
+            switch thread.kind {
+            case .thread(let number): threadField = String(number)
+            case .lastExceptionBacktrace: threadField = "exception"
+            case .applicationSpecificBacktrace(let number): threadField = "asi-\(number)"
+            }
+            for (f, frame) in thread.frames.enumerated() {
+                let image = frame.image.flatMap { report.images.indices.contains($0) ? report.images[$0].name : nil }
+                    ?? frame.imageName ?? ""
+                let resolved = symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []
+                if symbolicated.replacesInlinedLine(thread: t, frame: f) { continue }
+                if resolved.isEmpty {
+                    var function = ""
+                    var location = ""
+                    switch frame.form {
+                    case .symbol(let name, _):
+                        function = name
+                    case .symbolicated(let name, _, let file, let line):
+                        function = name
+                        location = "\(file):\(line)"
+                    default:
+                        break
+                    }
+                    appendLine(report.path, threadField, frame, image, function, location, frame.inlined, to: &out)
+                } else {
+                    for source in resolved {
+                        var location = ""
+                        if let file = source.file {
+                            location = fullPath ? file : String(basename(file))
+                            if let line = source.line, line > 0 { location += ":\(line)" }
+                        }
+                        appendLine(report.path, threadField, frame, image, source.function, location, source.inlined,
+                                   to: &out)
+                    }
+                }
+            }
+        }
+    }
+
+    private func appendLine(_ path: String, _ thread: String, _ frame: Frame, _ image: String, _ function: String,
+                            _ location: String, _ inlined: Bool, to out: inout [UInt8]) {
+        appendField(path, to: &out)
+        out.append(ASCII.tab)
+        appendField(thread, to: &out)
+        out.append(ASCII.tab)
+        out.append(decimal: UInt64(max(0, frame.index)))
+        out.append(ASCII.tab)
+        appendField(image, to: &out)
+        out.append(ASCII.tab)
+        out.append(literal: "0x")
+        out.append(utf8: String(frame.address, radix: 16))
+        out.append(ASCII.tab)
+        appendField(function, to: &out)
+        out.append(ASCII.tab)
+        appendField(location, to: &out)
+        out.append(ASCII.tab)
+        if inlined { out.append(literal: "[inlined]") }
+        out.append(ASCII.newline)
+    }
+
+    /// The field's UTF-8, with tabs and line breaks as blanks.
+    private func appendField(_ text: String, to out: inout [UInt8]) {
+        for byte in text.utf8 {
+            out.append(byte == ASCII.tab || byte == ASCII.newline || byte == ASCII.carriageReturn ? ASCII.space : byte)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Runs `work(i)` for `0..<count` on several threads and hands the results to the caller in
+/// index order, each as soon as it and all before it are done: reports are printed as they
+/// finish, in input order.
+///
+/// Workers run at most `window` items ahead of the caller, so a slow early report does not
+/// make the others pile up in memory. When the caller stops (the reader of the output went
+/// away), no new item is started; items already running finish before `forEachInOrder`
+/// returns, so none is left half done.
+final class OrderedWork<Result>: @unchecked Sendable {
+    private let count: Int
+    private let workers: Int
+    private let work: (Int) -> Result
+    private let condition = NSCondition()
+    private var results: [Result?]
+    private var next = 0
+    private var consumed = 0
+    private var stopped = false
+    private let window: Int
+
+    init(count: Int, workers: Int, work: @escaping (Int) -> Result) {
+        self.count = count
+        self.workers = max(1, min(workers, count))
+        self.work = work
+        self.results = Array(repeating: nil, count: count)
+        self.window = max(4, 4 * max(1, workers))
+    }
+
+    /// Calls `body` with each index and result in order; `body` returns false to stop.
+    func forEachInOrder(_ body: (Int, Result) -> Bool) {
+        guard count > 0 else { return }
+        if workers == 1 {
+            for i in 0..<count where !body(i, work(i)) { return }
+            return
+        }
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            Thread.detachNewThread { [self] in
+                runWorker()
+                group.leave()
+            }
+        }
+        for i in 0..<count {
+            condition.lock()
+            while results[i] == nil { condition.wait() }
+            let result = results[i]!
+            results[i] = nil
+            consumed = i + 1
+            condition.broadcast()
+            condition.unlock()
+            if !body(i, result) {
+                condition.lock()
+                stopped = true
+                condition.broadcast()
+                condition.unlock()
+                break
+            }
+        }
+        group.wait()
+    }
+
+    private func runWorker() {
+        while true {
+            condition.lock()
+            while !stopped && next < count && next >= consumed + window { condition.wait() }
+            guard !stopped, next < count else {
+                condition.unlock()
+                return
+            }
+            let i = next
+            next += 1
+            condition.unlock()
+            let result = work(i)
+            condition.lock()
+            results[i] = result
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
