@@ -1,0 +1,279 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// One command over a folder of 1,000 reports, in every output form: standard output, `-o DIR`,
+/// `--in-place`, `--format frames` and JSON; a run killed midway; the progress line and the
+/// summary.
+///
+/// The oracle of each report in a batch is the same report symbolicated on its own, one
+/// process, one thread — whose output `TextOutputTests` and `JSONOutputTests` check against
+/// llvm-symbolizer. A batch must give exactly that, whatever the order the threads finish in.
+final class BatchTests: XCTestCase {
+    /// A folder tree of `count` reports: copies of the fixture reports (.crash and .ips) under
+    /// nested folders, with their sources.
+    struct Batch {
+        var root: URL
+        var reports: [(path: String, relative: String, source: String)]
+    }
+
+    static func makeBatch(_ count: Int, label: String) throws -> Batch {
+        let sources = try Fixtures.reports() + [try Fixtures.path("ips/App-arm64.ips"), try Fixtures.path("ips/App-x86_64.ips")]
+        let root = try makeTemporaryDirectory(label)
+        var reports: [(String, String, String)] = []
+        for i in 0..<count {
+            let source = sources[i % sources.count]
+            let ext = (source as NSString).pathExtension
+            let relative = "group\(i % 7)/day\(i % 3)/report-\(String(format: "%04d", i)).\(ext)"
+            let path = root.appendingPathComponent(relative).path
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: source, toPath: path)
+            reports.append((path, relative, source))
+        }
+        reports.sort { $0.0 < $1.0 }
+        return Batch(root: root, reports: reports)
+    }
+
+    /// Each source report symbolicated on its own, in `format`.
+    static func singles(_ batch: Batch, _ extra: [String]) throws -> [String: Data] {
+        let macho = try Fixtures.path("macho")
+        var result: [String: Data] = [:]
+        for source in Set(batch.reports.map(\.source)) {
+            let arguments = ["-d", macho, "-j", "1"] + extra + [source]
+            let run = try CLI.run(arguments)
+            XCTAssertEqual(run.status, 0, run.summary(arguments))
+            result[source] = run.stdout
+        }
+        return result
+    }
+
+    func testAThousandReportsOnStandardOutputInInputOrder() throws {
+        let batch = try Self.makeBatch(1000, label: "batch-stdout")
+        defer { try? FileManager.default.removeItem(at: batch.root) }
+        let singles = try Self.singles(batch, [])
+        var expected = Data()
+        for (k, report) in batch.reports.enumerated() {
+            if k > 0 { expected.append(0x0a) }
+            expected.append(Data("==> \(report.path) <==\n".utf8))
+            expected.append(singles[report.source]!)
+        }
+        let arguments = ["-d", try Fixtures.path("macho"), batch.root.path]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.problemLines, [], result.stderrText)
+        XCTAssert(result.stdout == expected, "the batch output should be each report's own output, in path order; "
+                  + CorpusTests.firstDifference(expected, result.stdout))
+    }
+
+    func testOutputFolderMirrorsTheTree() throws {
+        let batch = try Self.makeBatch(1000, label: "batch-o")
+        defer { try? FileManager.default.removeItem(at: batch.root) }
+        let singles = try Self.singles(batch, [])
+        let singlesIPS = try Self.singles(batch, ["--format", "ips"])
+        let out = batch.root.deletingLastPathComponent().appendingPathComponent(batch.root.lastPathComponent + "-out")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let arguments = ["-d", try Fixtures.path("macho"), "-o", out.path, batch.root.path]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.stdout.count, 0, "nothing on stdout with -o")
+        var wrong = 0
+        for report in batch.reports {
+            let written = try? Data(contentsOf: out.appendingPathComponent(report.relative))
+            // An .ips report stays an .ips file.
+            let expected = report.source.hasSuffix(".ips") ? singlesIPS[report.source] : singles[report.source]
+            if written != expected {
+                wrong += 1
+                if wrong <= 3 { XCTFail("\(report.relative): the file written differs from the report symbolicated alone") }
+            }
+        }
+        XCTAssertEqual(wrong, 0)
+        let files = FileManager.default.enumerator(atPath: out.path)?.allObjects.compactMap { $0 as? String }
+            .filter { !$0.hasSuffix("/") && $0.contains(".") && !($0 as NSString).lastPathComponent.hasPrefix(".") } ?? []
+        XCTAssertEqual(Set(files), Set(batch.reports.map(\.relative)), "exactly one file per report, same tree")
+    }
+
+    func testInPlaceReplacesEachReport() throws {
+        let batch = try Self.makeBatch(1000, label: "batch-in-place")
+        defer { try? FileManager.default.removeItem(at: batch.root) }
+        let singles = try Self.singles(batch, [])
+        let singlesIPS = try Self.singles(batch, ["--format", "ips"])
+        chmod(batch.reports[0].path, 0o600)
+        let arguments = ["-d", try Fixtures.path("macho"), "--in-place", batch.root.path]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        var wrong = 0
+        for report in batch.reports {
+            let expected = report.source.hasSuffix(".ips") ? singlesIPS[report.source] : singles[report.source]
+            if (try? Data(contentsOf: URL(fileURLWithPath: report.path))) != expected { wrong += 1 }
+        }
+        XCTAssertEqual(wrong, 0, "reports replaced by something else than their symbolicated selves")
+        var info = stat()
+        stat(batch.reports[0].path, &info)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600, "a report replaced in place keeps its permissions")
+        let hidden = FileManager.default.enumerator(atPath: batch.root.path)?.allObjects.compactMap { $0 as? String }
+            .filter { ($0 as NSString).lastPathComponent.hasPrefix(".") } ?? []
+        XCTAssertEqual(hidden, [], "no temporary files left")
+    }
+
+    /// A run killed at a random moment leaves every report either as it was or wholly
+    /// symbolicated — in place and in an output folder — never cut short.
+    func testARunKilledMidwayLeavesNoHalfWrittenReport() throws {
+        let binary = try CLI.binary()
+        let macho = try Fixtures.path("macho")
+        var sawMidway = false
+        for (attempt, delay) in [0.15, 0.3, 0.6, 1.2, 2.4].enumerated() {
+            let batch = try Self.makeBatch(1000, label: "batch-kill-\(attempt)")
+            defer { try? FileManager.default.removeItem(at: batch.root) }
+            let singles = try Self.singles(batch, [])
+            let singlesIPS = try Self.singles(batch, ["--format", "ips"])
+            let originals = try Dictionary(uniqueKeysWithValues: Set(batch.reports.map(\.source)).map {
+                ($0, try Data(contentsOf: URL(fileURLWithPath: $0)))
+            })
+            let out = batch.root.appendingPathComponent("out")
+            for mode in [["--in-place"], ["-o", out.path]] {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: binary)
+                process.arguments = ["-d", macho, "-q"] + mode + [batch.root.appendingPathComponent("group0").path,
+                                                                  batch.root.appendingPathComponent("group1").path,
+                                                                  batch.root.appendingPathComponent("group2").path]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                usleep(useconds_t(delay * 1_000_000))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                var done = 0, untouched = 0, broken: [String] = []
+                for report in batch.reports where ["group0", "group1", "group2"].contains(where: report.relative.hasPrefix) {
+                    let expected = report.source.hasSuffix(".ips") ? singlesIPS[report.source]! : singles[report.source]!
+                    let path = mode[0] == "--in-place" ? report.path : out.appendingPathComponent(report.relative).path
+                    guard let bytes = FileManager.default.contents(atPath: path) else {
+                        if mode[0] == "--in-place" { broken.append(report.relative + " (gone)") } else { untouched += 1 }
+                        continue
+                    }
+                    if bytes == expected {
+                        done += 1
+                    } else if mode[0] == "--in-place" && bytes == originals[report.source] {
+                        untouched += 1
+                    } else {
+                        broken.append(report.relative)
+                    }
+                }
+                XCTAssertEqual(broken, [], "\(mode[0]) killed after \(delay) s: reports neither whole nor untouched")
+                if done > 0 && untouched > 0 { sawMidway = true }
+            }
+            if sawMidway { break }
+        }
+        XCTAssert(sawMidway, "no attempt caught the run midway (all done or none): the test proves nothing")
+    }
+
+    func testFramesFormatHasOneLinePerFrame() throws {
+        let batch = try Self.makeBatch(200, label: "batch-frames")
+        defer { try? FileManager.default.removeItem(at: batch.root) }
+        let macho = try Fixtures.path("macho")
+        let arguments = ["-d", macho, "--format", "frames", batch.root.path]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        let lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        XCTAssertFalse(lines.isEmpty)
+        let fields = lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        XCTAssert(fields.allSatisfy { $0.count == 8 }, "eight tab-separated fields on every line")
+        XCTAssertEqual(Set(fields.map { $0[0] }), Set(batch.reports.map(\.path)), "every report has frame lines")
+
+        // Against JSON for one report: the same frames, function and file:line.
+        let one = batch.reports[0]
+        let json = try CLI.run(["-d", macho, "--format", "json", one.path])
+        let document = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        let threads = ((document?["reports"] as? [[String: Any]])?.first?["threads"] as? [[String: Any]]) ?? []
+        var expected: [String] = []
+        for thread in threads {
+            let number: String
+            switch thread["kind"] as? String {
+            case "last_exception_backtrace": number = "exception"
+            case "application_specific_backtrace": number = "asi-\(thread["index"] as? Int ?? 0)"
+            default: number = "\(thread["index"] as? Int ?? -1)"
+            }
+            for frame in thread["frames"] as? [[String: Any]] ?? [] {
+                let file = (frame["file"] as? String).map(basename) ?? ""
+                let location = file.isEmpty ? "" : file + ((frame["line"] as? Int).map { ":\($0)" } ?? "")
+                let address = (frame["address"] as? String) ?? ""
+                expected.append([one.path, number, "\(frame["index"] as? Int ?? -1)", frame["image"] as? String ?? "",
+                                 address, frame["symbol"] as? String ?? "", location,
+                                 (frame["inlined"] as? Bool ?? false) ? "[inlined]" : ""].joined(separator: "\t"))
+            }
+        }
+        XCTAssertEqual(fields.filter { $0[0] == one.path }.map { $0.joined(separator: "\t") }, expected)
+
+        // The pipeline the format is for: which functions, how often.
+        let counts = Dictionary(grouping: fields.filter { $0[7].isEmpty && !$0[5].isEmpty }, by: { $0[5] }).mapValues(\.count)
+        XCTAssertGreaterThan(counts["parse_record"] ?? 0, 0, "the crashing function is counted")
+    }
+
+    func testJSONIsOneDocumentWithEveryReport() throws {
+        let batch = try Self.makeBatch(300, label: "batch-json")
+        defer { try? FileManager.default.removeItem(at: batch.root) }
+        let macho = try Fixtures.path("macho")
+        let result = try CLI.run(["-d", macho, "--format", "json", batch.root.path])
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let document = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let reports = document?["reports"] as? [[String: Any]] ?? []
+        XCTAssertEqual(reports.map { $0["path"] as? String ?? "" }, batch.reports.map(\.path))
+        // Each report as it is alone.
+        let singles = try Self.singles(batch, ["--format", "json"])
+        for (k, report) in batch.reports.enumerated().prefix(20) {
+            let alone = try JSONSerialization.jsonObject(with: singles[report.source]!) as? [String: Any]
+            let threadsAlone = ((alone?["reports"] as? [[String: Any]])?.first?["threads"] as? NSArray)
+            XCTAssertEqual(reports[k]["threads"] as? NSArray, threadsAlone, report.relative)
+        }
+    }
+
+    /// The summary on stderr: reports, frames resolved and not, and the app images that had no
+    /// debug file with the frames they cost — counted independently from the frame lines.
+    func testSummaryCountsFramesAndMissingImages() throws {
+        let batch = try Self.makeBatch(50, label: "batch-summary")
+        defer { try? FileManager.default.removeItem(at: batch.root) }
+        let frames = try CLI.run(["--format", "frames", "-q", batch.root.path])
+        XCTAssertFalse(frames.stderrText.contains(" reports, "), "--quiet: no summary")
+        let lines = frames.stdoutText.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        let concrete = lines.filter { $0[7].isEmpty }
+        let appFrames = concrete.filter { $0[3] == "App" || $0[3] == "com.example.App" }.count
+        let result = try CLI.run([batch.root.path])
+        let summary = result.stderrLines.filter(ProcessResult.isSummaryLine)
+        XCTAssertEqual(summary.first, "symbolicate: 50 reports, \(concrete.count) frames: 0 resolved, \(concrete.count) unresolved")
+        let costs = summary.dropFirst(2).compactMap { line -> (String, Int)? in
+            let parts = line.split(separator: " ")
+            guard parts.count >= 4, let count = Int(parts.last!) else { return nil }
+            return (String(parts[parts.count - 2].dropLast()), count)
+        }
+        XCTAssertEqual(costs.filter { $0.0 == "App" || $0.0 == "com.example.App" }.map(\.1).reduce(0, +), appFrames,
+                       "the App images' cost is their frames: \(summary)")
+        XCTAssert(summary.dropFirst(2).allSatisfy { $0.range(of: #"^symbolicate:   [0-9A-F-]{36} [a-z0-9_]+ "#, options: .regularExpression) != nil },
+                  "each image line gives UUID, arch and name: \(summary)")
+    }
+
+    /// On a terminal, a progress line (redrawn with `\r`) for runs of several reports; none
+    /// with `--quiet`, none when stderr is not a terminal.
+    func testProgressLineOnlyOnATerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            throw XCTSkip("script(1) is not installed: cannot give the tool a terminal")
+        }
+        let batch = try Self.makeBatch(40, label: "batch-progress")
+        defer { try? FileManager.default.removeItem(at: batch.root) }
+        let binary = try CLI.binary()
+        let macho = try Fixtures.path("macho")
+        // stdout to /dev/null, stderr on the terminal `script` provides.
+        func onTerminal(_ extra: String) throws -> String {
+            let command = "\(binary) -d \(macho) \(extra) \(batch.root.path) >/dev/null"
+            return try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"]).stdoutText
+        }
+        let shown = try onTerminal("")
+        XCTAssert(shown.contains("/40 reports, "), "a progress line: \(shown.debugDescription)")
+        XCTAssert(shown.contains("40/40 reports"), "the line reaches the total: \(shown.debugDescription)")
+        XCTAssert(shown.contains("symbolicate: 40 reports, "), "the summary: \(shown.debugDescription)")
+        let quiet = try onTerminal("--quiet")
+        XCTAssertFalse(quiet.contains("reports"), "--quiet: no progress, no summary: \(quiet.debugDescription)")
+        let piped = try CLI.run(["-d", macho, batch.root.path])
+        XCTAssertFalse(piped.stderrText.contains("\r") || piped.stderrText.contains("\u{1B}"),
+                       "no progress line or terminal codes when stderr is not a terminal")
+    }
+}
