@@ -17,17 +17,19 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
-        .target(name: "DebugInfo", dependencies: ["CDwarf"]),
+        .target(name: "Platform"),
+        .target(name: "DebugInfo", dependencies: ["CDwarf", "Platform"]),
         .target(name: "CrashReport"),
-        .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport"]),
+        .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform"]),
         .executableTarget(
             name: "symbolicate",
             dependencies: [
-                "Symbolication", "DebugInfo", "CrashReport",
+                "Symbolication", "DebugInfo", "CrashReport", "Platform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
         .testTarget(name: "SymbolicationTests", dependencies: ["Symbolication", "TestSupport"]),

@@ -1,5 +1,10 @@
 import CDwarf
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// One debug file — or one architecture slice of a universal file — and its identity.
 ///

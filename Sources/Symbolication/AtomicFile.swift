@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// Writes a file so that no reader ever sees it half written: the bytes go to a temporary
 /// file in the same folder (`.NAME.XXXXXX`, hidden), which is then renamed over the target.
@@ -11,11 +16,9 @@ enum AtomicFile {
     /// Writes `bytes` to `path`, creating missing folders. The file gets the permissions of
     /// `permissionsFrom` when given (a report replaced in place), else 0644 less the umask.
     static func write(_ bytes: [UInt8], to path: String, permissionsFrom original: String? = nil) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        if !folder.isEmpty {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        }
+        let folder = Path.deletingLastComponent(path)
+        let name = Path.lastComponent(path)
+        if !folder.isEmpty { try System.createDirectories(folder) }
         var template = Array(((folder.isEmpty ? "" : folder + "/") + "." + name + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
@@ -34,7 +37,7 @@ enum AtomicFile {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while failure == nil && offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = String(cString: strerror(errno))

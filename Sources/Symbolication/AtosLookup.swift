@@ -1,5 +1,10 @@
 import DebugInfo
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// The `atos` way of asking: addresses of one object file, answered one line each in
 /// atos's own form:
@@ -81,7 +86,7 @@ public struct AtosLookup {
             throw Failure.ambiguous(path: path, architectures: names)
         }
         index = try SymbolIndex.build(chosen)
-        imageName = (path as NSString).lastPathComponent
+        imageName = Path.lastComponent(path)
     }
 
     /// The lines atos prints for `address` (several with inlined frames).
@@ -105,7 +110,7 @@ public struct AtosLookup {
     private func line(_ frame: SourceLocation, at address: UInt64) -> String {
         let head = "\(frame.function) (in \(imageName))"
         if let file = frame.file, frame.line > 0 {
-            let shown = options.fullPath ? file : (file as NSString).lastPathComponent
+            let shown = options.fullPath ? file : Path.lastComponent(file)
             return "\(head) (\(shown):\(frame.line))"
         }
         if let start = frame.functionStart, address >= start {

@@ -1,5 +1,10 @@
 import DebugInfo
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// Finds the debug file of a binary image by its identity.
 ///
@@ -22,7 +27,7 @@ import Foundation
 /// Matching is by UUID / build-id, never by name: a file named like the image but with
 /// another UUID was built from other sources and would give wrong answers.
 public final class DebugFileLocator: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var byIdentifier: [String: [DebugFile]] = [:]
     private var namedFiles: [DebugFile] = []
     /// Directories searched, in order: where debug files are looked for by build-id.
@@ -70,7 +75,7 @@ public final class DebugFileLocator: @unchecked Sendable {
         self.cache = cache
         self.diagnostics = diagnostics
         self.systemDebugDirectory = systemDebugDirectory
-        self.workingDirectory = FileManager.default.currentDirectoryPath
+        self.workingDirectory = System.currentDirectory
         var added: Set<String> = []
         for (path, named) in paths.map({ ($0, true) }) + searchPaths.map({ ($0, false) }) {
             // A folder both named and on the search path is walked once.
@@ -173,7 +178,7 @@ public final class DebugFileLocator: @unchecked Sendable {
     }
 
     private func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : (workingDirectory as NSString).appendingPathComponent(path)
+        path.hasPrefix("/") ? path : Path.join(workingDirectory, path)
     }
 
     // MARK: - Lookups
@@ -255,8 +260,8 @@ public final class DebugFileLocator: @unchecked Sendable {
         guard identifier.count > 2 else { return }
         let name = identifier.prefix(2) + "/" + identifier.dropFirst(2) + ".debug"
         let places = roots.flatMap { root in
-            [".build-id/", "usr/lib/debug/.build-id/"].map { (root as NSString).appendingPathComponent($0 + name) }
-        } + [(systemDebugDirectory as NSString).appendingPathComponent(".build-id/" + name)]
+            [".build-id/", "usr/lib/debug/.build-id/"].map { Path.join(root, $0 + name) }
+        } + [Path.join(systemDebugDirectory, ".build-id/" + name)]
         for place in places {
             var info = stat()
             guard stat(place, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
@@ -276,12 +281,12 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// build-id when both have one, else the CRC-32 the link records.
     private func debugLinkTarget(of binary: DebugFile) -> DebugFile? {
         guard let link = binary.debugLink else { return nil }
-        let directory = (binary.path as NSString).deletingLastPathComponent
-        let absoluteDirectory = (absolute(binary.path) as NSString).deletingLastPathComponent
+        let directory = Path.deletingLastComponent(binary.path)
+        let absoluteDirectory = Path.deletingLastComponent(absolute(binary.path))
         let places = [
-            (directory as NSString).appendingPathComponent(link.name),
-            (directory as NSString).appendingPathComponent(".debug/" + link.name),
-            (systemDebugDirectory as NSString).appendingPathComponent(
+            Path.join(directory, link.name),
+            Path.join(directory, ".debug/" + link.name),
+            Path.join(systemDebugDirectory, 
                 String(absoluteDirectory.drop { $0 == "/" }) + "/" + link.name),
         ]
         for place in places {
@@ -380,6 +385,6 @@ public final class DebugFileLocator: @unchecked Sendable {
     }
 
     private static func bundleDWARFFolder(_ bundle: String) -> String {
-        (bundle as NSString).appendingPathComponent("Contents/Resources/DWARF")
+        Path.join(bundle, "Contents/Resources/DWARF")
     }
 }

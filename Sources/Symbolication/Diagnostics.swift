@@ -1,18 +1,23 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// Warnings and errors meant for the user: one line each, on stderr, each said once.
 ///
 /// A debug file that cannot be read is reported the first time it is needed, not for every
 /// frame that needed it.
 public final class Diagnostics: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var said: Set<String> = []
     private let sink: (String) -> Void
 
     /// Writes to stderr, prefixed with `symbolicate: `.
     public init() {
         self.sink = { line in
-            FileHandle.standardError.write(Data(("symbolicate: " + line + "\n").utf8))
+            System.writeToStandardError("symbolicate: " + line + "\n")
         }
     }
 

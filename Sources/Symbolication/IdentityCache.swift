@@ -1,5 +1,10 @@
 import DebugInfo
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// What the object files of earlier runs turned out to be, so that a folder of thousands of
 /// dSYMs is not read again on the next run.
@@ -76,7 +81,7 @@ public final class IdentityCache: @unchecked Sendable {
 
     /// Where the cache lives.
     public let path: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var entries: [String: Entry] = [:]
     private var seen: Set<String> = []
     private var changed = false
@@ -113,10 +118,10 @@ public final class IdentityCache: @unchecked Sendable {
     /// when neither is set.
     public static func standardPath(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return (xdg as NSString).appendingPathComponent("symbolicate/identities")
+            return Path.join(xdg, "symbolicate/identities")
         }
         if let home = environment["HOME"], home.hasPrefix("/") {
-            return (home as NSString).appendingPathComponent(".cache/symbolicate/identities")
+            return Path.join(home, ".cache/symbolicate/identities")
         }
         return nil
     }
@@ -199,10 +204,10 @@ public final class IdentityCache: @unchecked Sendable {
             for key in keys.dropFirst(capacity) { entries[key] = nil }
         }
         let bytes = IdentityCache.serialize(entries)
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Path.deletingLastComponent(path)
         do {
             if !directory.isEmpty {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try System.createDirectories(directory)
             }
         } catch {
             throw WriteError(description: "\(directory): cannot create the folder")

@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Platform
 
 /// Runs `work(i)` for `0..<count` on several threads and hands the results to the caller in
 /// index order, each as soon as it and all before it are done: reports are printed as they
@@ -12,7 +18,7 @@ final class OrderedWork<Result>: @unchecked Sendable {
     private let count: Int
     private let workers: Int
     private let work: (Int) -> Result
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var results: [Result?]
     private var next = 0
     private var consumed = 0
@@ -36,11 +42,7 @@ final class OrderedWork<Result>: @unchecked Sendable {
         }
         let group = DispatchGroup()
         for _ in 0..<workers {
-            group.enter()
-            Thread.detachNewThread { [self] in
-                runWorker()
-                group.leave()
-            }
+            DispatchQueue.global().async(group: group) { [self] in runWorker() }
         }
         for i in 0..<count {
             condition.lock()

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// A progress line on stderr — reports done / total and the rate — redrawn in place at most
 /// ten times a second, and erased at the end. Only for terminals: the caller decides.
@@ -6,8 +11,8 @@ final class Progress {
     private let total: Int
     private let enabled: Bool
     private var done = 0
-    private let start = Date()
-    private var lastDrawn = Date.distantPast
+    private let start = System.monotonicSeconds
+    private var lastDrawn = -Double.infinity
     private var drawn = false
 
     init(total: Int, enabled: Bool) {
@@ -19,19 +24,17 @@ final class Progress {
     func advance() {
         done += 1
         guard enabled else { return }
-        let now = Date()
-        guard now.timeIntervalSince(lastDrawn) >= 0.1 || done == total else { return }
+        let now = System.monotonicSeconds
+        guard now - lastDrawn >= 0.1 || done == total else { return }
         lastDrawn = now
-        let elapsed = max(now.timeIntervalSince(start), 0.001)
-        let rate = Double(done) / elapsed
-        let line = "\r\u{1B}[Ksymbolicate: \(done)/\(total) reports, \(String(format: "%.0f", rate))/s"
-        FileHandle.standardError.write(Data(line.utf8))
+        let rate = Int((Double(done) / max(now - start, 0.001)).rounded())
+        System.writeToStandardError("\r\u{1B}[Ksymbolicate: \(done)/\(total) reports, \(rate)/s")
         drawn = true
     }
 
     /// Erases the line.
     func finish() {
         guard drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        System.writeToStandardError("\r\u{1B}[K")
     }
 }

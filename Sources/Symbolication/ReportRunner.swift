@@ -1,6 +1,11 @@
 import CrashReport
 import DebugInfo
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// How symbolicated reports are written.
 public enum OutputFormat: String, CaseIterable, Sendable {
@@ -106,7 +111,7 @@ public final class ReportRunner {
 
         if options.format == .json && options.destination == .stream { output.write(Array("{\"reports\":[".utf8)) }
         var written = 0
-        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : ProcessInfo.processInfo.activeProcessorCount) { i in
+        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount) { i in
             self.process(jobs[i], streamed: jobs.count > 1)
         }
         pool.forEachInOrder { i, outcome in
@@ -145,7 +150,7 @@ public final class ReportRunner {
             render(symbolicated, format: options.format, into: &bytes)
             return Outcome(bytes: bytes, failed: false, tally: tally)
         case .directory(let folder):
-            let target = (folder as NSString).appendingPathComponent(job.relativePath)
+            let target = Path.join(folder, job.relativePath)
             return Outcome(bytes: nil, failed: !write(symbolicated, to: target, replacing: nil), tally: tally)
         case .inPlace:
             return Outcome(bytes: nil, failed: !write(symbolicated, to: job.path, replacing: job.path), tally: tally)
@@ -188,7 +193,7 @@ public final class ReportRunner {
     private func read(_ path: String) -> CrashReport? {
         let bytes: [UInt8]
         if path == "-" {
-            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
+            bytes = System.readStandardInput()
         } else {
             do {
                 let mapped = try MappedFile(path: path)
@@ -213,17 +218,16 @@ public final class ReportRunner {
     func expand(_ inputs: [String], status: inout Status) -> [Job] {
         var jobs: [Job] = []
         for input in inputs {
-            var isDirectory: ObjCBool = false
-            if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+            if input != "-", System.isDirectory(input) {
                 let root = input.hasSuffix("/") ? String(input.dropLast()) : input
                 let reports = DebugFileLocator.regularFiles(under: root).filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }
                 if reports.isEmpty { diagnostics.warn("\(input): no *.crash or *.ips reports in this directory") }
                 for path in reports {
-                    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : (path as NSString).lastPathComponent
+                    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : Path.lastComponent(path)
                     jobs.append(Job(path: path, relativePath: relative))
                 }
             } else {
-                jobs.append(Job(path: input, relativePath: (input as NSString).lastPathComponent))
+                jobs.append(Job(path: input, relativePath: Path.lastComponent(input)))
             }
         }
         return jobs
@@ -287,6 +291,6 @@ public final class ReportRunner {
             }
             if costly.count > 20 { lines.append("  ... and \(costly.count - 20) more") }
         }
-        FileHandle.standardError.write(Data(lines.map { "symbolicate: " + $0 + "\n" }.joined().utf8))
+        System.writeToStandardError(lines.map { "symbolicate: " + $0 + "\n" }.joined())
     }
 }

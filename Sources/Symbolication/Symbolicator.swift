@@ -1,6 +1,11 @@
 import CrashReport
 import DebugInfo
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// Turns a parsed report into a symbolicated one: finds each frame's image, the image's
 /// debug file, the address in the debug file, and what the debug file says is there.
@@ -37,13 +42,13 @@ public final class Symbolicator: @unchecked Sendable {
     private let options: Options
     private let diagnostics: Diagnostics
     private let indexSource: (DebugFile) throws -> SymbolIndex
-    private let lock = NSLock()
+    private let lock = Lock()
     private var slots: [DebugFile: IndexSlot] = [:]
     private var used: Set<DebugFile> = []
 
     /// One debug file's index, built by the first thread that asks; the others wait for it.
     private final class IndexSlot: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = Lock()
         var done = false
         var index: SymbolIndex?
     }

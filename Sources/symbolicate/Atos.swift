@@ -1,6 +1,11 @@
 import ArgumentParser
 import DebugInfo
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 import Symbolication
 
 extension Architecture: ExpressibleByArgument {

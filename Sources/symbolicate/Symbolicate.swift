@@ -1,6 +1,11 @@
 import ArgumentParser
 import DebugInfo
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 import Symbolication
 
 extension OutputFormat: ExpressibleByArgument {}
@@ -109,7 +114,7 @@ struct Symbolicate: ParsableCommand {
 
     func run() throws {
         let diagnostics = Diagnostics()
-        let environment = ProcessInfo.processInfo.environment
+        let environment = System.environment
         let locator = DebugFileLocator(paths: debugPaths,
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
                                        cache: noCache ? nil : IdentityCache.standard(environment: environment),
@@ -121,7 +126,7 @@ struct Symbolicate: ParsableCommand {
                                                  jobs: jobs,
                                                  progress: !quiet && isatty(STDERR_FILENO) == 1,
                                                  summary: !quiet && (isatty(STDERR_FILENO) == 1 || reports.count > 1
-                                                                     || reports.contains(where: Self.isDirectory))),
+                                                                     || reports.contains(where: System.isDirectory))),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         let status = runner.run(inputs: reports.isEmpty ? ["-"] : reports, output: output)
@@ -129,10 +134,5 @@ struct Symbolicate: ParsableCommand {
             diagnostics.warn("\(file.path): UUID \(file.identifier ?? "?") (\(file.architecture?.name ?? "?")) matches no image in the reports")
         }
         if status != .success { throw ExitCode(status.rawValue) }
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few operating-system services the tool needs, without Foundation.
+public enum System {
+    /// Writes `text` to standard error, whole.
+    public static func writeToStandardError(_ text: String) {
+        var bytes = Array(text.utf8)
+        writeAll(STDERR_FILENO, &bytes)
+    }
+
+    /// Writes all of `bytes` to `fd`; false if the descriptor refused them (a closed pipe).
+    @discardableResult
+    public static func writeAll(_ fd: Int32, _ bytes: inout [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    /// Everything on standard input, until its end.
+    public static func readStandardInput() -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    /// Whether `path` names a directory (following links).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Whether something exists at `path` (following links).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Creates `path` and any missing parent folders.
+    public static func createDirectories(_ path: String) throws {
+        if path.isEmpty || isDirectory(path) { return }
+        let parent = Path.deletingLastComponent(path)
+        if parent != path { try createDirectories(parent) }
+        if mkdir(path, 0o777) != 0 && errno != EEXIST {
+            throw SystemError(operation: "cannot create \(path)", code: errno)
+        }
+    }
+
+    /// The working directory.
+    public static var currentDirectory: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(cString: buffer)
+    }
+
+    /// The process's environment.
+    public static var environment: [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let pair = String(cString: pointer)
+            if let equals = pair.firstIndex(of: "=") {
+                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
+    }
+
+    /// The number of processors this process may run on.
+    public static var processorCount: Int {
+        Int(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// Seconds on a monotonic clock, for rates and intervals.
+    public static var monotonicSeconds: Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// Whether `fd` is a terminal.
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+}
+
+/// A failed system call: what was being done and `strerror`'s words for `errno`.
+public struct SystemError: Error, CustomStringConvertible {
+    public var operation: String
+    public var code: Int32
+
+    public init(operation: String, code: Int32) {
+        self.operation = operation
+        self.code = code
+    }
+
+    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
