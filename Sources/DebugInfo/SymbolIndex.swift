@@ -1,5 +1,10 @@
-import Foundation
 import CDwarf
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
 
 /// One source frame for an address: a function, and where in the source the address is.
 public struct SourceLocation: Sendable, Equatable {
@@ -28,9 +33,12 @@ public struct SourceLocation: Sendable, Equatable {
 }
 
 /// Everything needed to answer "which function, file and line is this address?" for one
-/// debug file, built in one pass over its DWARF and kept for the whole run.
+/// debug file, built in one pass over its DWARF and kept for the whole run — and between runs
+/// by ``IndexStore``, which maps a stored index instead of building it again.
 ///
-/// Layout (struct of arrays, so a lookup touches a few cache lines):
+/// Layout (struct of arrays, so a lookup touches a few cache lines; each array a
+/// ``FlatArray``, which lives in memory after a build and in the mapped cache file after a
+/// load, read alike by the lookups):
 /// - functions: one entry per subprogram / inlined-subroutine DIE in DIE order, so the
 ///   entries inlined into a function follow it and end at `functionEnd[i]`;
 /// - concrete ranges: the address ranges of out-of-line functions, sorted by start, with a
@@ -51,36 +59,111 @@ public final class SymbolIndex: @unchecked Sendable {
     /// The first problem met reading the DWARF when part of it could not be read.
     public let problem: String?
 
-    private let strings: [UInt8]
-    private let functionName: [UInt32]
-    private let functionEnd: [Int32]
-    private let functionParent: [Int32]
-    private let functionInlined: [Bool]
-    private let callFile: [UInt32]
-    private let callLine: [UInt32]
-    private let callColumn: [UInt32]
-    private let rangeStart: [UInt32]
-    private let rangeCount: [UInt32]
-    private let rangeLow: [UInt64]
-    private let rangeHigh: [UInt64]
+    /// The DWARF side of the index: every array a lookup reads, as it is stored (see ``IndexStore``).
+    struct Tables {
+        /// NUL-terminated names and paths; offset 0 is the empty string standing for none.
+        var strings = FlatArray<UInt8>()
+        // Functions, in DIE order.
+        var functionName = FlatArray<UInt32>()
+        /// One past the last entry nested in the function (its subtree).
+        var functionEnd = FlatArray<Int32>()
+        var functionParent = FlatArray<Int32>()
+        /// 1 for inlined subroutines, 0 for subprograms.
+        var functionInlined = FlatArray<UInt8>()
+        var callFile = FlatArray<UInt32>()
+        var callLine = FlatArray<UInt32>()
+        var callColumn = FlatArray<UInt32>()
+        var rangeStart = FlatArray<UInt32>()
+        var rangeCount = FlatArray<UInt32>()
+        // Address ranges of the functions.
+        var rangeLow = FlatArray<UInt64>()
+        var rangeHigh = FlatArray<UInt64>()
+        // Ranges of out-of-line functions, sorted.
+        var concreteLow = FlatArray<UInt64>()
+        var concreteHigh = FlatArray<UInt64>()
+        var concreteMaxHigh = FlatArray<UInt64>()
+        var concreteFunction = FlatArray<Int32>()
+        // Line sequences, sorted, and their rows.
+        var sequenceLow = FlatArray<UInt64>()
+        var sequenceHigh = FlatArray<UInt64>()
+        var sequenceMaxHigh = FlatArray<UInt64>()
+        var sequenceStart = FlatArray<Int32>()
+        var sequenceEnd = FlatArray<Int32>()
+        var rowAddress = FlatArray<UInt64>()
+        var rowFile = FlatArray<UInt32>()
+        var rowLine = FlatArray<UInt32>()
+        var rowColumn = FlatArray<UInt32>()
 
-    private let concreteLow: [UInt64]
-    private let concreteHigh: [UInt64]
-    private let concreteMaxHigh: [UInt64]
-    private let concreteFunction: [Int32]
+        /// Hands every array with its section kind (its number in the cache format) to `visitor`.
+        mutating func visit(_ visitor: inout some IndexSectionVisitor) {
+            visitor.visit(1, &strings)
+            visitor.visit(2, &functionName)
+            visitor.visit(3, &functionEnd)
+            visitor.visit(4, &functionParent)
+            visitor.visit(5, &functionInlined)
+            visitor.visit(6, &callFile)
+            visitor.visit(7, &callLine)
+            visitor.visit(8, &callColumn)
+            visitor.visit(9, &rangeStart)
+            visitor.visit(10, &rangeCount)
+            visitor.visit(11, &rangeLow)
+            visitor.visit(12, &rangeHigh)
+            visitor.visit(13, &concreteLow)
+            visitor.visit(14, &concreteHigh)
+            visitor.visit(15, &concreteMaxHigh)
+            visitor.visit(16, &concreteFunction)
+            visitor.visit(17, &sequenceLow)
+            visitor.visit(18, &sequenceHigh)
+            visitor.visit(19, &sequenceMaxHigh)
+            visitor.visit(20, &sequenceStart)
+            visitor.visit(21, &sequenceEnd)
+            visitor.visit(22, &rowAddress)
+            visitor.visit(23, &rowFile)
+            visitor.visit(24, &rowLine)
+            visitor.visit(25, &rowColumn)
+        }
 
-    private let sequenceLow: [UInt64]
-    private let sequenceHigh: [UInt64]
-    private let sequenceMaxHigh: [UInt64]
-    private let sequenceStart: [Int32]
-    private let sequenceEnd: [Int32]
-    private let rowAddress: [UInt64]
-    private let rowFile: [UInt32]
-    private let rowLine: [UInt32]
-    private let rowColumn: [UInt32]
+        /// Whether every index stored in one array is valid in the others, so that lookups,
+        /// which read elements unchecked, stay inside them and always finish: subtree ends
+        /// lie past their entry, parents before it, ranges, functions and rows where they
+        /// point, strings inside the string table, which ends in a NUL.
+        var isWellFormed: Bool {
+            let functions = functionName.count, ranges = rangeLow.count, concrete = concreteLow.count
+            let sequences = sequenceLow.count, rows = rowAddress.count
+            guard let last = strings.last, last == 0, strings.count <= Int(UInt32.max), functions < Int(Int32.max),
+                  rows < Int(Int32.max),
+                  [functionEnd.count, functionParent.count, functionInlined.count, callFile.count, callLine.count,
+                   callColumn.count, rangeStart.count, rangeCount.count].allSatisfy({ $0 == functions }),
+                  rangeHigh.count == ranges,
+                  [concreteHigh.count, concreteMaxHigh.count, concreteFunction.count].allSatisfy({ $0 == concrete }),
+                  [sequenceHigh.count, sequenceMaxHigh.count, sequenceStart.count, sequenceEnd.count]
+                    .allSatisfy({ $0 == sequences }),
+                  [rowFile.count, rowLine.count, rowColumn.count].allSatisfy({ $0 == rows })
+            else { return false }
+            let stringLimit = UInt32(strings.count)
+            for i in 0..<functions {
+                let end = Int(functionEnd[i]), parent = Int(functionParent[i])
+                guard end > i, end <= functions, parent >= -1, parent < i, functionInlined[i] <= 1,
+                      Int(rangeStart[i]) + Int(rangeCount[i]) <= ranges,
+                      functionName[i] < stringLimit, callFile[i] < stringLimit
+                else { return false }
+            }
+            for i in 0..<concrete where concreteFunction[i] < 0 || Int(concreteFunction[i]) >= functions {
+                return false
+            }
+            for i in 0..<sequences {
+                guard sequenceStart[i] >= 0, sequenceStart[i] <= sequenceEnd[i], Int(sequenceEnd[i]) <= rows else {
+                    return false
+                }
+            }
+            for i in 0..<rows where rowFile[i] >= stringLimit { return false }
+            return true
+        }
+    }
 
-    private let symbols: SymbolTable
-    private let symbolAddressesLock = NSLock()
+    let tables: Tables
+    let symbols: SymbolTable
+    private let symbolAddressesLock = Lock()
     private var symbolAddresses: [String: UInt64] = [:]
 
     /// Reads `file` (its DWARF and its symbol table) and builds the index.
@@ -90,125 +173,245 @@ public final class SymbolIndex: @unchecked Sendable {
         let symbols = SymbolTable(layout, of: file, in: mapped)
         if !file.hasDWARF {
             guard !symbols.isEmpty else { throw DebugInfoError.noDWARF(path: file.path) }
-            return SymbolIndex(file: file, raw: nil, symbols: symbols)
+            return try SymbolIndex(file: file, raw: nil, symbols: symbols)
         }
         let raw = try DWARFReader.read(file, layout: layout, in: mapped)
-        return SymbolIndex(file: file, raw: raw, symbols: symbols)
+        return try SymbolIndex(file: file, raw: raw, symbols: symbols)
     }
 
-    private init(file: DebugFile, raw: RawDWARF?, symbols: SymbolTable) {
+    /// An index from tables made elsewhere (read from ``IndexStore``); nil unless they are
+    /// well formed (or not `checked`: for measurements only).
+    init?(file: DebugFile, problem: String?, tables: Tables, symbols: SymbolTable, checked: Bool = true) {
+        guard !checked || (tables.isWellFormed && symbols.isWellFormed) else { return nil }
+        debugFile = file
+        self.problem = problem
+        self.tables = tables
+        self.symbols = symbols
+    }
+
+    private init(file: DebugFile, raw: RawDWARF?, symbols: SymbolTable) throws {
         debugFile = file
         self.symbols = symbols
         let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: [], files: [], strings: [0], problem: nil)
         problem = raw.problem
-        strings = raw.strings
-        let functions = raw.functions
-        let count = functions.count
+        tables = SymbolIndex.tables(from: raw)
+        guard tables.isWellFormed, symbols.isWellFormed else {
+            throw DebugInfoError.corruptDWARF(path: file.path, reason: "inconsistent function, range or line tables")
+        }
+    }
 
-        // Names: the linkage name wherever the chain of abstract origins and specifications
-        // has one, else the plain name (as llvm-symbolizer does).
-        var byOffset: [UInt64: Int32] = [:]
-        byOffset.reserveCapacity(count)
-        for (i, f) in functions.enumerated() { byOffset[f.offset] = Int32(i) }
-        func resolve(_ index: Int, _ pick: (cdw_function) -> UInt32) -> UInt32 {
-            var current = index
-            for _ in 0..<16 {
-                let f = functions[current]
-                let value = pick(f)
-                if value != 0 { return value }
-                if f.origin != UInt64.max, let next = byOffset[f.origin] {
-                    current = Int(next)
-                } else if f.specification != UInt64.max, let next = byOffset[f.specification] {
-                    current = Int(next)
-                } else {
-                    return 0
+    /// The arrays of the index, from what the DWARF pass collected: one pass over the
+    /// functions, sorts instead of dictionaries, every array written in place once.
+    private static func tables(from raw: RawDWARF) -> Tables {
+        var t = Tables()
+        t.strings = FlatArray(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
+        raw.functions.withUnsafeBufferPointer { functions in
+            raw.ranges.withUnsafeBufferPointer { ranges in
+                raw.files.withUnsafeBufferPointer { files in
+                    fillFunctions(&t, functions, ranges, files)
                 }
             }
-            return 0
         }
-        var names = [UInt32](repeating: 0, count: count)
-        for i in 0..<count {
-            let linkage = resolve(i) { $0.linkage_name }
-            names[i] = linkage != 0 ? linkage : resolve(i) { $0.name }
+        raw.rows.withUnsafeBufferPointer { rows in
+            raw.files.withUnsafeBufferPointer { files in
+                fillLines(&t, rows, files)
+            }
         }
-        functionName = names
+        return t
+    }
 
+    private static func fillFunctions(_ t: inout Tables, _ functions: UnsafeBufferPointer<cdw_function>,
+                                      _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>) {
+        let count = functions.count
+        // DIE offset → entry. Entries come in DIE order, so their offsets rise, and a reference
+        // mostly points near the entry that makes it (an abstract origin in the same unit):
+        // searched outwards from the referring entry. (Offsets that do not rise are sorted
+        // first.) Of equal offsets the last entry counts.
+        var offsets = [UInt64](), order = [Int32]()
+        offsets.reserveCapacity(count)
+        var rising = true
+        for i in 0..<count {
+            if let last = offsets.last, last > functions[i].offset { rising = false }
+            offsets.append(functions[i].offset)
+        }
+        if !rising {
+            order = Array(0..<Int32(count))
+            order.sort { offsets[Int($0)] != offsets[Int($1)] ? offsets[Int($0)] < offsets[Int($1)] : $0 < $1 }
+            offsets = order.map { offsets[Int($0)] }
+        }
+        func entry(at offset: UInt64, near i: Int) -> Int32 {
+            guard offset != UInt64.max, count > 0 else { return -1 }
+            // Bracket the offset between low and high by steps doubling from i, then bisect.
+            var low = 0, high = count
+            let start = rising ? i : count / 2
+            if offsets[start] <= offset {
+                low = start
+                var step = 1
+                while low + step < count, offsets[low + step] <= offset {
+                    low += step
+                    step *= 2
+                }
+                high = min(count, low + step)
+            } else {
+                high = start
+                var step = 1
+                while high - step >= 0, offsets[high - step] > offset {
+                    high -= step
+                    step *= 2
+                }
+                low = max(0, high - step)
+            }
+            // Now offsets[low] <= offset < offsets[high] (where those exist): the last ≤ offset.
+            while low < high {
+                let mid = (low + high) / 2
+                if offsets[mid] <= offset { low = mid + 1 } else { high = mid }
+            }
+            guard low > 0, offsets[low - 1] == offset else { return -1 }
+            return rising ? Int32(low - 1) : order[low - 1]
+        }
+        // Where a function's name comes from when it has none itself: its abstract origin, else
+        // the declaration it specifies. A function inlined in many places is the origin of
+        // each: recent answers are remembered (direct-mapped by a hash of the offset).
+        let next = FlatArrayWriter<Int32>(count: count)
+        var recentOffsets = [UInt64](repeating: UInt64.max, count: 4096), recentEntries = [Int32](repeating: -1, count: 4096)
+        for i in 0..<count {
+            var origin: Int32 = -1
+            let offset = functions[i].origin
+            if offset != UInt64.max {
+                let slot = Int(truncatingIfNeeded: (offset &* 0x9E37_79B9_7F4A_7C15) >> 52)
+                if recentOffsets[slot] == offset {
+                    origin = recentEntries[slot]
+                } else {
+                    origin = entry(at: offset, near: i)
+                    recentOffsets[slot] = offset
+                    recentEntries[slot] = origin
+                }
+            }
+            next[i] = origin >= 0 ? origin : entry(at: functions[i].specification, near: i)
+        }
+
+        let names = FlatArrayWriter<UInt32>(count: count), ends = FlatArrayWriter<Int32>(count: count)
+        let parents = FlatArrayWriter<Int32>(count: count), inlined = FlatArrayWriter<UInt8>(count: count)
+        let callFiles = FlatArrayWriter<UInt32>(count: count), callLines = FlatArrayWriter<UInt32>(count: count)
+        let callColumns = FlatArrayWriter<UInt32>(count: count), rangeStarts = FlatArrayWriter<UInt32>(count: count)
+        let rangeCounts = FlatArrayWriter<UInt32>(count: count)
+        var concrete: [(low: UInt64, high: UInt64, function: Int32)] = []
+        for i in 0..<count {
+            let f = functions[i]
+            // The name: the linkage name wherever the chain of abstract origins and
+            // specifications has one, else the plain name (as llvm-symbolizer does).
+            var name: UInt32 = 0, current = i
+            for _ in 0..<16 {
+                let g = functions[current]
+                if g.linkage_name != 0 {
+                    name = g.linkage_name
+                    break
+                }
+                if name == 0 { name = g.name }
+                let following = Int(next[current])
+                if following < 0 { break }
+                current = following
+            }
+            names[i] = name
+            ends[i] = Int32(i + 1)
+            parents[i] = f.parent
+            inlined[i] = f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0
+            callFiles[i] = Int(f.call_file) < files.count ? files[Int(f.call_file)] : 0
+            callLines[i] = f.call_line
+            callColumns[i] = f.call_column
+            rangeStarts[i] = f.first_range
+            rangeCounts[i] = f.range_count
+            if f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
+                let first = Int(f.first_range), end = min(first + Int(f.range_count), ranges.count)
+                for r in first..<max(first, end) { concrete.append((ranges[r].low, ranges[r].high, Int32(i))) }
+            }
+        }
         // Subtree ends: entries are in DIE order with parent links.
-        var ends = (0..<count).map { Int32($0 + 1) }
         for i in stride(from: count - 1, through: 0, by: -1) {
             let parent = Int(functions[i].parent)
             if parent >= 0, parent < count, ends[parent] < ends[i] { ends[parent] = ends[i] }
         }
-        functionEnd = ends
-        functionParent = functions.map(\.parent)
-        functionInlined = functions.map { $0.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) }
-        callFile = functions.map { $0.call_file < raw.files.count ? raw.files[Int($0.call_file)] : 0 }
-        callLine = functions.map { $0.call_line }
-        callColumn = functions.map { $0.call_column }
-        rangeStart = functions.map { $0.first_range }
-        rangeCount = functions.map { $0.range_count }
-        rangeLow = raw.ranges.map { $0.low }
-        rangeHigh = raw.ranges.map { $0.high }
+        t.functionName = names.array
+        t.functionEnd = ends.array
+        t.functionParent = parents.array
+        t.functionInlined = inlined.array
+        t.callFile = callFiles.array
+        t.callLine = callLines.array
+        t.callColumn = callColumns.array
+        t.rangeStart = rangeStarts.array
+        t.rangeCount = rangeCounts.array
+        t.rangeLow = FlatArray(count: ranges.count) { ranges[$0].low }
+        t.rangeHigh = FlatArray(count: ranges.count) { ranges[$0].high }
 
-        var concrete: [(low: UInt64, high: UInt64, function: Int32)] = []
-        for (i, f) in functions.enumerated() where f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
-            for r in Int(f.first_range)..<Int(f.first_range + f.range_count) {
-                concrete.append((raw.ranges[r].low, raw.ranges[r].high, Int32(i)))
-            }
+        // Of equal ranges the later function comes later, as a stable sort leaves them.
+        concrete.sort {
+            $0.low != $1.low ? $0.low < $1.low : $0.high != $1.high ? $0.high > $1.high : $0.function < $1.function
         }
-        concrete.sort { $0.low != $1.low ? $0.low < $1.low : $0.high > $1.high }
-        concreteLow = concrete.map(\.low)
-        concreteHigh = concrete.map(\.high)
-        concreteFunction = concrete.map(\.function)
-        concreteMaxHigh = SymbolIndex.runningMaximum(concreteHigh)
+        t.concreteLow = FlatArray(count: concrete.count) { concrete[$0].low }
+        t.concreteHigh = FlatArray(count: concrete.count) { concrete[$0].high }
+        t.concreteFunction = FlatArray(count: concrete.count) { concrete[$0].function }
+        t.concreteMaxHigh = runningMaximum(t.concreteHigh)
+    }
 
-        // Line sequences: rows up to and including an end_sequence row.
-        var sequences: [(low: UInt64, high: UInt64, first: Int, last: Int)] = []
-        var first = 0
-        for (i, row) in raw.rows.enumerated() where row.end_sequence != 0 {
-            if i > first, raw.rows[first].address < row.address {
-                sequences.append((raw.rows[first].address, row.address, first, i))
+    /// Line sequences: rows up to and including an end_sequence row, sorted by address.
+    ///
+    /// Rows a lookup can never return are left out (half the rows of gcc's line tables): of
+    /// rows at one address a lookup finds the last, and a row that says what the row before it
+    /// said (file, line and column) answers nothing that row does not.
+    private static func fillLines(_ t: inout Tables, _ rows: UnsafeBufferPointer<cdw_row>, _ files: UnsafeBufferPointer<UInt32>) {
+        var sequences: [(low: UInt64, high: UInt64, first: Int32, last: Int32)] = []
+        var first = 0, total = 0
+        for i in 0..<rows.count where rows[i].end_sequence != 0 {
+            if i > first, rows[first].address < rows[i].address {
+                sequences.append((rows[first].address, rows[i].address, Int32(first), Int32(i)))
+                total += i - first
             }
             first = i + 1
         }
-        sequences.sort { $0.low != $1.low ? $0.low < $1.low : $0.high > $1.high }
-        var addresses: [UInt64] = [], files: [UInt32] = [], lines: [UInt32] = [], columns: [UInt32] = []
-        var starts: [Int32] = [], sequenceEnds: [Int32] = []
-        addresses.reserveCapacity(raw.rows.count)
-        for s in sequences {
-            starts.append(Int32(addresses.count))
-            for r in s.first..<s.last {
-                let row = raw.rows[r]
-                addresses.append(row.address)
-                files.append(row.file < raw.files.count ? raw.files[Int(row.file)] : 0)
-                lines.append(row.line)
-                columns.append(row.column)
-            }
-            sequenceEnds.append(Int32(addresses.count))
+        sequences.sort {
+            $0.low != $1.low ? $0.low < $1.low : $0.high != $1.high ? $0.high > $1.high : $0.first < $1.first
         }
-        sequenceLow = sequences.map(\.low)
-        sequenceHigh = sequences.map(\.high)
-        sequenceMaxHigh = SymbolIndex.runningMaximum(sequenceHigh)
-        sequenceStart = starts
-        sequenceEnd = sequenceEnds
-        rowAddress = addresses
-        rowFile = files
-        rowLine = lines
-        rowColumn = columns
+        let addresses = FlatArrayWriter<UInt64>(count: total), rowFiles = FlatArrayWriter<UInt32>(count: total)
+        let lines = FlatArrayWriter<UInt32>(count: total), columns = FlatArrayWriter<UInt32>(count: total)
+        let starts = FlatArrayWriter<Int32>(count: sequences.count), ends = FlatArrayWriter<Int32>(count: sequences.count)
+        var n = 0
+        for (s, sequence) in sequences.enumerated() {
+            let start = n, last = Int(sequence.last)
+            starts[s] = Int32(start)
+            for r in Int(sequence.first)..<last {
+                let row = rows[r]
+                if r + 1 < last, rows[r + 1].address == row.address { continue }
+                let file = Int(row.file) < files.count ? files[Int(row.file)] : 0
+                if n > start, rowFiles[n - 1] == file, lines[n - 1] == row.line, columns[n - 1] == row.column { continue }
+                addresses[n] = row.address
+                rowFiles[n] = file
+                lines[n] = row.line
+                columns[n] = row.column
+                n += 1
+            }
+            ends[s] = Int32(n)
+        }
+        t.sequenceLow = FlatArray(count: sequences.count) { sequences[$0].low }
+        t.sequenceHigh = FlatArray(count: sequences.count) { sequences[$0].high }
+        t.sequenceMaxHigh = runningMaximum(t.sequenceHigh)
+        t.sequenceStart = starts.array
+        t.sequenceEnd = ends.array
+        t.rowAddress = addresses.array(first: n)
+        t.rowFile = rowFiles.array(first: n)
+        t.rowLine = lines.array(first: n)
+        t.rowColumn = columns.array(first: n)
     }
 
-    private static func runningMaximum(_ values: [UInt64]) -> [UInt64] {
-        var result = values
+    private static func runningMaximum(_ values: FlatArray<UInt64>) -> FlatArray<UInt64> {
         var maximum: UInt64 = 0
-        for i in result.indices {
-            maximum = max(maximum, result[i])
-            result[i] = maximum
+        return FlatArray(count: values.count) { i in
+            maximum = max(maximum, values[i])
+            return maximum
         }
-        return result
     }
 
     /// The number of the last element of `values` (sorted) that is ≤ `key`, or -1.
-    private static func lastNotAbove(_ values: [UInt64], _ key: UInt64) -> Int {
+    private static func lastNotAbove(_ values: FlatArray<UInt64>, _ key: UInt64) -> Int {
         var low = 0, high = values.count
         while low < high {
             let mid = (low + high) / 2
@@ -218,10 +421,8 @@ public final class SymbolIndex: @unchecked Sendable {
     }
 
     private func string(_ offset: UInt32) -> String? {
-        guard offset != 0, Int(offset) < strings.count else { return nil }
-        return strings.withUnsafeBufferPointer { buffer in
-            String(cString: UnsafeRawPointer(buffer.baseAddress! + Int(offset)).assumingMemoryBound(to: CChar.self))
-        }
+        guard offset != 0, Int(offset) < tables.strings.count else { return nil }
+        return String(cString: tables.strings.buffer.baseAddress! + Int(offset))
     }
 
     /// The frames at `address` (a file address: already rebased to the debug file's own
@@ -232,27 +433,28 @@ public final class SymbolIndex: @unchecked Sendable {
         guard let concrete = concreteFunction(at: address) else {
             if let symbol = symbols.lookup(address) {
                 return [SourceLocation(function: symbolName(symbol, demangle: demangle), functionStart: symbol.address,
-                                       file: row.flatMap { string(rowFile[$0]) } ?? symbol.file,
-                                       line: row.map { Int(rowLine[$0]) } ?? 0, column: row.map { Int(rowColumn[$0]) } ?? 0,
+                                       file: row.flatMap { string(tables.rowFile[$0]) } ?? symbol.file,
+                                       line: row.map { Int(tables.rowLine[$0]) } ?? 0,
+                                       column: row.map { Int(tables.rowColumn[$0]) } ?? 0,
                                        inlined: false)]
             }
             guard let row else { return [] }
-            return [SourceLocation(function: "??", functionStart: nil, file: string(rowFile[row]),
-                                   line: Int(rowLine[row]), column: Int(rowColumn[row]), inlined: false)]
+            return [SourceLocation(function: "??", functionStart: nil, file: string(tables.rowFile[row]),
+                                   line: Int(tables.rowLine[row]), column: Int(tables.rowColumn[row]), inlined: false)]
         }
         let chain = inlineChain(in: concrete, at: address)
         var frames: [SourceLocation] = []
         frames.reserveCapacity(chain.count)
-        var file = row.flatMap { string(rowFile[$0]) }
-        var line = row.map { Int(rowLine[$0]) } ?? 0
-        var column = row.map { Int(rowColumn[$0]) } ?? 0
+        var file = row.flatMap { string(tables.rowFile[$0]) }
+        var line = row.map { Int(tables.rowLine[$0]) } ?? 0
+        var column = row.map { Int(tables.rowColumn[$0]) } ?? 0
         for (depth, entry) in chain.enumerated().reversed() {
             frames.append(SourceLocation(function: name(of: entry, at: address, demangle: demangle),
                                          functionStart: start(of: entry, containing: address),
                                          file: file, line: line, column: column, inlined: depth > 0))
-            file = string(callFile[entry])
-            line = Int(callLine[entry])
-            column = Int(callColumn[entry])
+            file = string(tables.callFile[entry])
+            line = Int(tables.callLine[entry])
+            column = Int(tables.callColumn[entry])
         }
         return frames
     }
@@ -267,23 +469,23 @@ public final class SymbolIndex: @unchecked Sendable {
         var deepest = concrete, deepestDepth = 0
         var openEnds: [Int] = []  // subtree ends of the inlined entries enclosing `i`
         var i = concrete + 1
-        let end = Int(functionEnd[concrete])
+        let end = Int(tables.functionEnd[concrete])
         while i < end {
             while let last = openEnds.last, i >= last { openEnds.removeLast() }
-            guard functionInlined[i] else {
-                i = Int(functionEnd[i])  // a function nested in this one is not part of its code
+            guard tables.functionInlined[i] != 0 else {
+                i = Int(tables.functionEnd[i])  // a function nested in this one is not part of its code
                 continue
             }
             if openEnds.count + 1 > deepestDepth, rangeIndex(of: i, containing: address) != nil {
                 deepest = i
                 deepestDepth = openEnds.count + 1
             }
-            openEnds.append(Int(functionEnd[i]))
+            openEnds.append(Int(tables.functionEnd[i]))
             i += 1
         }
         var chain = [deepest]
         while let last = chain.last, last != concrete {
-            let parent = Int(functionParent[last])
+            let parent = Int(tables.functionParent[last])
             guard parent >= concrete else { break }
             chain.append(parent)
         }
@@ -318,10 +520,10 @@ public final class SymbolIndex: @unchecked Sendable {
     /// table's name where a symbol covers the address (it names clones such as `.isra.0` and
     /// functions the DWARF leaves without a linkage name), as llvm-symbolizer does.
     private func name(of entry: Int, at address: UInt64, demangle: Bool) -> String {
-        if !functionInlined[entry], let symbol = symbols.lookup(address) {
+        if tables.functionInlined[entry] == 0, let symbol = symbols.lookup(address) {
             return symbolName(symbol, demangle: demangle)
         }
-        if let raw = string(functionName[entry]) {
+        if let raw = string(tables.functionName[entry]) {
             return demangle ? Demangler.demangle(raw) : raw
         }
         return "??"
@@ -335,8 +537,9 @@ public final class SymbolIndex: @unchecked Sendable {
     }
 
     private func rangeIndex(of entry: Int, containing address: UInt64) -> Int? {
-        let first = Int(rangeStart[entry])
-        for r in first..<(first + Int(rangeCount[entry])) where rangeLow[r] <= address && address < rangeHigh[r] {
+        let first = Int(tables.rangeStart[entry])
+        for r in first..<(first + Int(tables.rangeCount[entry]))
+        where tables.rangeLow[r] <= address && address < tables.rangeHigh[r] {
             return r
         }
         return nil
@@ -344,22 +547,22 @@ public final class SymbolIndex: @unchecked Sendable {
 
     /// The entry address: the first listed range's start, unless the address lies below it.
     private func start(of entry: Int, containing address: UInt64) -> UInt64? {
-        guard rangeCount[entry] > 0 else { return nil }
-        let first = rangeLow[Int(rangeStart[entry])]
+        guard tables.rangeCount[entry] > 0 else { return nil }
+        let first = tables.rangeLow[Int(tables.rangeStart[entry])]
         if first <= address { return first }
-        return rangeIndex(of: entry, containing: address).map { rangeLow[$0] }
+        return rangeIndex(of: entry, containing: address).map { tables.rangeLow[$0] }
     }
 
     /// The innermost out-of-line function whose ranges hold `address`.
     private func concreteFunction(at address: UInt64) -> Int? {
-        var i = SymbolIndex.lastNotAbove(concreteLow, address)
+        var i = SymbolIndex.lastNotAbove(tables.concreteLow, address)
         var best: Int?
         var bestSize = UInt64.max
-        while i >= 0, concreteMaxHigh[i] > address {
-            if address < concreteHigh[i] {
-                let size = concreteHigh[i] - concreteLow[i]
+        while i >= 0, tables.concreteMaxHigh[i] > address {
+            if address < tables.concreteHigh[i] {
+                let size = tables.concreteHigh[i] &- tables.concreteLow[i]
                 if size < bestSize {
-                    best = Int(concreteFunction[i])
+                    best = Int(tables.concreteFunction[i])
                     bestSize = size
                 }
             }
@@ -370,14 +573,14 @@ public final class SymbolIndex: @unchecked Sendable {
 
     /// The line-table row for `address`: in the sequence holding it, the last row at or below it.
     private func lineRow(at address: UInt64) -> Int? {
-        var s = SymbolIndex.lastNotAbove(sequenceLow, address)
-        while s >= 0, sequenceMaxHigh[s] > address {
-            if address < sequenceHigh[s] {
-                let rows = Int(sequenceStart[s])..<Int(sequenceEnd[s])
+        var s = SymbolIndex.lastNotAbove(tables.sequenceLow, address)
+        while s >= 0, tables.sequenceMaxHigh[s] > address {
+            if address < tables.sequenceHigh[s] {
+                let rows = Int(tables.sequenceStart[s])..<Int(tables.sequenceEnd[s])
                 var low = rows.lowerBound, high = rows.upperBound
                 while low < high {
                     let mid = (low + high) / 2
-                    if rowAddress[mid] <= address { low = mid + 1 } else { high = mid }
+                    if tables.rowAddress[mid] <= address { low = mid + 1 } else { high = mid }
                 }
                 return low > rows.lowerBound ? low - 1 : nil
             }

@@ -1,5 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The function symbols of an object file (Mach-O nlist entries, ELF `.symtab` or
 /// `.dynsym`), sorted by address, for addresses the DWARF does not cover.
+///
+/// Flat, like ``SymbolIndex``: per symbol its address, its end and two offsets into one
+/// string table (its name, and for ELF local symbols the STT_FILE name before it), so the
+/// table can be stored in and mapped from the index cache as it is. Names are decoded only
+/// for the symbol a lookup finds:
+///
+///     strings   "\0main\0crash.c\0helper\0"     offset 0 is "no string"
+///     address   0x1130   0x1150
+///     end       0x1148   0x1170
+///     name      1        14                      "main", "helper"
+///     file      0        6                       none, "crash.c"
 struct SymbolTable: Sendable {
     struct Symbol: Sendable {
         var address: UInt64
@@ -10,61 +27,98 @@ struct SymbolTable: Sendable {
         var file: String? = nil
     }
 
-    private(set) var symbols: [Symbol] = []
+    private(set) var addresses: FlatArray<UInt64>
+    private(set) var ends: FlatArray<UInt64>
+    /// Offsets into `strings`.
+    private(set) var names: FlatArray<UInt32>
+    /// Offsets into `strings`; 0 for none (an STT_FILE with an empty name has an offset of its own).
+    private(set) var files: FlatArray<UInt32>
+    /// NUL-terminated strings; offset 0 is the empty string standing for none.
+    private(set) var strings: FlatArray<UInt8>
     /// Mach-O symbol names carry a leading underscore that is not part of the C name.
     let stripsUnderscore: Bool
 
-    var isEmpty: Bool { symbols.isEmpty }
+    var isEmpty: Bool { addresses.isEmpty }
+    var count: Int { addresses.count }
 
     init(_ layout: ObjectLayout, of file: DebugFile, in mapped: MappedFile) {
+        var builder = Builder()
         switch layout {
         case .machO(let slice):
             stripsUnderscore = true
-            readMachO(slice, file, mapped)
+            builder.readMachO(slice, file, mapped)
         case .elf(let image):
             stripsUnderscore = false
-            readELF(image, mapped)
+            builder.readELF(image, mapped)
         }
+        (addresses, ends, names, files, strings) = builder.finish(endingAtNextSymbol: stripsUnderscore)
     }
+
+    /// An empty table, to be filled by ``visit(_:)`` (``IndexStore``).
+    init(stripsUnderscore: Bool) {
+        (addresses, ends, names, files, strings) = (FlatArray(), FlatArray(), FlatArray(), FlatArray(), FlatArray([0]))
+        self.stripsUnderscore = stripsUnderscore
+    }
+
+    /// Hands every array with its section kind (its number in the cache format) to `visitor`.
+    mutating func visit(_ visitor: inout some IndexSectionVisitor) {
+        visitor.visit(32, &addresses)
+        visitor.visit(33, &ends)
+        visitor.visit(34, &names)
+        visitor.visit(35, &files)
+        visitor.visit(36, &strings)
+    }
+
+    /// Whether every name and file offset lies in `strings`, which ends in a NUL.
+    var isWellFormed: Bool {
+        let count = addresses.count
+        guard ends.count == count, names.count == count, files.count == count,
+              let last = strings.last, last == 0, strings.count <= Int(UInt32.max) else { return false }
+        let limit = UInt32(strings.count)
+        for i in 0..<count where names[i] >= limit || files[i] >= limit { return false }
+        return true
+    }
+
+    /// Every symbol, names decoded (for tests and tools that list them).
+    var symbols: [Symbol] { (0..<count).map(symbol(at:)) }
 
     /// The symbol whose extent holds `address`.
     func lookup(_ address: UInt64) -> Symbol? {
-        var low = 0, high = symbols.count
+        var low = 0, high = addresses.count
         while low < high {
             let mid = (low + high) / 2
-            if symbols[mid].address <= address { low = mid + 1 } else { high = mid }
+            if addresses[mid] <= address { low = mid + 1 } else { high = mid }
         }
-        guard low > 0 else { return nil }
-        let symbol = symbols[low - 1]
-        return address < symbol.end ? symbol : nil
+        guard low > 0, address < ends[low - 1] else { return nil }
+        return symbol(at: low - 1)
+    }
+
+    private func symbol(at i: Int) -> Symbol {
+        Symbol(address: addresses[i], end: ends[i], name: string(names[i]) ?? "",
+               file: string(files[i]))
+    }
+
+    private func string(_ offset: UInt32) -> String? {
+        guard offset != 0 else { return nil }
+        return String(cString: strings.buffer.baseAddress! + Int(offset))
     }
 
     /// The address of the symbol named `name` exactly as the table spells it (for Mach-O,
-    /// without the leading underscore); nil when there is none.
+    /// without the leading underscore); nil when there is none. Compares bytes in place.
     func address(of name: String) -> UInt64? {
-        let spelled = stripsUnderscore ? "_" + name : name
-        return symbols.first { $0.name == spelled }?.address
-    }
-
-    /// Sorted by address, then size, then table order (a stable sort, as llvm-symbolizer's).
-    private static func sortedByAddressAndSize(_ symbols: [Symbol]) -> [Symbol] {
-        symbols.enumerated().sorted { a, b in
-            let (x, y) = (a.element, b.element)
-            if x.address != y.address { return x.address < y.address }
-            if x.end != y.end { return x.end < y.end }
-            return a.offset < b.offset
-        }.map(\.element)
-    }
-
-    /// Of several symbols at one address (sorted as above), the last: the largest, and of
-    /// equally large ones the last in the table.
-    private static func keepOnePerAddress(_ sorted: [Symbol]) -> [Symbol] {
-        var kept: [Symbol] = []
-        kept.reserveCapacity(sorted.count)
-        for symbol in sorted {
-            if let last = kept.last, last.address == symbol.address { kept[kept.count - 1] = symbol } else { kept.append(symbol) }
+        var spelled = Array(name.utf8)
+        if stripsUnderscore { spelled.insert(UInt8(ascii: "_"), at: 0) }
+        spelled.append(0)
+        let table = strings.buffer
+        return spelled.withUnsafeBufferPointer { wanted -> UInt64? in
+            for i in 0..<count {
+                let start = Int(names[i])
+                guard table[start] == wanted[0], table.count - start >= wanted.count,
+                      memcmp(table.baseAddress! + start, wanted.baseAddress!, wanted.count) == 0 else { continue }
+                return addresses[i]
+            }
+            return nil
         }
-        return kept
     }
 
     /// `__libc_start_main@GLIBC_2.2.5`, `memcpy@@GLIBC_2.14` → the name without the symbol
@@ -77,85 +131,151 @@ struct SymbolTable: Sendable {
     /// Whether a symbol starts exactly at `address` and has one of `names`, whatever its size
     /// (signal trampolines such as `__restore_rt` are often sized 0).
     func hasSymbol(at address: UInt64, named names: Set<String>) -> Bool {
-        var low = 0, high = symbols.count
+        var low = 0, high = addresses.count
         while low < high {
             let mid = (low + high) / 2
-            if symbols[mid].address < address { low = mid + 1 } else { high = mid }
+            if addresses[mid] < address { low = mid + 1 } else { high = mid }
         }
-        return low < symbols.count && symbols[low].address == address && names.contains(symbols[low].name)
+        guard low < addresses.count, addresses[low] == address, let name = string(self.names[low]) else { return false }
+        return names.contains(name)
     }
 
-    /// ARM mapping symbols (`$a`, `$t`, `$d`, `$x`, ...) mark code and data, not functions.
-    private static func isMappingSymbol(_ name: String) -> Bool {
-        name.hasPrefix("$") && (name.count == 2 || name.dropFirst(2).hasPrefix("."))
-    }
-
-    private mutating func readMachO(_ slice: MachOSlice, _ file: DebugFile, _ mapped: MappedFile) {
-        guard let table = slice.symbolTable,
-              let bytes = ByteReader(mapped.bytes).slice(file.sliceOffset, file.sliceSize)
-        else { return }
-        let r = ByteReader(bytes)
-        let entrySize = slice.is64Bit ? 16 : 12
-        var found: [Symbol] = []
-        for i in 0..<Int(table.count) {
-            let at = Int(table.offset) + i * entrySize
-            guard let nameOffset = r.u32(at), let type = r.u8(at + 4), let section = r.u8(at + 5) else { break }
-            // Skip debugger (stab) entries; keep symbols defined in a section.
-            guard type & 0xe0 == 0, type & 0x0e == 0x0e, section != 0 else { continue }
-            guard let value = slice.is64Bit ? r.u64(at + 8) : r.u32(at + 8).map(UInt64.init),
-                  nameOffset < table.stringsSize,
-                  let name = r.cString(Int(table.stringsOffset) + Int(nameOffset)), !name.isEmpty
-            else { continue }
-            // Mach-O symbols have no size: each runs to the next symbol or the end of its section.
-            let sectionEnd = Int(section) <= slice.sections.count
-                ? slice.sections[Int(section) - 1].address + slice.sections[Int(section) - 1].size : UInt64.max
-            found.append(Symbol(address: value, end: max(sectionEnd, value + 1), name: name))
+    /// Collects symbols from the object file's table and sorts them.
+    private struct Builder {
+        struct Entry {
+            var address: UInt64
+            var end: UInt64
+            var name: UInt32
+            var file: UInt32
+            /// The place in the object file's table.
+            var position: UInt32 = 0
         }
-        found = SymbolTable.sortedByAddressAndSize(found)
-        var next = UInt64.max
-        for i in found.indices.reversed() {
-            if i + 1 < found.count, found[i + 1].address != found[i].address { next = found[i + 1].address }
-            found[i].end = min(found[i].end, max(next, found[i].address + 1))
-        }
-        symbols = SymbolTable.keepOnePerAddress(found)
-    }
 
-    private mutating func readELF(_ image: ELFImage, _ mapped: MappedFile) {
-        let r = ByteReader(mapped.bytes, bigEndian: image.bigEndian)
-        let tables = image.sections.filter { $0.type == 2 }  // SHT_SYMTAB
-        let chosen = tables.isEmpty ? image.sections.filter { $0.type == 11 } : tables  // else SHT_DYNSYM
-        var found: [Symbol] = []
-        for table in chosen where Int(table.link) < image.sections.count {
-            let names = image.sections[Int(table.link)]
-            let entrySize = image.is64Bit ? 24 : 16
-            guard table.size > 0, table.offset + table.size <= UInt64(mapped.bytes.count) else { continue }
-            var file: String?
-            for i in 0..<Int(table.size) / entrySize {
-                let at = Int(table.offset) + i * entrySize
-                let nameOffset = r.u32(at) ?? 0
-                let info = r.u8(image.is64Bit ? at + 4 : at + 12) ?? 0
-                let sectionIndex = r.u16(image.is64Bit ? at + 6 : at + 14) ?? 0
-                var value = (image.is64Bit ? r.u64(at + 8) : r.u32(at + 4).map(UInt64.init)) ?? 0
-                let size = (image.is64Bit ? r.u64(at + 16) : r.u32(at + 8).map(UInt64.init)) ?? 0
-                // STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, defined in a section.
-                let type = info & 0xf
-                if type == 4 {  // STT_FILE
-                    file = r.cString(Int(names.offset) + Int(nameOffset))
-                    continue
+        var entries: [Entry] = []
+        var strings: [UInt8] = [0]
+
+        /// Adds the `length` bytes at `start` and a NUL; returns their offset.
+        mutating func add(_ start: UnsafeRawPointer, _ length: Int) -> UInt32 {
+            let offset = UInt32(truncatingIfNeeded: strings.count)
+            strings.append(contentsOf: UnsafeRawBufferPointer(start: start, count: length))
+            strings.append(0)
+            return offset
+        }
+
+        /// Sorted by address, then end, then table order (as llvm-symbolizer sorts them); of
+        /// several at one address the last, which is the largest, and of equally large ones the
+        /// last in the table. Mach-O symbols, which have no size, are first cut at the next
+        /// symbol's address.
+        func finish(endingAtNextSymbol: Bool)
+            -> (FlatArray<UInt64>, FlatArray<UInt64>, FlatArray<UInt32>, FlatArray<UInt32>, FlatArray<UInt8>) {
+            var sorted = entries
+            for i in sorted.indices { sorted[i].position = UInt32(truncatingIfNeeded: i) }
+            sorted.sort { x, y in
+                if x.address != y.address { return x.address < y.address }
+                if x.end != y.end { return x.end < y.end }
+                return x.position < y.position
+            }
+            if endingAtNextSymbol {
+                var next = UInt64.max
+                for i in sorted.indices.reversed() {
+                    if i + 1 < sorted.count, sorted[i + 1].address != sorted[i].address { next = sorted[i + 1].address }
+                    sorted[i].end = min(sorted[i].end, max(next, sorted[i].address &+ 1))
                 }
-                guard [0, 1, 2, 10].contains(type), sectionIndex != 0, sectionIndex < 0xff00,
-                      let versioned = r.cString(Int(names.offset) + Int(nameOffset)), !versioned.isEmpty,
-                      !SymbolTable.isMappingSymbol(versioned)
+            }
+            var kept: [Entry] = []
+            kept.reserveCapacity(sorted.count)
+            for entry in sorted {
+                if let last = kept.last, last.address == entry.address { kept[kept.count - 1] = entry } else { kept.append(entry) }
+            }
+            return (FlatArray(count: kept.count) { kept[$0].address }, FlatArray(count: kept.count) { kept[$0].end },
+                    FlatArray(count: kept.count) { kept[$0].name }, FlatArray(count: kept.count) { kept[$0].file },
+                    FlatArray(strings))
+        }
+
+        /// The length of the NUL-terminated string at `offset` of `bytes`, up to their end.
+        static func length(in bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
+            let start = bytes.baseAddress! + offset
+            if let nul = memchr(start, 0, bytes.count - offset) { return UnsafeRawPointer(nul) - UnsafeRawPointer(start) }
+            return bytes.count - offset
+        }
+
+        mutating func readMachO(_ slice: MachOSlice, _ file: DebugFile, _ mapped: MappedFile) {
+            guard let table = slice.symbolTable,
+                  let bytes = ByteReader(mapped.bytes).slice(file.sliceOffset, file.sliceSize)
+            else { return }
+            let r = ByteReader(bytes)
+            let entrySize = slice.is64Bit ? 16 : 12
+            for i in 0..<Int(table.count) {
+                let at = Int(table.offset) + i * entrySize
+                guard let nameOffset = r.u32(at), let type = r.u8(at + 4), let section = r.u8(at + 5) else { break }
+                // Skip debugger (stab) entries; keep symbols defined in a section.
+                guard type & 0xe0 == 0, type & 0x0e == 0x0e, section != 0 else { continue }
+                let nameAt = Int(table.stringsOffset) + Int(nameOffset)
+                guard let value = slice.is64Bit ? r.u64(at + 8) : r.u32(at + 8).map(UInt64.init),
+                      nameOffset < table.stringsSize, nameAt < bytes.count
                 else { continue }
-                let name = SymbolTable.withoutVersion(versioned)
-                // A symbol without a size reaches up to the next one.
-                // On 32-bit ARM bit 0 of a function's address marks Thumb code, not an address bit.
-                if image.architecture?.family == .arm, type == 2 { value &= ~1 }
-                let local = info >> 4 == 0
-                found.append(Symbol(address: value, end: size == 0 ? UInt64.max : value + size, name: name,
-                                    file: local ? file : nil))
+                let length = Builder.length(in: bytes, at: nameAt)
+                guard length > 0 else { continue }
+                // Mach-O symbols have no size: each runs to the next symbol or the end of its section.
+                let sectionEnd = Int(section) <= slice.sections.count
+                    ? slice.sections[Int(section) - 1].address + slice.sections[Int(section) - 1].size : UInt64.max
+                let name = add(bytes.baseAddress! + nameAt, length)
+                entries.append(Entry(address: value, end: max(sectionEnd, value &+ 1), name: name, file: 0))
             }
         }
-        symbols = SymbolTable.keepOnePerAddress(SymbolTable.sortedByAddressAndSize(found))
+
+        mutating func readELF(_ image: ELFImage, _ mapped: MappedFile) {
+            let bytes = mapped.bytes
+            let r = ByteReader(bytes, bigEndian: image.bigEndian)
+            let tables = image.sections.filter { $0.type == 2 }  // SHT_SYMTAB
+            let chosen = tables.isEmpty ? image.sections.filter { $0.type == 11 } : tables  // else SHT_DYNSYM
+            let isARM = image.architecture?.family == .arm
+            for table in chosen where Int(table.link) < image.sections.count {
+                let names = image.sections[Int(table.link)]
+                let entrySize = image.is64Bit ? 24 : 16
+                guard table.size > 0, table.offset + table.size <= UInt64(bytes.count) else { continue }
+                entries.reserveCapacity(entries.count + Int(table.size) / entrySize)
+                var file: UInt32 = 0
+                for i in 0..<Int(table.size) / entrySize {
+                    let at = Int(table.offset) + i * entrySize
+                    let nameOffset = r.u32(at) ?? 0
+                    let info = r.u8(image.is64Bit ? at + 4 : at + 12) ?? 0
+                    let sectionIndex = r.u16(image.is64Bit ? at + 6 : at + 14) ?? 0
+                    let nameAt = Int(names.offset) + Int(nameOffset)
+                    let type = info & 0xf
+                    if type == 4 {  // STT_FILE
+                        file = nameAt < bytes.count ? add(bytes.baseAddress! + nameAt, Builder.length(in: bytes, at: nameAt)) : 0
+                        continue
+                    }
+                    // STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, defined in a section.
+                    guard type == 0 || type == 1 || type == 2 || type == 10, sectionIndex != 0, sectionIndex < 0xff00,
+                          nameAt < bytes.count else { continue }
+                    let start = bytes.baseAddress! + nameAt
+                    let length = Builder.length(in: bytes, at: nameAt)
+                    guard length > 0, !Builder.isMappingSymbol(start, length) else { continue }
+                    var value = (image.is64Bit ? r.u64(at + 8) : r.u32(at + 4).map(UInt64.init)) ?? 0
+                    let size = (image.is64Bit ? r.u64(at + 16) : r.u32(at + 8).map(UInt64.init)) ?? 0
+                    // On 32-bit ARM bit 0 of a function's address marks Thumb code, not an address bit.
+                    if isARM, type == 2 { value &= ~1 }
+                    let local = info >> 4 == 0
+                    // A symbol without a size reaches up to the next one.
+                    entries.append(Entry(address: value, end: size == 0 ? UInt64.max : value &+ size,
+                                         name: add(start, Builder.versionlessLength(start, length)),
+                                         file: local ? file : 0))
+                }
+            }
+        }
+
+        /// ARM mapping symbols (`$a`, `$t`, `$d`, `$x`, ...) mark code and data, not functions.
+        static func isMappingSymbol(_ start: UnsafeRawPointer, _ length: Int) -> Bool {
+            start.load(as: UInt8.self) == UInt8(ascii: "$")
+                && (length == 2 || (length > 2 && start.load(fromByteOffset: 2, as: UInt8.self) == UInt8(ascii: ".")))
+        }
+
+        /// The length of a name without its symbol version (see ``withoutVersion(_:)``).
+        static func versionlessLength(_ start: UnsafeRawPointer, _ length: Int) -> Int {
+            guard length > 1, let at = memchr(start + 1, Int32(UInt8(ascii: "@")), length - 1) else { return length }
+            return UnsafeRawPointer(at) - start
+        }
     }
 }

@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A read-only array of plain values (integers, bytes) that lives in one contiguous block:
+/// either memory it owns, or a part of a mapped file (``IndexStore``).
+///
+/// ``SymbolIndex`` and ``SymbolTable`` keep every table in one of these, so the lookup code
+/// reads an index built from DWARF a moment ago and one mapped from the cache the same way,
+/// and a mapped index is used where it lies: no element is decoded or copied when it is
+/// loaded, and a lookup faults in only the pages it reads.
+///
+///     FlatArray([3, 5, 8] as [UInt64])            owns a copy of the three values
+///     FlatArray(start: base + 4096, count: 3,     three values inside a mapped file,
+///               owner: mappedFile)                kept mapped while the array lives
+///
+/// Elements are read without a bounds check in optimized builds, as with
+/// `UnsafeBufferPointer`: whoever makes a table vouches for the indexes stored in the
+/// others (``SymbolIndex`` checks every one of them, built or loaded, before it answers).
+struct FlatArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked Sendable {
+    /// The elements.
+    let buffer: UnsafeBufferPointer<Element>
+    /// What keeps `buffer` valid: an ``OwnedBlock`` or the mapping of a file.
+    private let owner: AnyObject?
+
+    /// A copy of `elements`, in memory of its own.
+    init(_ elements: [Element]) {
+        guard !elements.isEmpty else {
+            self.init()
+            return
+        }
+        let block = OwnedBlock(byteCount: elements.count * MemoryLayout<Element>.stride,
+                               alignment: MemoryLayout<Element>.alignment)
+        elements.withUnsafeBytes { block.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        self.init(start: block.base, count: elements.count, owner: block)
+    }
+
+    /// `count` elements, the `i`th being `element(i)`, in memory of its own.
+    init(count: Int, _ element: (Int) throws -> Element) rethrows {
+        guard count > 0 else {
+            self.init()
+            return
+        }
+        let block = OwnedBlock(byteCount: count * MemoryLayout<Element>.stride, alignment: MemoryLayout<Element>.alignment)
+        let typed = block.base.bindMemory(to: Element.self, capacity: count)
+        for i in 0..<count { (typed + i).initialize(to: try element(i)) }
+        self.init(start: block.base, count: count, owner: block)
+    }
+
+    /// `count` elements at `base`, which `owner` keeps valid (and unchanged) while it lives.
+    init(start base: UnsafeRawPointer, count: Int, owner: AnyObject) {
+        buffer = UnsafeBufferPointer(start: base.bindMemory(to: Element.self, capacity: count), count: count)
+        self.owner = owner
+    }
+
+    /// No elements.
+    init() {
+        buffer = UnsafeBufferPointer(start: nil, count: 0)
+        owner = nil
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { buffer.count }
+
+    @inline(__always)
+    subscript(position: Int) -> Element { buffer[position] }
+
+    /// The elements' bytes, as they are stored.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(buffer) }
+}
+
+/// Memory for a ``FlatArray`` of `count` elements, written by index (in any order, any number
+/// of times) and then taken as the array: building a table this way copies nothing. Every
+/// element must be written before the array is taken (the memory starts uninitialized: not
+/// clearing it first saves a pass over tables of millions of rows).
+struct FlatArrayWriter<Element: BitwiseCopyable> {
+    private let block: OwnedBlock?
+    private let base: UnsafeMutablePointer<Element>?
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        guard count > 0 else {
+            block = nil
+            base = nil
+            return
+        }
+        let block = OwnedBlock(byteCount: count * MemoryLayout<Element>.stride, alignment: MemoryLayout<Element>.alignment)
+        self.block = block
+        base = block.base.bindMemory(to: Element.self, capacity: count)
+    }
+
+    @inline(__always)
+    subscript(position: Int) -> Element {
+        get {
+            precondition(position >= 0 && position < count)
+            return base![position]  // written before it is read
+        }
+        nonmutating set {
+            precondition(position >= 0 && position < count)
+            base![position] = newValue
+        }
+    }
+
+    /// The elements written; the writer must not be written to afterwards.
+    var array: FlatArray<Element> { array(first: count) }
+
+    /// The first `count` elements, when fewer were needed than room was made for (the pages
+    /// of the rest, never written, are never given memory).
+    func array(first count: Int) -> FlatArray<Element> {
+        precondition(count >= 0 && count <= self.count)
+        guard let block, let base, count > 0 else { return FlatArray() }
+        return FlatArray(start: UnsafeRawPointer(base), count: count, owner: block)
+    }
+}
+
+/// Memory allocated for one ``FlatArray``, freed with the last array that shares it.
+///
+/// On Linux, blocks of 4 MiB and more are aligned to 2 MiB and offered transparent huge
+/// pages: a table of millions of line rows, written once, otherwise takes a page fault every
+/// 4 KiB (a third of the time spent converting the rows of a large debug file).
+final class OwnedBlock: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+
+    init(byteCount: Int, alignment: Int) {
+        let huge = byteCount >= 4 << 20
+        var memory: UnsafeMutableRawPointer?
+        guard posix_memalign(&memory, huge ? 2 << 20 : max(alignment, MemoryLayout<Int>.size), max(byteCount, 1)) == 0,
+              let memory
+        else { fatalError("out of memory: \(byteCount) bytes") }
+        #if os(Linux)
+        if huge { _ = madvise(memory, byteCount, MADV_HUGEPAGE) }
+        #endif
+        base = memory
+    }
+
+    deinit { free(base) }
+}

@@ -1,0 +1,269 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
+
+/// Built indexes kept on disk between runs, so a debug file's DWARF is read once, not once
+/// per run: the next run maps the stored index and looks addresses up in it where it lies.
+///
+/// One file per debug file (or slice), in `$XDG_CACHE_HOME/symbolicate/indexes` (else
+/// `~/.cache/symbolicate/indexes`), named by what identifies the debug file:
+///
+///     4c4c44e855553144a1883033e49ba05b-arm64-0-803_1a2b3c-v1.index
+///     (UUID or build-id, architecture, slice offset, device and inode in hex, format version)
+///
+/// (the device and inode keep apart copies of one debug file in several places, which would
+/// otherwise replace each other's index on every run)
+///
+/// and holding the debug file's size, mtime, inode and device when it was indexed: a debug
+/// file that changed since is indexed again and its entry replaced. The format and the
+/// checks made before a file is used are in ``IndexStoreFormat``; a file that fails them
+/// (cut short, damaged, of another version) is passed over and replaced, never trusted.
+///
+/// Several runs may share the folder: an index is written to a temporary file beside its
+/// place and renamed over it, so a reader sees the old file or the new one, whole; no file is
+/// ever rewritten in place, so a mapping never changes or shrinks under a run reading it, and
+/// runs that map a file keep their mapping when another run replaces or evicts it.
+///
+/// The folder is kept under ``sizeLimit`` bytes: after each store, the files used least
+/// recently go first (each use sets a file's mtime to the time of use).
+public final class IndexStore: @unchecked Sendable {
+    /// The bound on the folder's size unless another is given: 2 GiB.
+    public static let defaultSizeLimit = 2 << 30
+    /// Temporary files older than this (in seconds) are left over from runs that died while
+    /// writing.
+    static let abandonedAfter = 3600
+
+    /// Where the index files are.
+    public let directory: String
+    /// The most bytes the index files may take together.
+    public let sizeLimit: Int
+
+    private let lock = Lock()
+    private var temporaryCount = 0
+
+    /// A store in `directory` (created when the first index is stored) holding at most
+    /// `sizeLimit` bytes of index files.
+    public init(directory: String, sizeLimit: Int = IndexStore.defaultSizeLimit) {
+        self.directory = directory
+        self.sizeLimit = sizeLimit
+    }
+
+    /// `$XDG_CACHE_HOME/symbolicate/indexes` when `XDG_CACHE_HOME` is an absolute path, else
+    /// `$HOME/.cache/symbolicate/indexes`; nil when neither is set.
+    public static func standardDirectory(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return Path.join(xdg, "symbolicate/indexes")
+        }
+        if let home = environment["HOME"], home.hasPrefix("/") {
+            return Path.join(home, ".cache/symbolicate/indexes")
+        }
+        return nil
+    }
+
+    /// The store at ``standardDirectory(environment:)``, or nil when there is no such place.
+    public static func standard(environment: [String: String], sizeLimit: Int = IndexStore.defaultSizeLimit) -> IndexStore? {
+        standardDirectory(environment: environment).map { IndexStore(directory: $0, sizeLimit: sizeLimit) }
+    }
+
+    /// The index of `file`: the stored one when it is intact and was built from the file as
+    /// it is now, else one built from the file (``SymbolIndex/build(_:)``, whose errors are
+    /// thrown) and stored for the next run. Failing to store is not an error: `warning` is
+    /// told why, once, and the built index is returned.
+    public func index(for file: DebugFile, warning: (String) -> Void = { _ in }) throws -> SymbolIndex {
+        guard let stamp = DebugFileStamp(path: file.path) else { return try SymbolIndex.build(file) }
+        if let stored = try? load(file, stamp: stamp) { return stored }
+        let index = try SymbolIndex.build(file)
+        // A file that changed while it was read is not stored: the next run reads it again.
+        guard DebugFileStamp(path: file.path) == stamp else { return index }
+        do {
+            try store(index, stamp: stamp)
+        } catch {
+            warning("\(error)")
+        }
+        return index
+    }
+
+    /// The stored index of `file` if there is an intact one built from the file as it is now.
+    public func cachedIndex(for file: DebugFile) -> SymbolIndex? {
+        guard let stamp = DebugFileStamp(path: file.path) else { return nil }
+        return try? load(file, stamp: stamp)
+    }
+
+    /// Where the index of `file`, as `stamp` describes it, is stored.
+    func path(for file: DebugFile, stamp: DebugFileStamp) -> String {
+        let identifier = file.identifier.map(IndexStore.fileNamePart)
+            ?? "noid-" + String(Array(file.path.utf8).withUnsafeBytes { IndexChecksum.hash($0) }, radix: 16)
+        let name = [identifier, IndexStore.fileNamePart(file.architecture?.name ?? "unknown"),
+                    String(file.sliceOffset, radix: 16), String(stamp.device, radix: 16) + "_" + String(stamp.inode, radix: 16),
+                    "v\(IndexStoreFormat.version).index"].joined(separator: "-")
+        return Path.join(directory, name)
+    }
+
+    /// `text` with everything but ASCII letters, digits and `_` made `_`.
+    private static func fileNamePart(_ text: String) -> String {
+        String(decoding: text.utf8.map { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return byte
+            default:
+                return UInt8(ascii: "_")
+            }
+        }, as: UTF8.self)
+    }
+
+    // MARK: - Loading
+
+    /// The stored index of `file` as `stamp` describes it. Marks the file used.
+    func load(_ file: DebugFile, stamp: DebugFileStamp) throws(IndexStoreFormat.Rejection) -> SymbolIndex {
+        let path = path(for: file, stamp: stamp)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .absent }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .damaged("not a file") }
+        guard info.st_size >= IndexStoreFormat.fixedHeaderSize else { throw .damaged("cut short") }
+        let mapping = try IndexMapping(fd: fd, size: Int(info.st_size))
+        let index = try IndexStoreFormat.read(mapping.bytes, owner: mapping, file: file,
+                                              identity: IndexStoreFormat.Identity(file, stamp: stamp))
+        futimens(fd, nil)  // used now; in a read-only store, the time stays as it was
+        return index
+    }
+
+    // MARK: - Storing
+
+    /// Why an index could not be stored: the file or folder and the system's reason.
+    public struct WriteError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Writes `index`, built from its debug file as `stamp` describes it, then evicts what
+    /// exceeds the bound. An index larger than the bound by itself is not stored.
+    func store(_ index: SymbolIndex, stamp: DebugFileStamp) throws {
+        let identity = IndexStoreFormat.Identity(index.debugFile, stamp: stamp)
+        let path = path(for: index.debugFile, stamp: stamp)
+        try withExtendedLifetime(index) {
+            let layout = IndexStoreFormat.layout(of: index, identity: identity)
+            guard layout.fileSize <= sizeLimit else { return }
+            do {
+                try System.createDirectories(directory)
+            } catch {
+                throw WriteError(description: "\(error) (the folder of the index cache)")
+            }
+            lock.lock()
+            temporaryCount += 1
+            let temporary = path + ".\(getpid()).\(temporaryCount).tmp"
+            lock.unlock()
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw IndexStore.error(temporary) }
+            var ok = layout.header.withUnsafeBytes { IndexStore.write(fd, $0) }
+            var written = layout.header.count
+            let zeros = [UInt8](repeating: 0, count: IndexStoreFormat.sectionAlignment)
+            for section in layout.sections where ok {
+                let padding = section.offset - written
+                ok = zeros.withUnsafeBytes { IndexStore.write(fd, UnsafeRawBufferPointer(rebasing: $0[0..<padding])) }
+                    && IndexStore.write(fd, section.bytes)
+                written = section.offset + section.bytes.count
+            }
+            let failure = ok ? nil : IndexStore.error(temporary)
+            close(fd)
+            if let failure {
+                unlink(temporary)
+                throw failure
+            }
+            guard rename(temporary, path) == 0 else {
+                let failure = IndexStore.error(path)
+                unlink(temporary)
+                throw failure
+            }
+        }
+        evict(sparing: path)
+    }
+
+    private static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            #if canImport(Glibc)
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            #else
+            let n = Darwin.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            #endif
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    private static func error(_ path: String) -> WriteError {
+        WriteError(description: "\(path): cannot write the index cache: \(String(cString: strerror(errno)))")
+    }
+
+    // MARK: - Eviction
+
+    /// The index files in the folder, with their sizes and times of last use (in nanoseconds).
+    /// Removes temporary files abandoned on the way.
+    func entries() -> [(name: String, size: Int, used: Int64)] {
+        guard let folder = opendir(directory) else { return [] }
+        defer { closedir(folder) }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var result: [(name: String, size: Int, used: Int64)] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            let isIndex = name.hasSuffix(".index"), isTemporary = name.hasSuffix(".tmp")
+            guard isIndex || isTemporary else { continue }
+            let path = Path.join(directory, name)
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let modified = info.st_mtimespec
+            #else
+            let modified = info.st_mtim
+            #endif
+            if isIndex {
+                result.append((name, Int(info.st_size), Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec)))
+            } else if Int(now.tv_sec) - Int(modified.tv_sec) > IndexStore.abandonedAfter {
+                unlink(path)
+            }
+        }
+        return result
+    }
+
+    /// Removes the least recently used index files until the rest fit in ``sizeLimit``;
+    /// `spared` (just written) stays.
+    func evict(sparing spared: String? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        let entries = entries()
+        var total = entries.reduce(0) { $0 + $1.size }
+        guard total > sizeLimit else { return }
+        let spared = spared.map(Path.lastComponent)
+        for entry in entries.sorted(by: { ($0.used, $0.name) < ($1.used, $1.name) }) where entry.name != spared {
+            guard total > sizeLimit else { break }
+            if unlink(Path.join(directory, entry.name)) == 0 || errno == ENOENT {
+                total -= entry.size
+            }
+        }
+    }
+}
+
+/// An index file mapped read-only, unmapped when the last table reading it is gone.
+final class IndexMapping: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+
+    init(fd: Int32, size: Int) throws(IndexStoreFormat.Rejection) {
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            throw .damaged("cannot be mapped")
+        }
+        bytes = UnsafeRawBufferPointer(start: base, count: size)
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count) }
+}

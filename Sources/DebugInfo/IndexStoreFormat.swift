@@ -1,0 +1,329 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Receives each array of an index with its section kind (see ``SymbolIndex/Tables`` and
+/// ``SymbolTable``): the writer copies it out, the reader points it into the mapped file.
+protocol IndexSectionVisitor {
+    mutating func visit<Element: BitwiseCopyable>(_ kind: UInt32, _ array: inout FlatArray<Element>)
+}
+
+/// What identifies the version of a debug file an index was built from, without reading it.
+struct DebugFileStamp: Equatable, Sendable {
+    var size: UInt64
+    /// st_mtime in nanoseconds.
+    var modified: Int64
+    var inode: UInt64
+    var device: UInt64
+
+    /// The stamp of the file at `path` now; nil when it cannot be stat'ed.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        #else
+        let modified = info.st_mtim
+        #endif
+        self.init(size: UInt64(info.st_size),
+                  modified: Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec),
+                  inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
+    }
+
+    init(size: UInt64, modified: Int64, inode: UInt64, device: UInt64) {
+        self.size = size
+        self.modified = modified
+        self.inode = inode
+        self.device = device
+    }
+}
+
+/// The file format of the index cache: one ``SymbolIndex`` (its DWARF tables and its symbol
+/// table) per file, written in one pass and used in place through `mmap`.
+///
+/// Native byte order (the cache belongs to one machine; another order is refused). A header
+/// of fixed fields, a section table and the identity strings, then the sections, each at a
+/// multiple of 16 bytes:
+///
+///     0    "SYMIDX\0\n"          magic
+///     8    u32 version           (``version``; another version is refused)
+///     12   u32 0x01020304        byte order as written
+///     16   u64 file size         must be the file's length: a cut file is refused
+///     24   u64 header size       fixed fields + section table + identity strings
+///     32   u32 section count
+///     36   u32 flags             1: Mach-O symbol names (leading underscore)
+///     40   u64 debug file size, 48 i64 mtime (ns), 56 u64 inode, 64 u64 device
+///     72   u64 slice offset, 80 u64 slice size
+///     88   u32 identity strings' length, 92 u32 0
+///     96   u64 header checksum   of bytes [0, header size) with this field zero
+///     104  section table, 32 bytes per section:
+///              u32 kind, u32 element size, u64 offset, u64 count, u64 checksum of the bytes
+///     ...  identity strings: identifier, architecture, DWARF problem, each NUL-terminated
+///
+/// Opening a file checks, before anything is used: magic, version, byte order, the length,
+/// the header checksum, the identity (identifier, architecture, slice, and the debug file's
+/// size, mtime, inode and device), every section's kind, element size, alignment and bounds,
+/// and every section's checksum; then the index checks the indexes the tables hold in each
+/// other (``SymbolIndex/Tables/isWellFormed``). A file failing any of these is not used.
+enum IndexStoreFormat {
+    static let magic: [UInt8] = Array("SYMIDX\0\n".utf8)
+    /// Raised whenever the layout or the meaning of a table changes.
+    static let version: UInt32 = 1
+    static let byteOrderMark: UInt32 = 0x0102_0304
+    static let fixedHeaderSize = 104
+    static let sectionEntrySize = 32
+    static let sectionAlignment = 16
+    static let maximumSections = 64
+    static let stripsUnderscoreFlag: UInt32 = 1
+
+    /// What an index file says it was built from.
+    struct Identity: Equatable {
+        var identifier: String
+        var architecture: String
+        var sliceOffset: UInt64
+        var sliceSize: UInt64
+        var stamp: DebugFileStamp
+
+        init(_ file: DebugFile, stamp: DebugFileStamp) {
+            identifier = file.identifier ?? ""
+            architecture = file.architecture?.name ?? ""
+            sliceOffset = UInt64(file.sliceOffset)
+            sliceSize = UInt64(file.sliceSize)
+            self.stamp = stamp
+        }
+    }
+
+    // MARK: - Writing
+
+    /// The bytes of the index file for `index`, as a header and the sections to follow it
+    /// (each at its offset, zeros between).
+    struct Layout {
+        var header: [UInt8]
+        var sections: [(offset: Int, bytes: UnsafeRawBufferPointer)]
+        var fileSize: Int
+    }
+
+    private struct Collector: IndexSectionVisitor {
+        var sections: [(kind: UInt32, elementSize: Int, count: Int, bytes: UnsafeRawBufferPointer)] = []
+        mutating func visit<Element: BitwiseCopyable>(_ kind: UInt32, _ array: inout FlatArray<Element>) {
+            sections.append((kind, MemoryLayout<Element>.stride, array.count, array.bytes))
+        }
+    }
+
+    /// Lays out `index`. The byte buffers point into the index's own arrays: use them while
+    /// `index` lives.
+    static func layout(of index: SymbolIndex, identity: Identity) -> Layout {
+        var collector = Collector()
+        var tables = index.tables, symbols = index.symbols
+        tables.visit(&collector)
+        symbols.visit(&collector)
+        var strings: [UInt8] = []
+        for text in [identity.identifier, identity.architecture, index.problem ?? ""] {
+            strings += text.utf8.filter { $0 != 0 }
+            strings.append(0)
+        }
+        let headerSize = fixedHeaderSize + collector.sections.count * sectionEntrySize + strings.count
+        var offset = aligned(headerSize)
+        var placed: [(offset: Int, bytes: UnsafeRawBufferPointer)] = []
+        var table: [UInt8] = []
+        for section in collector.sections {
+            table.appendBytes(of: section.kind)
+            table.appendBytes(of: UInt32(section.elementSize))
+            table.appendBytes(of: UInt64(offset))
+            table.appendBytes(of: UInt64(section.count))
+            table.appendBytes(of: IndexChecksum.hash(section.bytes))
+            placed.append((offset, section.bytes))
+            offset = aligned(offset + section.bytes.count)
+        }
+        let fileSize = placed.last.map { $0.offset + $0.bytes.count } ?? headerSize
+        var header: [UInt8] = []
+        header.reserveCapacity(headerSize)
+        header += magic
+        header.appendBytes(of: version)
+        header.appendBytes(of: byteOrderMark)
+        header.appendBytes(of: UInt64(fileSize))
+        header.appendBytes(of: UInt64(headerSize))
+        header.appendBytes(of: UInt32(collector.sections.count))
+        header.appendBytes(of: index.symbols.stripsUnderscore ? stripsUnderscoreFlag : 0)
+        let stamp = identity.stamp
+        header.appendBytes(of: stamp.size)
+        header.appendBytes(of: UInt64(bitPattern: stamp.modified))
+        header.appendBytes(of: stamp.inode)
+        header.appendBytes(of: stamp.device)
+        header.appendBytes(of: identity.sliceOffset)
+        header.appendBytes(of: identity.sliceSize)
+        header.appendBytes(of: UInt32(strings.count))
+        header.appendBytes(of: UInt32(0))
+        header.appendBytes(of: UInt64(0))  // the header checksum, below
+        header += table
+        header += strings
+        let checksum = header.withUnsafeBytes { IndexChecksum.hash($0) }
+        withUnsafeBytes(of: checksum) { header.replaceSubrange(96..<104, with: $0) }
+        return Layout(header: header, sections: placed, fileSize: fileSize)
+    }
+
+    static func aligned(_ offset: Int) -> Int {
+        (offset + sectionAlignment - 1) / sectionAlignment * sectionAlignment
+    }
+
+    // MARK: - Reading
+
+    /// Why a file was not used.
+    enum Rejection: Error, Equatable {
+        /// No index file for the debug file.
+        case absent
+        /// Not an index file of this version and machine, or damaged.
+        case damaged(String)
+        /// An index of another version of the debug file (or of another file).
+        case stale
+    }
+
+    private struct Placer: IndexSectionVisitor {
+        let entries: [UInt32: (elementSize: Int, offset: Int, count: Int)]
+        let base: UnsafeRawPointer
+        let owner: AnyObject
+        var used = 0
+        var failure: String?
+
+        mutating func visit<Element: BitwiseCopyable>(_ kind: UInt32, _ array: inout FlatArray<Element>) {
+            guard let entry = entries[kind] else {
+                failure = failure ?? "no section \(kind)"
+                return
+            }
+            guard entry.elementSize == MemoryLayout<Element>.stride, entry.offset % MemoryLayout<Element>.alignment == 0
+            else {
+                failure = failure ?? "section \(kind) holds elements of \(entry.elementSize) bytes"
+                return
+            }
+            used += 1
+            array = FlatArray(start: base + entry.offset, count: entry.count, owner: owner)
+        }
+    }
+
+    /// The index held by `bytes` (the whole file, kept mapped by `owner`) if it is an intact
+    /// index of `file` as `identity` describes it now.
+    static func read(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, file: DebugFile,
+                     identity expected: Identity, checkingContents: Bool = true) throws(Rejection) -> SymbolIndex {
+        let r = ByteReader(bytes)
+        guard bytes.count >= fixedHeaderSize, bytes.prefix(8).elementsEqual(magic) else { throw .damaged("not an index file") }
+        guard r.u32(8) == version else { throw .damaged("format version \(r.u32(8) ?? 0), not \(version)") }
+        guard r.u32(12) == byteOrderMark else { throw .damaged("another byte order") }
+        guard let fileSize = r.u64(16), fileSize == UInt64(bytes.count) else { throw .damaged("cut short or extended") }
+        guard let headerSize64 = r.u64(24), let sectionCount32 = r.u32(32), let stringsSize32 = r.u32(88),
+              sectionCount32 <= UInt32(maximumSections),
+              headerSize64 == UInt64(fixedHeaderSize + Int(sectionCount32) * sectionEntrySize + Int(stringsSize32)),
+              headerSize64 <= fileSize
+        else { throw .damaged("bad header size") }
+        let headerSize = Int(headerSize64), sectionCount = Int(sectionCount32)
+        var header = Array(bytes[0..<headerSize])
+        for i in 96..<104 { header[i] = 0 }
+        guard r.u64(96) == header.withUnsafeBytes({ IndexChecksum.hash($0) }) else { throw .damaged("header checksum") }
+
+        // Identity.
+        let stringsStart = fixedHeaderSize + sectionCount * sectionEntrySize
+        let strings = bytes[stringsStart..<headerSize].split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
+        guard strings.count == 4, strings[3].isEmpty else { throw .damaged("bad identity strings") }
+        let text = strings.map { String(decoding: $0, as: UTF8.self) }
+        let found = (identifier: text[0], architecture: text[1], sliceOffset: r.u64(72)!, sliceSize: r.u64(80)!,
+                     stamp: DebugFileStamp(size: r.u64(40)!, modified: Int64(bitPattern: r.u64(48)!),
+                                           inode: r.u64(56)!, device: r.u64(64)!))
+        guard found.identifier == expected.identifier, found.architecture == expected.architecture,
+              found.sliceOffset == expected.sliceOffset, found.sliceSize == expected.sliceSize,
+              found.stamp == expected.stamp
+        else { throw .stale }
+
+        // Sections: in bounds, aligned, whole.
+        var entries: [UInt32: (elementSize: Int, offset: Int, count: Int)] = [:]
+        for s in 0..<sectionCount {
+            let at = fixedHeaderSize + s * sectionEntrySize
+            let kind = r.u32(at)!, elementSize = r.u32(at + 4)!, offset = r.u64(at + 8)!, count = r.u64(at + 16)!
+            guard elementSize > 0, elementSize <= 16, offset % UInt64(sectionAlignment) == 0,
+                  offset >= headerSize64, offset <= fileSize, count <= (fileSize - offset) / UInt64(elementSize),
+                  entries[kind] == nil
+            else { throw .damaged("section \(kind) out of bounds") }
+            let start = Int(offset), length = Int(count) * Int(elementSize)
+            let section = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
+            guard !checkingContents || r.u64(at + 24) == IndexChecksum.hash(section) else {
+                throw .damaged("section \(kind) checksum")
+            }
+            entries[kind] = (Int(elementSize), start, Int(count))
+        }
+        var placer = Placer(entries: entries, base: bytes.baseAddress!, owner: owner)
+        var tables = SymbolIndex.Tables()
+        var symbols = SymbolTable(stripsUnderscore: r.u32(36)! & stripsUnderscoreFlag != 0)
+        tables.visit(&placer)
+        symbols.visit(&placer)
+        if let failure = placer.failure { throw .damaged(failure) }
+        guard placer.used == sectionCount else { throw .damaged("unknown sections") }
+        guard let index = SymbolIndex(file: file, problem: text[2].isEmpty ? nil : text[2], tables: tables, symbols: symbols,
+                                      checked: checkingContents)
+        else { throw .damaged("inconsistent tables") }
+        return index
+    }
+}
+
+/// A fast 64-bit checksum of bytes (four multiply-rotate lanes over 8-byte words, as xxHash
+/// and wyhash do it): every single changed bit changes it, and a damaged section goes
+/// unnoticed with a chance of about 2⁻⁶⁴. Not a cryptographic hash.
+enum IndexChecksum {
+    private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
+    private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
+
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let count = bytes.count
+        guard count > 0, let base = bytes.baseAddress else { return mix(prime3) }
+        var a = prime1, b = prime2, c = prime3, d = prime1 ^ prime2
+        var i = 0
+        @inline(__always) func round(_ lane: UInt64, _ word: UInt64) -> UInt64 {
+            ((lane ^ word) &* prime1).rotatedLeft(31)
+        }
+        while i + 32 <= count {
+            a = round(a, base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            b = round(b, base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+            c = round(c, base.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
+            d = round(d, base.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
+            i += 32
+        }
+        while i + 8 <= count {
+            a = round(a, base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < count {
+            tail |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
+            shift += 8
+            i += 1
+        }
+        b = round(b, tail)
+        var h = UInt64(count) &* prime3
+        h = mix(h ^ mix(a))
+        h = mix(h ^ mix(b))
+        h = mix(h ^ mix(c))
+        return mix(h ^ mix(d))
+    }
+
+    /// A bijective finalizer (MurmurHash3's fmix64).
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var x = value
+        x ^= x >> 33
+        x &*= 0xff51_afd7_ed55_8ccd
+        x ^= x >> 33
+        x &*= 0xc4ce_b9fe_1a85_ec53
+        x ^= x >> 33
+        return x
+    }
+}
+
+private extension UInt64 {
+    func rotatedLeft(_ count: UInt64) -> UInt64 { (self << count) | (self >> (64 - count)) }
+}
+
+private extension Array where Element == UInt8 {
+    mutating func appendBytes<T: FixedWidthInteger>(of value: T) {
+        Swift.withUnsafeBytes(of: value) { self.append(contentsOf: $0) }
+    }
+}

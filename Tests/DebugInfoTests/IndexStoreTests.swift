@@ -1,0 +1,557 @@
+@testable import DebugInfo
+import Foundation
+import TestSupport
+import XCTest
+
+/// The index cache over real debug files: a stored index answers as the one built from the
+/// DWARF, a changed debug file or a damaged cache file is never used, concurrent writers
+/// leave whole files, and the folder stays under its bound.
+final class IndexStoreTests: XCTestCase {
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("index-store-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    private func makeStore(_ name: String = "indexes", sizeLimit: Int = IndexStore.defaultSizeLimit) -> IndexStore {
+        IndexStore(directory: scratch.appendingPathComponent(name).path, sizeLimit: sizeLimit)
+    }
+
+    // MARK: - Subjects
+
+    /// Every linked object file with DWARF or a symbol table among the fixtures, the corpus
+    /// and the system's glibc debug file.
+    static func debugFiles() -> [DebugFile] {
+        var roots: [URL] = []
+        if let fixtures = TestPaths.fixtures { roots.append(fixtures) }
+        if let corpus = TestPaths.corpus { roots.append(corpus.appendingPathComponent("debug")) }
+        var files: [DebugFile] = []
+        for root in roots {
+            let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+            while let url = enumerator?.nextObject() as? URL {
+                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
+                      DebugFile.looksLikeObjectFile(path: url.path),
+                      let found = try? DebugFile.identify(path: url.path) else { continue }
+                files += found.filter { !$0.isRelocatable && ($0.hasDWARF || $0.hasSymbolTable) }
+            }
+        }
+        if case .success(let glibc) = OracleTests.systemLibcDebugFile() { files.append(glibc) }
+        return files.sorted { ($0.path, $0.sliceOffset) < ($1.path, $1.sliceOffset) }
+    }
+
+    /// One fixture with DWARF, inlined code and a symbol table.
+    private func fixture(_ relative: String = "elf/app-gcc-dwarf4") throws -> URL {
+        guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
+        return fixtures.appendingPathComponent(relative)
+    }
+
+    /// A copy of a fixture in the scratch folder, to change at will.
+    private func copy(_ relative: String = "elf/app-gcc-dwarf4", as name: String = "app") throws -> DebugFile {
+        let url = scratch.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.copyItem(at: try fixture(relative), to: url)
+        return try XCTUnwrap(DebugFile.identify(path: url.path).first)
+    }
+
+    /// Addresses to ask about: every symbol's start and a few bytes past it, random ones in
+    /// the code and around it, and some no table knows.
+    static func sample(_ file: DebugFile, count: Int) throws -> [UInt64] {
+        let mapped = try MappedFile(path: file.path)
+        let layout = try ObjectLayout(file, in: mapped)
+        var addresses: [UInt64] = [0, 1, UInt64.max, UInt64.max - 1, file.textVMAddress]
+        // Seeded by the file's identity, so every run samples the same addresses.
+        let seed = (file.identifier ?? file.path).utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        var generator = SplitMix64(seed: seed ^ UInt64(file.sliceOffset))
+        let symbols = SymbolTable(layout, of: file, in: mapped).symbols
+        let step = max(1, symbols.count / max(1, count / 3))
+        for symbol in stride(from: 0, to: symbols.count, by: step).map({ symbols[$0] }) {
+            addresses += [symbol.address, symbol.address + 1, symbol.address + 7, symbol.address &- 1]
+        }
+        if let (start, size) = layout.codeSection, size > 0 {
+            addresses += [start + size, start + size + 100, start &- 16]
+            while addresses.count < count { addresses.append(start + generator.next() % size) }
+        }
+        return addresses
+    }
+
+    /// Asserts that two indexes answer every question alike.
+    private func assertSameAnswers(_ stored: SymbolIndex, _ built: SymbolIndex, _ addresses: [UInt64],
+                                   _ label: String, file: StaticString = #filePath, line: UInt = #line) -> Int {
+        var inlined = 0, mismatches = 0
+        for (n, address) in addresses.enumerated() {
+            let want = built.lookup(address, demangle: false)
+            let got = stored.lookup(address, demangle: false)
+            if got != want, mismatches < 5 {
+                XCTFail("\(label) 0x\(String(address, radix: 16)): stored \(got), built \(want)", file: file, line: line)
+            }
+            if got != want { mismatches += 1 }
+            if want.count > 1 { inlined += 1 }
+            if n % 7 == 0 {
+                XCTAssertEqual(stored.lookup(address), built.lookup(address), label, file: file, line: line)
+                XCTAssertEqual(stored.isSignalTrampoline(address), built.isSignalTrampoline(address), label, file: file, line: line)
+            }
+        }
+        XCTAssertEqual(stored.problem, built.problem, label, file: file, line: line)
+        return inlined
+    }
+
+    // MARK: - Stored answers as built
+
+    /// For every fixture, corpus and glibc debug file: the index stored, then mapped back,
+    /// answers thousands of addresses exactly as the index just built from the DWARF does,
+    /// and as the one built with no store at all.
+    func testAStoredIndexAnswersAsTheBuiltOne() throws {
+        let files = IndexStoreTests.debugFiles()
+        guard files.count >= 5 else { throw XCTSkip("too few debug files: \(TestPaths.fixturesAbsent); \(TestPaths.corpusAbsent)") }
+        let store = makeStore()
+        var total = 0, inlined = 0, symbolOnly = 0
+        for file in files {
+            let built: SymbolIndex
+            do {
+                built = try store.index(for: file) { XCTFail("\(file.path): \($0)") }
+            } catch {
+                XCTAssertThrowsError(try SymbolIndex.build(file), "\(file.path): the store failed where a build does not")
+                continue
+            }
+            if !file.hasDWARF { symbolOnly += 1 }
+            let stored = try XCTUnwrap(store.cachedIndex(for: file), "\(file)")
+            let plain = try SymbolIndex.build(file)
+            let addresses = try IndexStoreTests.sample(file, count: file.path.hasPrefix("/usr/lib/debug") ? 4000 : 1200)
+            inlined += assertSameAnswers(stored, built, addresses, file.description)
+            _ = assertSameAnswers(stored, plain, addresses.prefix(300).map { $0 }, file.description)
+            // Named symbols, as glibc backtraces give them, and a name no table has.
+            for symbol in built.symbols.symbols.prefix(50) {
+                let name = built.symbols.stripsUnderscore && symbol.name.hasPrefix("_") ? String(symbol.name.dropFirst()) : symbol.name
+                XCTAssertEqual(stored.address(ofSymbol: name), built.address(ofSymbol: name), "\(file) \(name)")
+            }
+            XCTAssertNil(stored.address(ofSymbol: "no such symbol \(file.path)"))
+            total += addresses.count
+        }
+        print("index store: \(total) addresses in \(files.count) debug files (\(symbolOnly) with a symbol table only) "
+              + "answered alike stored and built; \(inlined) in inlined code")
+        XCTAssertGreaterThan(total, 20000)
+        XCTAssertGreaterThan(inlined, 1000)
+    }
+
+    /// The symbol table of a file without DWARF (a stripped binary) is stored too.
+    func testASymbolTableWithoutDWARFIsStored() throws {
+        let file = try XCTUnwrap(DebugFile.identify(path: try fixture("debuglink/app").path).first)
+        XCTAssertFalse(file.hasDWARF)
+        let store = makeStore()
+        let built = try store.index(for: file)
+        let stored = try XCTUnwrap(store.cachedIndex(for: file))
+        let addresses = try IndexStoreTests.sample(file, count: 500)
+        _ = assertSameAnswers(stored, built, addresses, "stripped app")
+        XCTAssertTrue(addresses.contains { !stored.lookup($0).isEmpty })
+    }
+
+    /// An index of DWARF read only in part keeps its problem when stored, so the warning about
+    /// it is given on every run, not only the first.
+    func testAPartlyReadIndexKeepsItsProblem() throws {
+        let original = try [UInt8](Data(contentsOf: try fixture()))
+        let info = try original.withUnsafeBytes { raw in
+            try XCTUnwrap(ELF.parse(raw, path: "app").sections.first { $0.name == ".debug_info" })
+        }
+        var generator = SplitMix64(seed: 11)
+        let store = makeStore()
+        for round in 0..<200 {
+            var damaged = original
+            let start = Int(info.offset) + Int(generator.next() % (info.size - 32))
+            for i in start..<(start + 32) { damaged[i] = UInt8(truncatingIfNeeded: generator.next()) }
+            let url = scratch.appendingPathComponent("partial-\(round)")
+            try Data(damaged).write(to: url)
+            guard let file = try DebugFile.identify(path: url.path).first,
+                  let built = try? store.index(for: file), let problem = built.problem else { continue }
+            let stored = try XCTUnwrap(store.cachedIndex(for: file))
+            XCTAssertEqual(stored.problem, problem)
+            _ = assertSameAnswers(stored, built, try IndexStoreTests.sample(file, count: 500), "partly read")
+            return
+        }
+        XCTFail("no damage made the DWARF partly readable")
+    }
+
+    // MARK: - Validity
+
+    func testAChangedDebugFileIsIndexedAgain() throws {
+        let file = try copy()
+        let store = makeStore()
+        XCTAssertNil(store.cachedIndex(for: file))
+        _ = try store.index(for: file)
+        XCTAssertNotNil(store.cachedIndex(for: file))
+
+        // Another mtime, same bytes.
+        var times = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, file.path, &times, 0), 0)
+        XCTAssertNil(store.cachedIndex(for: file), "mtime changed")
+        _ = try store.index(for: file)
+        XCTAssertNotNil(store.cachedIndex(for: file))
+
+        // Another size, same mtime.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: file.path))
+        handle.seekToEndOfFile()
+        handle.write(Data([0]))
+        handle.closeFile()
+        XCTAssertEqual(utimensat(AT_FDCWD, file.path, &times, 0), 0)
+        XCTAssertNil(store.cachedIndex(for: file), "size changed")
+        _ = try store.index(for: file)
+        XCTAssertNotNil(store.cachedIndex(for: file))
+
+        // Another file put in its place (another inode), same size and mtime.
+        let replacement = scratch.appendingPathComponent("replacement")
+        try FileManager.default.copyItem(atPath: file.path, toPath: replacement.path)
+        XCTAssertEqual(utimensat(AT_FDCWD, replacement.path, &times, 0), 0)
+        XCTAssertEqual(rename(replacement.path, file.path), 0)
+        XCTAssertNil(store.cachedIndex(for: file), "inode changed")
+
+        // An index file under the right name but of another debug file.
+        let other = try copy("elf/app-clang-dwarf5", as: "other")
+        _ = try store.index(for: other)
+        let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
+        try FileManager.default.copyItem(atPath: store.path(for: other, stamp: XCTUnwrap(DebugFileStamp(path: other.path))),
+                                         toPath: store.path(for: file, stamp: stamp))
+        XCTAssertThrowsError(try store.load(file, stamp: stamp)) { XCTAssertEqual($0 as? IndexStoreFormat.Rejection, .stale) }
+        let rebuilt = try store.index(for: file)
+        XCTAssertEqual(rebuilt.debugFile, file)
+        XCTAssertNoThrow(try store.load(file, stamp: stamp))
+    }
+
+    /// Cut short, bits flipped in the header and in every section, another version, another
+    /// byte order, checksums that agree with tables that do not: each is refused, the index
+    /// is built again, answers as it should, and replaces the file.
+    func testDamagedIndexFilesAreRefusedAndReplaced() throws {
+        let file = try copy()
+        let store = makeStore()
+        let built = try store.index(for: file)
+        let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
+        let path = store.path(for: file, stamp: stamp)
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let addresses = try IndexStoreTests.sample(file, count: 300)
+        let headerSize = Int(original.withUnsafeBytes { $0.load(fromByteOffset: 24, as: UInt64.self) })
+        let sections = IndexStoreTests.sections(of: original)
+        XCTAssertEqual(sections.count, 30)
+
+        var generator = SplitMix64(seed: 7)
+        var variants: [(String, [UInt8])] = []
+        for length in [0, 1, 8, 103, 104, headerSize - 1, headerSize, original.count / 2, original.count - 1] {
+            variants.append(("cut to \(length)", Array(original.prefix(length))))
+        }
+        variants.append(("one byte more", original + [0]))
+        for offset in 0..<headerSize where offset % 5 == 0 || offset < 104 {
+            var damaged = original
+            damaged[offset] ^= UInt8(1) << (generator.next() % 8)
+            variants.append(("header byte \(offset) flipped", damaged))
+        }
+        for section in sections where section.length > 0 {
+            for _ in 0..<3 {
+                var damaged = original
+                damaged[section.offset + Int(generator.next() % UInt64(section.length))] ^= UInt8(1) << (generator.next() % 8)
+                variants.append(("section \(section.kind) flipped", damaged))
+            }
+        }
+        variants.append(("version 2", IndexStoreTests.resealed(original) { $0.store(UInt32(2), at: 8) }))
+        variants.append(("version 0", IndexStoreTests.resealed(original) { $0.store(UInt32(0), at: 8) }))
+        variants.append(("big-endian", IndexStoreTests.resealed(original) { $0.store(UInt32(0x0403_0201), at: 12) }))
+        variants.append(("section past the end", IndexStoreTests.resealed(original) {
+            $0.store(UInt64(original.count - 8), at: 104 + 8)
+        }))
+        variants.append(("section count too large", IndexStoreTests.resealed(original) {
+            $0.store(UInt64(1) << 40, at: 104 + 16)
+        }))
+        variants.append(("misaligned section", IndexStoreTests.resealed(original) {
+            $0.store(UInt64(sections[1].offset + 4), at: 104 + 32 + 8)
+        }))
+        variants.append(("subtree end before its entry", IndexStoreTests.resealed(original, section: 3) { bytes, at in
+            bytes.store(Int32(0), at: at)
+        }))
+        variants.append(("parent after its entry", IndexStoreTests.resealed(original, section: 4) { bytes, at in
+            bytes.store(Int32(1_000_000), at: at)
+        }))
+        variants.append(("row file outside the strings", IndexStoreTests.resealed(original, section: 23) { bytes, at in
+            bytes.store(UInt32.max, at: at)
+        }))
+        variants.append(("symbol name outside the strings", IndexStoreTests.resealed(original, section: 34) { bytes, at in
+            bytes.store(UInt32.max - 1, at: at)
+        }))
+        variants.append(("strings without a final NUL", IndexStoreTests.resealed(original, section: 1, atEnd: true) { bytes, at in
+            bytes[at] = 0x41
+        }))
+        variants.append(("random bytes", (0..<original.count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }))
+        var garbage = original
+        garbage.replaceSubrange(0..<8, with: Array("SYMIDX\0\r".utf8))
+        variants.append(("another magic", garbage))
+
+        for (label, bytes) in variants {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertThrowsError(try store.load(file, stamp: stamp), label) { error in
+                guard case .damaged = error as? IndexStoreFormat.Rejection else { return XCTFail("\(label): \(error)") }
+            }
+            let rebuilt = try store.index(for: file) { XCTFail("\(label): \($0)") }
+            _ = assertSameAnswers(rebuilt, built, addresses, label)
+            let reloaded = try store.load(file, stamp: stamp)
+            _ = assertSameAnswers(reloaded, built, addresses.prefix(40).map { $0 }, label + ", rebuilt")
+            XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), original, label)
+        }
+        print("index store: \(variants.count) damaged index files refused and replaced")
+    }
+
+    /// The section table of an index file: kind, offset and length in bytes.
+    static func sections(of bytes: [UInt8]) -> [(kind: UInt32, offset: Int, length: Int, entry: Int)] {
+        bytes.withUnsafeBytes { raw in
+            let count = Int(raw.load(fromByteOffset: 32, as: UInt32.self))
+            return (0..<count).map { s in
+                let at = 104 + s * 32
+                let kind = raw.load(fromByteOffset: at, as: UInt32.self)
+                let size = Int(raw.load(fromByteOffset: at + 4, as: UInt32.self))
+                let offset = Int(raw.load(fromByteOffset: at + 8, as: UInt64.self))
+                let count = Int(raw.load(fromByteOffset: at + 16, as: UInt64.self))
+                return (kind, offset, size * count, at)
+            }
+        }
+    }
+
+    /// `bytes` changed by `change`, with the header checksum made to agree again.
+    static func resealed(_ bytes: [UInt8], _ change: (inout [UInt8]) -> Void) -> [UInt8] {
+        var changed = bytes
+        change(&changed)
+        let headerSize = Int(bytes.withUnsafeBytes { $0.load(fromByteOffset: 24, as: UInt64.self) })
+        var header = Array(changed.prefix(headerSize))
+        for i in 96..<104 { header[i] = 0 }
+        changed.store(header.withUnsafeBytes { IndexChecksum.hash($0) }, at: 96)
+        return changed
+    }
+
+    /// `bytes` with the first (or last) element of section `kind` changed by `change`, and the
+    /// section's and the header's checksums made to agree again.
+    static func resealed(_ bytes: [UInt8], section kind: UInt32, atEnd: Bool = false,
+                         _ change: (inout [UInt8], Int) -> Void) -> [UInt8] {
+        guard let section = sections(of: bytes).first(where: { $0.kind == kind }), section.length > 0 else {
+            XCTFail("no section \(kind)")
+            return bytes
+        }
+        var changed = bytes
+        change(&changed, atEnd ? section.offset + section.length - 1 : section.offset)
+        let checksum = changed.withUnsafeBytes {
+            IndexChecksum.hash(UnsafeRawBufferPointer(rebasing: $0[section.offset..<(section.offset + section.length)]))
+        }
+        changed.store(checksum, at: section.entry + 24)
+        return resealed(changed) { _ in }
+    }
+
+    /// A mapped index stays valid when its file is replaced or removed by another run.
+    func testAMappedIndexOutlivesItsFile() throws {
+        let file = try copy()
+        let store = makeStore()
+        let built = try store.index(for: file)
+        let stored = try XCTUnwrap(store.cachedIndex(for: file))
+        let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
+        XCTAssertEqual(unlink(store.path(for: file, stamp: stamp)), 0)
+        _ = assertSameAnswers(stored, built, try IndexStoreTests.sample(file, count: 500), "unlinked")
+    }
+
+    // MARK: - Sharing
+
+    /// Threads storing the same index at once, while others load it: every load finds a whole
+    /// file or none, and one whole file is left, with no temporary files.
+    func testConcurrentStoresLeaveAWholeFile() throws {
+        let file = try copy()
+        let store = makeStore()
+        let built = try SymbolIndex.build(file)
+        let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
+        final class Counts: @unchecked Sendable {
+            let lock = NSLock()
+            var loaded = 0, absent = 0, failures: [String] = []
+        }
+        let counts = Counts()
+        DispatchQueue.concurrentPerform(iterations: 16) { i in
+            for _ in 0..<10 {
+                if i % 2 == 0 {
+                    do { try store.store(built, stamp: stamp) } catch {
+                        counts.lock.lock(); counts.failures.append("\(error)"); counts.lock.unlock()
+                    }
+                } else {
+                    do {
+                        let index = try store.load(file, stamp: stamp)
+                        _ = index.lookup(file.textVMAddress + 0x1000)
+                        counts.lock.lock(); counts.loaded += 1; counts.lock.unlock()
+                    } catch IndexStoreFormat.Rejection.absent {
+                        counts.lock.lock(); counts.absent += 1; counts.lock.unlock()
+                    } catch {
+                        counts.lock.lock(); counts.failures.append("\(error)"); counts.lock.unlock()
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(counts.failures, [])
+        XCTAssertEqual(counts.loaded + counts.absent, 80)
+        XCTAssertNotNil(store.cachedIndex(for: file))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store.directory).count, 1)
+    }
+
+    /// Processes (this test binary, started again) storing the same index at once.
+    func testConcurrentProcessesLeaveAWholeFile() throws {
+        let file = try copy()
+        let store = makeStore()
+        let executable = CommandLine.arguments[0]
+        guard executable.hasSuffix(".xctest"), FileManager.default.isExecutableFile(atPath: executable) else {
+            throw XCTSkip("the test binary cannot be started again from \(executable)")
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["INDEX_STORE_HELPER_FILE"] = file.path
+        environment["INDEX_STORE_HELPER_DIRECTORY"] = store.directory
+        let processes = (0..<4).map { _ -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["DebugInfoTests.IndexStoreTests/testHelperStoresAnIndexRepeatedly"]
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for process in processes { try process.run() }
+        for process in processes {
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+        }
+        let built = try SymbolIndex.build(file)
+        let stored = try XCTUnwrap(store.cachedIndex(for: file))
+        _ = assertSameAnswers(stored, built, try IndexStoreTests.sample(file, count: 300), "after concurrent processes")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store.directory).count, 1)
+    }
+
+    /// Run by ``testConcurrentProcessesLeaveAWholeFile()`` in processes of its own.
+    func testHelperStoresAnIndexRepeatedly() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = environment["INDEX_STORE_HELPER_FILE"], let directory = environment["INDEX_STORE_HELPER_DIRECTORY"]
+        else { return }
+        let file = try XCTUnwrap(DebugFile.identify(path: path).first)
+        let store = IndexStore(directory: directory)
+        let built = try SymbolIndex.build(file)
+        let stamp = try XCTUnwrap(DebugFileStamp(path: path))
+        for _ in 0..<20 {
+            try store.store(built, stamp: stamp)
+            do {
+                _ = try store.load(file, stamp: stamp)
+            } catch IndexStoreFormat.Rejection.absent {
+            }
+        }
+    }
+
+    // MARK: - Bound
+
+    /// The folder stays under its bound; the files used least recently go first, and using a
+    /// file makes it recent.
+    func testEvictionKeepsTheBoundAndRemovesTheLeastRecentlyUsed() throws {
+        // Copies of one file: indexes of one size, each under a name of its own (another inode).
+        let files = try (0..<6).map { try copy(as: "copy\($0)") }
+        let probe = makeStore("probe")
+        _ = try probe.index(for: files[0])
+        let size = try XCTUnwrap(probe.entries().first?.size)
+        let bound = size * 9 / 2  // room for four, not five
+        let store = makeStore(sizeLimit: bound)
+        func name(_ i: Int) throws -> String {
+            (store.path(for: files[i], stamp: try XCTUnwrap(DebugFileStamp(path: files[i].path))) as NSString).lastPathComponent
+        }
+        func setUsed(_ i: Int, _ seconds: Int) throws {
+            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+            let path = (store.directory as NSString).appendingPathComponent(try name(i))
+            XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+        }
+        func left() throws -> [Int] {
+            let names = Set(store.entries().map(\.name))
+            return try (0..<6).filter { names.contains(try name($0)) }
+        }
+        for i in 0..<4 {
+            _ = try store.index(for: files[i])
+            try setUsed(i, 1_700_000_000 + i * 100)  // 0 the oldest, 3 the newest
+        }
+        XCTAssertEqual(try left(), [0, 1, 2, 3])
+        XCTAssertNotNil(store.cachedIndex(for: files[0]))  // now the most recent
+        _ = try store.index(for: files[4])
+        XCTAssertEqual(try left(), [0, 2, 3, 4], "the least recently used goes first")
+        XCTAssertLessThanOrEqual(store.entries().reduce(0) { $0 + $1.size }, bound)
+
+        try setUsed(3, 1_600_000_000)
+        _ = try store.index(for: files[5])
+        XCTAssertEqual(try left(), [0, 2, 4, 5])
+
+        // A smaller bound: as many of the oldest go as need to.
+        let smaller = IndexStore(directory: store.directory, sizeLimit: size * 2)
+        try setUsed(0, 1_600_000_000)
+        try setUsed(2, 1_600_000_100)
+        smaller.evict()
+        XCTAssertEqual(try left(), [4, 5])
+        print("index store: index files of \(size) bytes, bound \(bound) then \(size * 2): evicted oldest first")
+
+        // An index larger than the bound is built but not stored.
+        let tiny = makeStore("tiny", sizeLimit: 1000)
+        XCTAssertGreaterThan(try tiny.index(for: files[0]).tables.functionName.count, 0)
+        XCTAssertEqual(tiny.entries().count, 0)
+    }
+
+    /// Temporary files left by runs that died while writing are removed after an hour; those
+    /// of running writers are not.
+    func testAbandonedTemporaryFilesAreRemoved() throws {
+        let file = try copy()
+        let store = makeStore()
+        try FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true)
+        let old = (store.directory as NSString).appendingPathComponent("x-v1.index.123.1.tmp")
+        let fresh = (store.directory as NSString).appendingPathComponent("y-v1.index.124.1.tmp")
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: old))
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: fresh))
+        var times = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, old, &times, 0), 0)
+        _ = store.entries()
+        _ = try store.index(for: file)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fresh))
+    }
+
+    // MARK: - Place and failures
+
+    func testStandardDirectory() {
+        XCTAssertEqual(IndexStore.standardDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/me"]),
+                       "/x/cache/symbolicate/indexes")
+        XCTAssertEqual(IndexStore.standardDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/me"]),
+                       "/home/me/.cache/symbolicate/indexes")
+        XCTAssertNil(IndexStore.standardDirectory(environment: [:]))
+        XCTAssertEqual(IndexStore.standard(environment: ["HOME": "/h"], sizeLimit: 5)?.sizeLimit, 5)
+        XCTAssertEqual(IndexStore.standard(environment: ["HOME": "/h"])?.sizeLimit, 2 << 30)
+    }
+
+    /// A store that cannot be written says so through the warning and still gives the index.
+    func testAStoreThatCannotBeWrittenWarnsAndStillGivesTheIndex() throws {
+        let file = try copy()
+        let blocker = scratch.appendingPathComponent("blocker")
+        try Data("not a folder".utf8).write(to: blocker)
+        let store = IndexStore(directory: blocker.appendingPathComponent("indexes").path)
+        var warnings: [String] = []
+        let index = try store.index(for: file) { warnings.append($0) }
+        XCTAssertGreaterThan(index.tables.functionName.count, 0)
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings.first?.contains(blocker.path) ?? false, "\(warnings)")
+        XCTAssertNil(store.cachedIndex(for: file))
+    }
+
+    /// Files that are not debug files give the build's error, and nothing is stored.
+    func testBuildErrorsAreThrown() throws {
+        let url = scratch.appendingPathComponent("empty.debug")
+        let file = DebugFile(path: url.path, format: .elf, architecture: .x86_64, identifier: "00ff", textVMAddress: 0,
+                             sliceOffset: 0, sliceSize: 0, hasDWARF: true)
+        let store = makeStore()
+        XCTAssertThrowsError(try store.index(for: file))  // absent
+        try Data("ELF?".utf8).write(to: url)
+        XCTAssertThrowsError(try store.index(for: file))  // not an object file
+        XCTAssertEqual(store.entries().count, 0)
+    }
+}
+
+private extension Array where Element == UInt8 {
+    mutating func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        Swift.withUnsafeBytes(of: value) { replaceSubrange(offset..<(offset + $0.count), with: $0) }
+    }
+}
