@@ -64,8 +64,9 @@ public struct AtosLookup {
     private let index: SymbolIndex
     private let imageName: String
 
-    /// Opens the object (a file or a `.dSYM` bundle) and indexes the chosen slice.
-    public init(options: Options) throws {
+    /// Opens the object (a file or a `.dSYM` bundle) and indexes the chosen slice, through
+    /// `indexSource` (by default built from the file; an ``IndexStore`` reuses stored ones).
+    public init(options: Options, indexSource: (DebugFile) throws -> SymbolIndex = SymbolIndex.build) throws {
         self.options = options
         var path = options.objectPath
         if DebugFileLocator.isBundle(path) {
@@ -85,7 +86,7 @@ public struct AtosLookup {
         } else {
             throw Failure.ambiguous(path: path, architectures: names)
         }
-        index = try SymbolIndex.build(chosen)
+        index = try indexSource(chosen)
         imageName = Path.lastComponent(path)
     }
 

@@ -44,6 +44,9 @@ struct Atos: ParsableCommand {
     @Flag(help: "Print mangled names as they are.")
     var noDemangle = false
 
+    @Flag(help: "Do not read or write the index cache (~/.cache/symbolicate).")
+    var noCache = false
+
     @Argument(help: ArgumentHelp("Addresses to look up.", valueName: "address"))
     var addresses: [String] = []
 
@@ -59,7 +62,8 @@ struct Atos: ParsableCommand {
         do {
             lookup = try AtosLookup(options: .init(
                 objectPath: object, architecture: arch, loadAddress: loadAddress.flatMap(AtosLookup.parseAddress),
-                inlinedFrames: inlinedFrames, fullPath: fullPath, demangle: !noDemangle))
+                inlinedFrames: inlinedFrames, fullPath: fullPath, demangle: !noDemangle),
+                indexSource: Symbolicate.indexSource(cache: !noCache, diagnostics: diagnostics))
         } catch {
             diagnostics.warn("\(error)")
             throw ExitCode(1)

@@ -85,7 +85,7 @@ struct Symbolicate: ParsableCommand {
           help: "No progress line and no summary on stderr (warnings are still printed).")
     var quiet = false
 
-    @Flag(help: "Do not read or write the cache of debug-file identities (~/.cache/symbolicate).")
+    @Flag(help: "Do not read or write the caches of debug-file identities and indexes (~/.cache/symbolicate).")
     var noCache = false
 
     @Flag(help: "Print full source paths instead of file names.")
@@ -100,6 +100,13 @@ struct Symbolicate: ParsableCommand {
     @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
               completion: .file())
     var reports: [String] = []
+
+    /// Where indexes come from: the persistent index cache (built and stored on a miss), or
+    /// with `--no-cache` straight from the debug file.
+    static func indexSource(cache: Bool, diagnostics: Diagnostics) -> (DebugFile) throws -> SymbolIndex {
+        guard cache, let store = IndexStore.standard(environment: System.environment) else { return SymbolIndex.build }
+        return { file in try store.index(for: file) { diagnostics.warn($0) } }
+    }
 
     func validate() throws {
         if inPlace && outputDirectory != nil { throw ValidationError("--in-place and --output cannot be used together") }
@@ -119,7 +126,9 @@ struct Symbolicate: ParsableCommand {
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
                                        cache: noCache ? nil : IdentityCache.standard(environment: environment),
                                        diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle, force: force), diagnostics: diagnostics)
+        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle, force: force),
+                                        diagnostics: diagnostics,
+                                        indexSource: Self.indexSource(cache: !noCache, diagnostics: diagnostics))
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(format: format, fullPath: fullPath,
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,

@@ -277,3 +277,34 @@ final class BatchTests: XCTestCase {
                        "no progress line or terminal codes when stderr is not a terminal")
     }
 }
+
+/// The persistent caches (identities, indexes) under `XDG_CACHE_HOME`: a warm run answers as a
+/// cold one and as `--no-cache`; `--no-cache` writes nothing.
+final class CacheTests: XCTestCase {
+    func testWarmCacheAnswersAsColdAndNoCache() throws {
+        let binary = try CLI.binary()
+        let macho = try Fixtures.path("macho")
+        let reports = try Fixtures.reports()
+        let home = try makeTemporaryDirectory("cache-home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = home.path
+        let arguments = ["-d", macho, "-q"] + reports
+        let cold = try runProcess(binary, arguments, environment: environment)
+        XCTAssertEqual(cold.status, 0, cold.stderrText)
+        let indexes = home.appendingPathComponent("symbolicate/indexes").path
+        let stored = (try? FileManager.default.contentsOfDirectory(atPath: indexes)) ?? []
+        XCTAssertFalse(stored.isEmpty, "the cold run stores the indexes it built")
+        let warm = try runProcess(binary, arguments, environment: environment)
+        XCTAssertEqual(warm.stdout, cold.stdout, "a warm run answers exactly as a cold one")
+        XCTAssertEqual(warm.stderr, cold.stderr)
+
+        let other = try makeTemporaryDirectory("cache-none")
+        defer { try? FileManager.default.removeItem(at: other) }
+        environment["XDG_CACHE_HOME"] = other.path
+        let uncached = try runProcess(binary, ["--no-cache"] + arguments, environment: environment)
+        XCTAssertEqual(uncached.stdout, cold.stdout)
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: other.path)) ?? [], [],
+                       "--no-cache writes no cache")
+    }
+}
