@@ -16,8 +16,21 @@ struct RawDWARF {
 
 /// Hands a debug file's DWARF sections to the C shim and collects what it reads.
 enum DWARFReader {
+    /// How the shim reads (see `cdw_read_options`); the result is the same either way.
+    struct Options {
+        /// Threads reading units at once; 0: one per core (one for small files).
+        var threads: UInt32 = 0
+        /// Every unit through libdwarf instead of the shim's own reader.
+        var libdwarfOnly = false
+        /// Report the units the shim's own reader does not take instead of handing them to libdwarf.
+        var noFallback = false
+
+        static let standard = Options()
+    }
+
     /// Reads the DWARF of `file` (one slice of `mapped`, laid out as `layout` says).
-    static func read(_ file: DebugFile, layout: ObjectLayout, in mapped: MappedFile) throws -> RawDWARF {
+    static func read(_ file: DebugFile, layout: ObjectLayout, in mapped: MappedFile,
+                     options: Options = .standard) throws -> RawDWARF {
         var message = [CChar](repeating: 0, count: 512)
         var object: OpaquePointer?
         let status: Int32
@@ -37,23 +50,40 @@ enum DWARFReader {
             }
             status = cdw_open_sections(&sections, UInt32(sections.count), slice.is64Bit ? 8 : 4, 0, &object,
                                        &message, message.count)
-            if status == CDW_OK, let object { return try collect(object, file: file) }
+            if status == CDW_OK, let object { return try collect(object, file: file, options: options) }
         }
         if status == CDW_NO_DWARF { throw DebugInfoError.noDWARF(path: file.path) }
         guard status == CDW_OK, let object else {
             throw DebugInfoError.corruptDWARF(path: file.path, reason: String(cString: message))
         }
-        return try collect(object, file: file)
+        return try collect(object, file: file, options: options)
     }
 
-    private static func collect(_ object: OpaquePointer, file: DebugFile) throws -> RawDWARF {
+    private static func collect(_ object: OpaquePointer, file: DebugFile, options: Options) throws -> RawDWARF {
         defer { cdw_close(object) }
         var message = [CChar](repeating: 0, count: 512)
         var result = cdw_result()
-        let status = cdw_read(object, &result, &message, message.count)
+        var reading: OpaquePointer?
+        var settings = cdw_read_options(threads: options.threads,
+                                        reader: UInt32(options.libdwarfOnly ? CDW_READER_LIBDWARF : CDW_READER_FAST),
+                                        no_fallback: options.noFallback ? 1 : 0)
+        let status = cdw_read_start(object, &settings, &result, &reading, nil, &message, message.count)
         defer { cdw_result_free(&result) }
         guard status == CDW_OK || status == CDW_PARTIAL else {
             throw DebugInfoError.corruptDWARF(path: file.path, reason: String(cString: message))
+        }
+        // The large arrays are copied once, by the reading threads, straight into ours.
+        let functionCount = Int(result.function_count), rangeCount = Int(result.range_count), rowCount = Int(result.row_count)
+        var ranges: [cdw_range] = [], rows: [cdw_row] = []
+        let functions = [cdw_function](unsafeUninitializedCapacity: functionCount) { functionBuffer, functionsMade in
+            ranges = [cdw_range](unsafeUninitializedCapacity: rangeCount) { rangeBuffer, rangesMade in
+                rows = [cdw_row](unsafeUninitializedCapacity: rowCount) { rowBuffer, rowsMade in
+                    cdw_read_finish(reading, functionBuffer.baseAddress, rangeBuffer.baseAddress, rowBuffer.baseAddress)
+                    rowsMade = rowCount
+                }
+                rangesMade = rangeCount
+            }
+            functionsMade = functionCount
         }
         func array<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: UInt64) -> [T] {
             guard let pointer, count > 0 else { return [] }
@@ -63,9 +93,9 @@ enum DWARFReader {
         let files = joinedPaths(files: array(result.files, result.file_count), units: array(result.units, result.unit_count),
                                 directories: array(result.directories, result.directory_count), strings: &strings)
         return RawDWARF(
-            functions: array(result.functions, result.function_count),
-            ranges: array(result.ranges, result.range_count),
-            rows: array(result.rows, result.row_count),
+            functions: functions,
+            ranges: ranges,
+            rows: rows,
             files: files,
             strings: strings,
             problem: status == CDW_PARTIAL ? String(cString: message) : nil)

@@ -1,4 +1,4 @@
-// CDwarf: a thin layer over libdwarf and libelf.
+// CDwarf: one pass over DWARF, on every core.
 //
 // It opens DWARF held in memory (sections handed over by the caller, or an ELF image
 // read through libelf, which also inflates compressed sections) and walks it once,
@@ -6,6 +6,10 @@
 // address ranges, every line-table row, the per-unit file tables (names, directory
 // indexes, include directories and DW_AT_comp_dir, unjoined) and a string table.
 // Names, paths and policy are left to the Swift code above.
+//
+// Units are read by a reader of the shim's own over the section bytes, several at once on
+// separate threads; a unit in an encoding that reader does not take is read by libdwarf
+// (20210528), which can also read every unit, as the reference the tests compare with.
 //
 // Every function reports failure through a return code and a message buffer; no
 // libdwarf error is ever fatal.
@@ -128,8 +132,58 @@ int cdw_open_sections(const cdw_section *sections, uint32_t count, uint8_t point
 int cdw_open_elf(const void *image, size_t size, cdw_object **out,
                  char *message, size_t message_size);
 
-/// Walks every compile unit once and fills `result` (zeroed by the caller).
+/// Walks every compile unit once and fills `result` (zeroed by the caller), as
+/// `cdw_read_with` does with default options.
 int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t message_size);
+
+/// `cdw_read_options.reader` values.
+enum {
+    /// The shim's own reader over the section bytes; a unit it does not take (an encoding it
+    /// does not know, damage) is read by libdwarf.
+    CDW_READER_FAST = 0,
+    /// libdwarf for every unit: the reference the fast reader is compared with.
+    CDW_READER_LIBDWARF = 1,
+};
+
+typedef struct cdw_read_options {
+    /// Threads reading units at once: 0 for one per core (at most 8; one for small objects).
+    uint32_t threads;
+    /// CDW_READER_*.
+    uint32_t reader;
+    /// Nonzero: a unit the fast reader does not take is reported (CDW_PARTIAL) instead of
+    /// being handed to libdwarf. For tests.
+    uint32_t no_fallback;
+} cdw_read_options;
+
+/// What a read did.
+typedef struct cdw_read_report {
+    uint32_t threads;
+    uint32_t units;
+    /// Unit tasks (a unit's line table, or its DIEs) the fast reader handed to libdwarf.
+    uint32_t fallbacks;
+} cdw_read_report;
+
+/// Reads every unit once into `result`. The result is the same whatever the options but for
+/// string-table offsets (each thread keeps its own table). `options` and `report` may be NULL.
+int cdw_read_with(cdw_object *object, const cdw_read_options *options, cdw_result *result,
+                  cdw_read_report *report, char *message, size_t message_size);
+
+/// A read whose functions, ranges and rows are still in the reading threads' hands.
+typedef struct cdw_reading cdw_reading;
+
+/// `cdw_read_with` in two steps, so that the large arrays are copied once, straight into arrays
+/// the caller owns (Swift arrays, say): fills `result` but for `functions`, `ranges` and
+/// `rows`, which stay NULL while their counts are set. On CDW_OK or CDW_PARTIAL, `*reading`
+/// must be handed to `cdw_read_finish`.
+int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_result *result,
+                   cdw_reading **reading, cdw_read_report *report, char *message,
+                   size_t message_size);
+
+/// Copies the functions, ranges and rows of `reading` into arrays of the lengths
+/// `cdw_read_start` gave (each thread copies its share), then frees `reading`. An array whose
+/// length is 0 may be NULL; with all three NULL, only frees `reading`.
+void cdw_read_finish(cdw_reading *reading, cdw_function *functions, cdw_range *ranges,
+                     cdw_row *rows);
 
 void cdw_result_free(cdw_result *result);
 void cdw_close(cdw_object *object);
