@@ -1,5 +1,9 @@
 import CDwarf
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The result of one pass over a debug file's DWARF, as flat arrays (see CDwarf.h).
 struct RawDWARF {
