@@ -1,39 +1,81 @@
 #!/usr/bin/env bash
-# Wall time of symbolicate against llvm-symbolizer on the same addresses, in one run.
-# Inputs come from Fixtures/build (Fixtures/build.sh makes them). Prints ratios ours/theirs.
+# `make bench`: symbolicate's wall time and peak RSS against llvm-symbolizer's on the same
+# addresses, in one run, on inputs built from source:
+#   cppcheck         a large C++ program (Debian source package, gcc -g -O2): ELF, sanitizer logs
+#   sqlite3          a small C program (Debian source package, gcc -g -O2): ELF, sanitizer logs
+#   macho-thin       a large generated iOS arm64 app's dSYM: classic .crash reports
+#   macho-universal  the same app with an x86_64 slice: universal dSYM, reports of both slices
+# Everything heavy goes to bench/build/ once and is reused while its inputs and tools are
+# unchanged (stamps), so a second run starts measuring at once. See bench/README.md.
+#
+# Environment:
+#   SYMBOLICATE=PATH     the binary to measure (default .build/release/symbolicate)
+#   BENCH_INPUTS="..."   a subset of the inputs above (default: all four)
+#   BENCH_RUNS=N         runs per measurement of (a) and the index build (default 3)
+#   BENCH_BUDGET=S       seconds after which a measurement stops repeating (default 90)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=.build/release/symbolicate
-ORACLE=/opt/swift/usr/bin/llvm-symbolizer
-[ -x "$ORACLE" ] || ORACLE=$(command -v llvm-symbolizer)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
 
-now() { date +%s%N; }
-measure() {  # best of 5, in milliseconds
-    local best=""
-    for _ in 1 2 3 4 5; do
-        local start; start=$(now)
-        "$@" >/dev/null 2>&1
-        local took=$(( ($(now) - start) / 1000 ))
-        if [ -z "$best" ] || [ "$took" -lt "$best" ]; then best=$took; fi
+SYMBOLICATE="${SYMBOLICATE:-$ROOT/.build/release/symbolicate}"
+INPUTS="${BENCH_INPUTS:-cppcheck sqlite3 macho-thin macho-universal}"
+[[ -x "$SYMBOLICATE" ]] || die "no $SYMBOLICATE: run 'make build' first"
+mkdir -p "$BUILD"
+
+# The binary is copied first and the copy measured: a rebuild of .build/release while the
+# inputs are built or the runs go on must not change the program half-way.
+UNDER_TEST="$BUILD/symbolicate-under-test"
+cp "$SYMBOLICATE" "$UNDER_TEST"
+REVISION="$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
+log "measuring a copy of $SYMBOLICATE (built $(date -r "$SYMBOLICATE" '+%F %T'), tree $REVISION)"
+
+# 0. Tools the measurements need: GNU time for peak RSS, LLVM 14 for gsymutil, dsymutil, lld.
+need_packages time python3 llvm-14 lld-14
+for tool in "$TOOLCHAIN/llvm-symbolizer" "$TOOLCHAIN/llvm-objdump" "$TOOLCHAIN/clang" llvm-gsymutil-14; do
+    command -v "$tool" >/dev/null || die "missing tool: $tool"
+done
+
+# 1. The inputs, each built by its own script (skipped when up to date).
+prepare_start=$SECONDS
+wants() { [[ " $INPUTS " == *" $1 "* ]]; }
+wants cppcheck && "$BENCH_DIR/input-cppcheck.sh"
+wants sqlite3 && "$BENCH_DIR/input-sqlite.sh"
+if wants macho-thin || wants macho-universal; then "$BENCH_DIR/input-macho.sh"; fi
+
+# 2. The workloads: 1,000 reports per input and the addresses llvm-symbolizer is asked
+#    (make_workload.py), regenerated when the script, the tools or the input binaries change.
+#    workload NAME KIND ARGS...
+workload() {
+    local name="$1"; shift
+    local dir="$BUILD/work/$name" files=() arg
+    for arg in "$@"; do
+        [[ "$arg" == *=/* ]] && arg="${arg#*=}"
+        [[ -f "$arg" ]] && files+=("$(stat -c '%n %s %Y' "$arg")")
     done
-    echo "$best"
+    local stamp
+    stamp="$(stamp_of "$* ${files[*]}
+$(tool_versions "$TOOLCHAIN/llvm-objdump")" "$BENCH_DIR/make_workload.py")"
+    if up_to_date "$dir" "$stamp" workload.json oracle/all.txt; then
+        log "$name: workload up to date ($dir)"
+        return 0
+    fi
+    log "$name: writing the workload"
+    rm -rf "$dir"
+    python3 "$BENCH_DIR/make_workload.py" "$@" --out "$dir"
+    echo "$stamp" > "$dir/.stamp"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+M="$BUILD/macho"
+wants cppcheck && workload cppcheck elf --binary "$BUILD/cppcheck/debug/cppcheck" --module-path /srv/app/bin/cppcheck
+wants sqlite3 && workload sqlite3 elf --binary "$BUILD/sqlite/debug/sqlite3" --module-path /srv/app/bin/sqlite3
+wants macho-thin && workload macho-thin macho --dsym "$M/thin/App.dSYM/Contents/Resources/DWARF/App" \
+    --slice "arm64=$M/bin/App-arm64"
+wants macho-universal && workload macho-universal macho --dsym "$M/universal/App.dSYM/Contents/Resources/DWARF/App" \
+    --slice "arm64=$M/bin/App-universal" --slice "x86_64=$M/bin/App-universal"
+log "inputs and workloads ready in $((SECONDS - prepare_start)) s"
 
-DSYM=Fixtures/build/macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64
-# Every 4th address of the text section, 0x100004000 on.
-python3 -c 'print("\n".join(hex(0x100004000 + 4 * i) for i in range(5000)))' > "$WORK/addresses"
-
-echo "benchmark: $(wc -l < "$WORK/addresses") addresses in $DSYM"
-ours=$(measure sh -c "$BIN atos -o $DSYM -i < $WORK/addresses")
-theirs=$(measure sh -c "$ORACLE --obj=$DSYM -i -f -C < $WORK/addresses")
-echo "  addresses on stdin:   symbolicate ${ours} us, llvm-symbolizer ${theirs} us, ratio $(ratio "$ours" "$theirs")"
-
-ours=$(measure "$BIN" atos -o "$DSYM" 0x100004204)
-theirs=$(measure "$ORACLE" --obj="$DSYM" -i -f -C 0x100004204)
-echo "  one address:          symbolicate ${ours} us, llvm-symbolizer ${theirs} us, ratio $(ratio "$ours" "$theirs")"
-
-ours=$(measure "$BIN" -d Fixtures/build/macho Fixtures/build/reports/App-arm64.crash)
-echo "  one report (App-arm64.crash): symbolicate ${ours} us"
+# 3. Measure and print the tables (bench/build/results.tsv gets the same numbers).
+args=()
+for name in $INPUTS; do args+=("$name=$BUILD/work/$name"); done
+python3 "$BENCH_DIR/measure.py" --symbolicate "$UNDER_TEST" --symbolizer "$TOOLCHAIN/llvm-symbolizer" \
+    --gsymutil llvm-gsymutil-14 --out-dir "$BUILD/out" --tsv "$BUILD/results.tsv" \
+    --runs "${BENCH_RUNS:-3}" --budget "${BENCH_BUDGET:-90}" "${args[@]}"
