@@ -156,51 +156,24 @@ public final class IndexStore: @unchecked Sendable {
             temporaryCount += 1
             let temporary = path + ".\(getpid()).\(temporaryCount).tmp"
             lock.unlock()
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw IndexStore.error(temporary) }
-            var ok = layout.header.withUnsafeBytes { IndexStore.write(fd, $0) }
-            var written = layout.header.count
-            let zeros = [UInt8](repeating: 0, count: IndexStoreFormat.sectionAlignment)
-            for section in layout.sections where ok {
-                let padding = section.offset - written
-                ok = zeros.withUnsafeBytes { IndexStore.write(fd, UnsafeRawBufferPointer(rebasing: $0[0..<padding])) }
-                    && IndexStore.write(fd, section.bytes)
-                written = section.offset + section.bytes.count
-            }
-            let failure = ok ? nil : IndexStore.error(temporary)
-            close(fd)
-            if let failure {
-                unlink(temporary)
-                throw failure
-            }
-            guard rename(temporary, path) == 0 else {
-                let failure = IndexStore.error(path)
-                unlink(temporary)
-                throw failure
+            do {
+                try AtomicFile.write(to: path, temporary: temporary) { out in
+                    var ok = layout.header.withUnsafeBytes { out($0) }
+                    var written = layout.header.count
+                    let zeros = [UInt8](repeating: 0, count: IndexStoreFormat.sectionAlignment)
+                    for section in layout.sections where ok {
+                        let padding = section.offset - written
+                        ok = zeros.withUnsafeBytes { out(UnsafeRawBufferPointer(rebasing: $0[0..<padding])) }
+                            && out(section.bytes)
+                        written = section.offset + section.bytes.count
+                    }
+                    return ok
+                }
+            } catch {
+                throw WriteError(description: "cannot write the index cache: \(error)")
             }
         }
         evict(sparing: path)
-    }
-
-    private static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            #if canImport(Glibc)
-            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-            #else
-            let n = Darwin.write(fd, bytes.baseAddress! + done, bytes.count - done)
-            #endif
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            done += n
-        }
-        return true
-    }
-
-    private static func error(_ path: String) -> WriteError {
-        WriteError(description: "\(path): cannot write the index cache: \(String(cString: strerror(errno)))")
     }
 
     // MARK: - Eviction

@@ -214,30 +214,10 @@ public final class IdentityCache: @unchecked Sendable {
         }
         let temporary = path + ".\(getpid()).tmp"
         unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw IdentityCache.error(temporary) }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { raw -> Bool in
-            while written < raw.count {
-                let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                written += n
-            }
-            return true
-        }
-        let failure = ok ? nil : IdentityCache.error(temporary)
-        close(fd)
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        guard rename(temporary, path) == 0 else {
-            let failure = IdentityCache.error(path)
-            unlink(temporary)
-            throw failure
+        do {
+            try AtomicFile.write(bytes, to: path, temporary: temporary)
+        } catch {
+            throw WriteError(description: "\(error)")
         }
         changed = false
     }
@@ -248,9 +228,6 @@ public final class IdentityCache: @unchecked Sendable {
         public var description: String
     }
 
-    private static func error(_ path: String) -> WriteError {
-        WriteError(description: "\(path): \(String(cString: strerror(errno)))")
-    }
 
     // MARK: - Format
 
