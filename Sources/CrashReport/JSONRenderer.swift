@@ -20,14 +20,21 @@
 /// - A frame's `image` is its image name as printed, or for frames of an address list the name of
 ///   the image its address falls in. `line` and `column` are null when unknown (nil or 0).
 public enum JSONRenderer {
+    /// What a document starts with, before its first report; for writers that stream reports.
+    public static let documentStart = Array("{\"reports\":[".utf8)
+    /// What goes between two reports.
+    public static let separator: [UInt8] = [ASCII.comma]
+    /// What a document ends with, after its last report.
+    public static let documentEnd = Array("]}\n".utf8)
+
     /// Appends the JSON document describing `reports` to `out`.
     public static func render(_ reports: [SymbolicatedReport], into out: inout [UInt8]) {
-        out.append(literal: "{\"reports\":[")
+        out.append(contentsOf: documentStart)
         for (r, symbolicated) in reports.enumerated() {
-            if r > 0 { out.append(ASCII.comma) }
+            if r > 0 { out.append(contentsOf: separator) }
             render(symbolicated, into: &out)
         }
-        out.append(literal: "]}\n")
+        out.append(contentsOf: documentEnd)
     }
 
     /// Appends the JSON object of one report (an element of the `reports` array) to `out`, for

@@ -539,10 +539,6 @@ private struct LogBuilder {
         }
     }
 
-    private static let trampolines: Set<String> = [
-        "__restore_rt", "__restore", "__kernel_rt_sigreturn", "__kernel_sigreturn", "__vdso_rt_sigreturn",
-        "__default_rt_sa_restorer", "__default_sa_restorer",
-    ]
     private static let vdsoModules: Set<Substring> = [
         "linux-vdso.so.1", "linux-gate.so.1", "linux-vdso64.so.1", "linux-vdso32.so.1", "[vdso]",
     ]
@@ -551,7 +547,7 @@ private struct LogBuilder {
     /// does not itself follow a trampoline (vDSO code calls nothing, so in a backtrace it is
     /// either the sigreturn trampoline or a PC interrupted by a signal).
     static func isSignalTrampoline(function: String?, module: String?) -> Bool {
-        if let function, trampolines.contains(function) { return true }
+        if let function, SignalTrampoline.names.contains(function) { return true }
         if let module, vdsoModules.contains(basename(module)) { return true }
         return false
     }

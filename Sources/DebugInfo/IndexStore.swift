@@ -54,13 +54,7 @@ public final class IndexStore: @unchecked Sendable {
     /// `$XDG_CACHE_HOME/symbolicate/indexes` when `XDG_CACHE_HOME` is an absolute path, else
     /// `$HOME/.cache/symbolicate/indexes`; nil when neither is set.
     public static func standardDirectory(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return Path.join(xdg, "symbolicate/indexes")
-        }
-        if let home = environment["HOME"], home.hasPrefix("/") {
-            return Path.join(home, ".cache/symbolicate/indexes")
-        }
-        return nil
+        System.cacheDirectory(environment: environment).map { Path.join($0, "indexes") }
     }
 
     /// The store at ``standardDirectory(environment:)``, or nil when there is no such place.

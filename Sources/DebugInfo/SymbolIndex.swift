@@ -504,17 +504,11 @@ public final class SymbolIndex: @unchecked Sendable {
         return found
     }
 
-    /// Whether `address` is the start of a signal-return trampoline (`__restore_rt`,
-    /// `__kernel_rt_sigreturn`, ...): the frame a kernel pushes for a signal handler. The frame
-    /// after it in a backtrace is the interrupted instruction, not a return address.
-    public func isSignalTrampoline(_ address: UInt64) -> Bool {
-        symbols.hasSymbol(at: address, named: SymbolIndex.signalTrampolines)
+    /// The C name of the symbol-table symbol that starts exactly at `address`, whatever its
+    /// size: how a frame in a sized-0 signal trampoline such as `__restore_rt` is recognized.
+    public func symbolName(startingAt address: UInt64) -> String? {
+        symbols.name(startingAt: address)
     }
-
-    private static let signalTrampolines: Set<String> = [
-        "__restore_rt", "__restore", "__kernel_rt_sigreturn", "__kernel_sigreturn", "__sigreturn",
-        "_sigtramp", "sigreturn", "__default_rt_sa_restorer", "__default_sa_restorer",
-    ]
 
     /// The name of an inlined entry is the DWARF's; an out-of-line function takes the symbol
     /// table's name where a symbol covers the address (it names clones such as `.isra.0` and

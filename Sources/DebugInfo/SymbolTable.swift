@@ -128,16 +128,17 @@ struct SymbolTable: Sendable {
         return String(name[..<at])
     }
 
-    /// Whether a symbol starts exactly at `address` and has one of `names`, whatever its size
-    /// (signal trampolines such as `__restore_rt` are often sized 0).
-    func hasSymbol(at address: UInt64, named names: Set<String>) -> Bool {
+    /// The C name (for Mach-O, without the leading underscore) of the symbol that starts
+    /// exactly at `address`, whatever its size (signal trampolines such as `__restore_rt` are
+    /// often sized 0).
+    func name(startingAt address: UInt64) -> String? {
         var low = 0, high = addresses.count
         while low < high {
             let mid = (low + high) / 2
             if addresses[mid] < address { low = mid + 1 } else { high = mid }
         }
-        guard low < addresses.count, addresses[low] == address, let name = string(self.names[low]) else { return false }
-        return names.contains(name)
+        guard low < addresses.count, addresses[low] == address, let name = string(self.names[low]) else { return nil }
+        return stripsUnderscore && name.hasPrefix("_") ? String(name.dropFirst()) : name
     }
 
     /// Collects symbols from the object file's table and sorts them.

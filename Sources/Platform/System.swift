@@ -85,6 +85,14 @@ public enum System {
         return result
     }
 
+    /// The tool's folder for caches: `$XDG_CACHE_HOME/symbolicate` when `XDG_CACHE_HOME` is an
+    /// absolute path, else `$HOME/.cache/symbolicate`; nil when neither is set.
+    public static func cacheDirectory(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return Path.join(xdg, "symbolicate") }
+        if let home = environment["HOME"], home.hasPrefix("/") { return Path.join(home, ".cache/symbolicate") }
+        return nil
+    }
+
     /// The number of processors this process may run on.
     public static var processorCount: Int {
         Int(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))

@@ -117,13 +117,7 @@ public final class IdentityCache: @unchecked Sendable {
     /// `XDG_CACHE_HOME` is an absolute path, else `$HOME/.cache/symbolicate/identities`; nil
     /// when neither is set.
     public static func standardPath(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return Path.join(xdg, "symbolicate/identities")
-        }
-        if let home = environment["HOME"], home.hasPrefix("/") {
-            return Path.join(home, ".cache/symbolicate/identities")
-        }
-        return nil
+        System.cacheDirectory(environment: environment).map { Path.join($0, "identities") }
     }
 
     /// The cache at ``standardPath(environment:)``, or nil when there is no such place.

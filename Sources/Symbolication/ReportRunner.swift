@@ -109,7 +109,7 @@ public final class ReportRunner {
         let progress = Progress(total: jobs.count, enabled: options.progress && jobs.count > 3)
         var total = Tally()
 
-        if options.format == .json && options.destination == .stream { output.write(Array("{\"reports\":[".utf8)) }
+        if options.format == .json && options.destination == .stream { output.write(JSONRenderer.documentStart) }
         var written = 0
         let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount) { i in
             self.process(jobs[i], streamed: jobs.count > 1)
@@ -117,10 +117,11 @@ public final class ReportRunner {
         pool.forEachInOrder { i, outcome in
             if outcome.failed { status = .reportFailed }
             total.add(outcome.tally)
-            if var bytes = outcome.bytes {
-                if options.format == .json && written > 0 { bytes.insert(UInt8(ascii: ","), at: 0) }
-                if options.format == .text || options.format == .ips, jobs.count > 1, written > 0 {
-                    bytes.insert(0x0a, at: 0)
+            if let bytes = outcome.bytes {
+                // Between reports: a comma in the JSON array, a blank line between text reports.
+                if written > 0 && options.format == .json { output.write(JSONRenderer.separator) }
+                if written > 0 && (options.format == .text || options.format == .ips) && jobs.count > 1 {
+                    output.write([0x0a])
                 }
                 output.write(bytes)
                 written += 1
@@ -128,7 +129,7 @@ public final class ReportRunner {
             progress.advance()
             return !output.closed
         }
-        if options.format == .json && options.destination == .stream { output.write(Array("]}\n".utf8)) }
+        if options.format == .json && options.destination == .stream { output.write(JSONRenderer.documentEnd) }
         output.flush()
         progress.finish()
         if options.summary && !output.closed { printSummary(total, reports: jobs.count) }
@@ -175,9 +176,7 @@ public final class ReportRunner {
         case .text where symbolicated.report.ips != nil:
             render(symbolicated, format: .ips, into: &bytes)
         case .json:
-            bytes += Array("{\"reports\":[".utf8)
-            render(symbolicated, format: .json, into: &bytes)
-            bytes += Array("]}\n".utf8)
+            JSONRenderer.render([symbolicated], into: &bytes)
         default:
             render(symbolicated, format: options.format, into: &bytes)
         }

@@ -140,7 +140,9 @@ public final class Symbolicator: @unchecked Sendable {
                                                                      debugFile: file, index: index,
                                                                      architecture: architecture)
                 else { continue }
-                if index.isSignalTrampoline(address) { afterTrampoline = true }
+                if let name = index.symbolName(startingAt: address), SignalTrampoline.names.contains(name) {
+                    afterTrampoline = true
+                }
                 if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
                 let locations = index.lookup(lookup, demangle: options.demangle)
                 guard !locations.isEmpty else { continue }
@@ -162,7 +164,7 @@ public final class Symbolicator: @unchecked Sendable {
     static func isDeviceNamedTrampoline(_ frame: Frame) -> Bool {
         switch frame.form {
         case .symbol(let name, _), .symbolicated(let name, _, _, _):
-            return ["_sigtramp", "__restore_rt", "__kernel_rt_sigreturn", "__restore"].contains(name)
+            return SignalTrampoline.names.contains(name)
         default:
             return false
         }

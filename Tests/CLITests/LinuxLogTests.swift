@@ -82,11 +82,7 @@ final class LinuxLogTests: XCTestCase {
         }
         let logPath = dir.appendingPathComponent("\(label.replacingOccurrences(of: " ", with: "-")).log").path
         try log.write(toFile: logPath, atomically: true, encoding: .utf8)
-        let arguments = ["-d", debugArgument, logPath]
-        let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
-        let output = OutputLines.split(result.stdoutText)
-        try assertReadingBackChangesNothing(result.stdoutText, debugArgument: debugArgument, label: label, in: dir)
+        let (arguments, output) = try symbolicate(logPath, debug: debugArgument, label: label, in: dir)
 
         // The handler's backtrace is crash_handler, the signal trampoline, then the interrupted PC.
         let trampoline = frames.firstIndex { $0.module != binary && $0.module != nil }
@@ -142,6 +138,17 @@ final class LinuxLogTests: XCTestCase {
             tally.disagree(inFixture: inFixture, "\(label), frame \(k) (\(frame.line)):\n  llvm-symbolizer:\n    "
                 + rendered.joined(separator: "\n    ") + "\n  symbolicate:\n    " + got.joined(separator: "\n    "))
         }
+    }
+
+    /// `symbolicate -d DEBUG LOG`: the arguments, for messages, and the output's lines; checks
+    /// that the run succeeds and that its output read back changes nothing.
+    private func symbolicate(_ logPath: String, debug: String, label: String,
+                             in dir: URL) throws -> (arguments: [String], output: [String]) {
+        let arguments = ["-d", debug, logPath]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        try assertReadingBackChangesNothing(result.stdoutText, debugArgument: debug, label: label, in: dir)
+        return (arguments, OutputLines.split(result.stdoutText))
     }
 
     /// The tool's output, symbolicated again (also with --force), comes back unchanged.
@@ -201,11 +208,7 @@ final class LinuxLogTests: XCTestCase {
         }
         let logPath = dir.appendingPathComponent("\(label.replacingOccurrences(of: " ", with: "-")).log").path
         try raw.write(toFile: logPath, atomically: true, encoding: .utf8)
-        let arguments = ["-d", binary, logPath]
-        let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
-        let output = OutputLines.split(result.stdoutText)
-        try assertReadingBackChangesNothing(result.stdoutText, debugArgument: binary, label: label, in: dir)
+        let (arguments, output) = try symbolicate(logPath, debug: binary, label: label, in: dir)
 
         var unresolved: [String] = []
         defer {

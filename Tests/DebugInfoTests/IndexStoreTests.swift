@@ -93,7 +93,7 @@ final class IndexStoreTests: XCTestCase {
             if want.count > 1 { inlined += 1 }
             if n % 7 == 0 {
                 XCTAssertEqual(stored.lookup(address), built.lookup(address), label, file: file, line: line)
-                XCTAssertEqual(stored.isSignalTrampoline(address), built.isSignalTrampoline(address), label, file: file, line: line)
+                XCTAssertEqual(stored.symbolName(startingAt: address), built.symbolName(startingAt: address), label, file: file, line: line)
             }
         }
         XCTAssertEqual(stored.problem, built.problem, label, file: file, line: line)
