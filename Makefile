@@ -22,7 +22,7 @@ setup:
 	fi
 
 build: setup
-	$(SWIFT) build -c release --product symbolicate
+	$(SWIFT) build -c release --static-swift-stdlib --product symbolicate
 
 fixtures: setup
 	Fixtures/build.sh

@@ -58,22 +58,29 @@ struct DebugFileStamp: Equatable, Sendable {
 ///     72   u64 slice offset, 80 u64 slice size
 ///     88   u32 identity strings' length, 92 u32 0
 ///     96   u64 header checksum   of bytes [0, header size) with this field zero
-///     104  section table, 32 bytes per section:
-///              u32 kind, u32 element size, u64 offset, u64 count, u64 checksum of the bytes
+///     104  section table, 24 bytes per section:
+///              u32 kind, u32 element size, u64 offset, u64 count
 ///     ...  identity strings: identifier, architecture, DWARF problem, each NUL-terminated
 ///
-/// Opening a file checks, before anything is used: magic, version, byte order, the length,
-/// the header checksum, the identity (identifier, architecture, slice, and the debug file's
-/// size, mtime, inode and device), every section's kind, element size, alignment and bounds,
-/// and every section's checksum; then the index checks the indexes the tables hold in each
-/// other (``SymbolIndex/Tables/isWellFormed``). A file failing any of these is not used.
+/// Opening a file checks, in constant time, before anything is used: magic, version, byte
+/// order, the length, the header checksum, the identity (identifier, architecture, slice,
+/// and the debug file's size, mtime, inode and device), every section's kind, element size,
+/// alignment and bounds, and that the tables' lengths agree
+/// (``SymbolIndex/Tables/hasConsistentShape``). A file failing any of these is not used.
+///
+/// The sections' contents are not read when a file is opened: a lookup touches only the
+/// pages it needs, so one address costs a few pages of a 65 MB index, not all of it. They are
+/// trusted as the debug file they come from is (which has no checksum either), and never for
+/// memory safety: a rename puts each file in place whole, and every lookup checks each index
+/// it reads from one table before using it in another, so a file damaged on disk can give a
+/// wrong answer, never a fault or a hang (`--no-cache`, or removing the folder, rebuilds).
 enum IndexStoreFormat {
     static let magic: [UInt8] = Array("SYMIDX\0\n".utf8)
     /// Raised whenever the layout or the meaning of a table changes.
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let fixedHeaderSize = 104
-    static let sectionEntrySize = 32
+    static let sectionEntrySize = 24
     static let sectionAlignment = 16
     static let maximumSections = 64
     static let stripsUnderscoreFlag: UInt32 = 1
@@ -133,7 +140,6 @@ enum IndexStoreFormat {
             table.appendBytes(of: UInt32(section.elementSize))
             table.appendBytes(of: UInt64(offset))
             table.appendBytes(of: UInt64(section.count))
-            table.appendBytes(of: IndexChecksum.hash(section.bytes))
             placed.append((offset, section.bytes))
             offset = aligned(offset + section.bytes.count)
         }
@@ -205,7 +211,7 @@ enum IndexStoreFormat {
     /// The index held by `bytes` (the whole file, kept mapped by `owner`) if it is an intact
     /// index of `file` as `identity` describes it now.
     static func read(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, file: DebugFile,
-                     identity expected: Identity, checkingContents: Bool = true) throws(Rejection) -> SymbolIndex {
+                     identity expected: Identity) throws(Rejection) -> SymbolIndex {
         let r = ByteReader(bytes)
         guard bytes.count >= fixedHeaderSize, bytes.prefix(8).elementsEqual(magic) else { throw .damaged("not an index file") }
         guard r.u32(8) == version else { throw .damaged("format version \(r.u32(8) ?? 0), not \(version)") }
@@ -243,12 +249,7 @@ enum IndexStoreFormat {
                   offset >= headerSize64, offset <= fileSize, count <= (fileSize - offset) / UInt64(elementSize),
                   entries[kind] == nil
             else { throw .damaged("section \(kind) out of bounds") }
-            let start = Int(offset), length = Int(count) * Int(elementSize)
-            let section = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
-            guard !checkingContents || r.u64(at + 24) == IndexChecksum.hash(section) else {
-                throw .damaged("section \(kind) checksum")
-            }
-            entries[kind] = (Int(elementSize), start, Int(count))
+            entries[kind] = (Int(elementSize), Int(offset), Int(count))
         }
         var placer = Placer(entries: entries, base: bytes.baseAddress!, owner: owner)
         var tables = SymbolIndex.Tables()
@@ -257,9 +258,8 @@ enum IndexStoreFormat {
         symbols.visit(&placer)
         if let failure = placer.failure { throw .damaged(failure) }
         guard placer.used == sectionCount else { throw .damaged("unknown sections") }
-        guard let index = SymbolIndex(file: file, problem: text[2].isEmpty ? nil : text[2], tables: tables, symbols: symbols,
-                                      checked: checkingContents)
-        else { throw .damaged("inconsistent tables") }
+        guard let index = SymbolIndex(file: file, problem: text[2].isEmpty ? nil : text[2], tables: tables, symbols: symbols)
+        else { throw .damaged("tables of different lengths") }
         return index
     }
 }

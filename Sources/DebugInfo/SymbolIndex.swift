@@ -123,23 +123,33 @@ public final class SymbolIndex: @unchecked Sendable {
             visitor.visit(25, &rowColumn)
         }
 
-        /// Whether every index stored in one array is valid in the others, so that lookups,
-        /// which read elements unchecked, stay inside them and always finish: subtree ends
-        /// lie past their entry, parents before it, ranges, functions and rows where they
-        /// point, strings inside the string table, which ends in a NUL.
-        var isWellFormed: Bool {
+        /// Whether the arrays agree in length and the strings end in a NUL: all a lookup
+        /// needs to stay inside the arrays and finish, since it checks every index it reads
+        /// from one array before using it in another. Constant time: what a stored index is
+        /// checked for when it is mapped.
+        var hasConsistentShape: Bool {
             let functions = functionName.count, ranges = rangeLow.count, concrete = concreteLow.count
             let sequences = sequenceLow.count, rows = rowAddress.count
-            guard let last = strings.last, last == 0, strings.count <= Int(UInt32.max), functions < Int(Int32.max),
-                  rows < Int(Int32.max),
-                  [functionEnd.count, functionParent.count, functionInlined.count, callFile.count, callLine.count,
-                   callColumn.count, rangeStart.count, rangeCount.count].allSatisfy({ $0 == functions }),
-                  rangeHigh.count == ranges,
-                  [concreteHigh.count, concreteMaxHigh.count, concreteFunction.count].allSatisfy({ $0 == concrete }),
-                  [sequenceHigh.count, sequenceMaxHigh.count, sequenceStart.count, sequenceEnd.count]
-                    .allSatisfy({ $0 == sequences }),
-                  [rowFile.count, rowLine.count, rowColumn.count].allSatisfy({ $0 == rows })
-            else { return false }
+            return strings.last == 0 && strings.count <= Int(UInt32.max) && functions < Int(Int32.max)
+                && rows < Int(Int32.max)
+                && [functionEnd.count, functionParent.count, functionInlined.count, callFile.count, callLine.count,
+                    callColumn.count, rangeStart.count, rangeCount.count].allSatisfy({ $0 == functions })
+                && rangeHigh.count == ranges
+                && [concreteHigh.count, concreteMaxHigh.count, concreteFunction.count].allSatisfy({ $0 == concrete })
+                && [sequenceHigh.count, sequenceMaxHigh.count, sequenceStart.count, sequenceEnd.count]
+                    .allSatisfy({ $0 == sequences })
+                && [rowFile.count, rowLine.count, rowColumn.count].allSatisfy({ $0 == rows })
+        }
+
+        /// Whether, beyond ``hasConsistentShape``, every index stored in one array is valid in
+        /// the others: subtree ends lie past their entry, parents before it, ranges, functions
+        /// and rows where they point, strings inside the string table. A linear pass: what a
+        /// freshly built index is checked for, so that a fault of the DWARF pass is an error,
+        /// not a wrong answer.
+        var isWellFormed: Bool {
+            guard hasConsistentShape else { return false }
+            let functions = functionName.count, ranges = rangeLow.count, concrete = concreteLow.count
+            let sequences = sequenceLow.count, rows = rowAddress.count
             let stringLimit = UInt32(strings.count)
             for i in 0..<functions {
                 let end = Int(functionEnd[i]), parent = Int(functionParent[i])
@@ -179,10 +189,12 @@ public final class SymbolIndex: @unchecked Sendable {
         return try SymbolIndex(file: file, raw: raw, symbols: symbols)
     }
 
-    /// An index from tables made elsewhere (read from ``IndexStore``); nil unless they are
-    /// well formed (or not `checked`: for measurements only).
-    init?(file: DebugFile, problem: String?, tables: Tables, symbols: SymbolTable, checked: Bool = true) {
-        guard !checked || (tables.isWellFormed && symbols.isWellFormed) else { return nil }
+    /// An index from tables made elsewhere (mapped by ``IndexStore``); nil unless their
+    /// shapes agree (``Tables/hasConsistentShape``). Their contents are not read here: every
+    /// lookup checks what it reads, so a damaged table can make an answer wrong, never a
+    /// lookup fault or loop, and a mapped index costs only the pages its lookups touch.
+    init?(file: DebugFile, problem: String?, tables: Tables, symbols: SymbolTable) {
+        guard tables.hasConsistentShape, symbols.hasConsistentShape else { return nil }
         debugFile = file
         self.problem = problem
         self.tables = tables
@@ -469,11 +481,12 @@ public final class SymbolIndex: @unchecked Sendable {
         var deepest = concrete, deepestDepth = 0
         var openEnds: [Int] = []  // subtree ends of the inlined entries enclosing `i`
         var i = concrete + 1
-        let end = Int(tables.functionEnd[concrete])
+        let end = min(Int(tables.functionEnd[concrete]), tables.functionName.count)
         while i < end {
             while let last = openEnds.last, i >= last { openEnds.removeLast() }
             guard tables.functionInlined[i] != 0 else {
-                i = Int(tables.functionEnd[i])  // a function nested in this one is not part of its code
+                // A function nested in this one is not part of its code.
+                i = max(Int(tables.functionEnd[i]), i + 1)
                 continue
             }
             if openEnds.count + 1 > deepestDepth, rangeIndex(of: i, containing: address) != nil {
@@ -486,7 +499,7 @@ public final class SymbolIndex: @unchecked Sendable {
         var chain = [deepest]
         while let last = chain.last, last != concrete {
             let parent = Int(tables.functionParent[last])
-            guard parent >= concrete else { break }
+            guard parent >= concrete, parent < last else { break }
             chain.append(parent)
         }
         return chain.reversed()
@@ -532,8 +545,9 @@ public final class SymbolIndex: @unchecked Sendable {
 
     private func rangeIndex(of entry: Int, containing address: UInt64) -> Int? {
         let first = Int(tables.rangeStart[entry])
-        for r in first..<(first + Int(tables.rangeCount[entry]))
-        where tables.rangeLow[r] <= address && address < tables.rangeHigh[r] {
+        let end = min(first + Int(tables.rangeCount[entry]), tables.rangeLow.count)
+        guard first < end else { return nil }
+        for r in first..<end where tables.rangeLow[r] <= address && address < tables.rangeHigh[r] {
             return r
         }
         return nil
@@ -541,7 +555,7 @@ public final class SymbolIndex: @unchecked Sendable {
 
     /// The entry address: the first listed range's start, unless the address lies below it.
     private func start(of entry: Int, containing address: UInt64) -> UInt64? {
-        guard tables.rangeCount[entry] > 0 else { return nil }
+        guard tables.rangeCount[entry] > 0, Int(tables.rangeStart[entry]) < tables.rangeLow.count else { return nil }
         let first = tables.rangeLow[Int(tables.rangeStart[entry])]
         if first <= address { return first }
         return rangeIndex(of: entry, containing: address).map { tables.rangeLow[$0] }
@@ -553,10 +567,11 @@ public final class SymbolIndex: @unchecked Sendable {
         var best: Int?
         var bestSize = UInt64.max
         while i >= 0, tables.concreteMaxHigh[i] > address {
-            if address < tables.concreteHigh[i] {
+            let function = Int(tables.concreteFunction[i])
+            if address < tables.concreteHigh[i], function >= 0, function < tables.functionName.count {
                 let size = tables.concreteHigh[i] &- tables.concreteLow[i]
                 if size < bestSize {
-                    best = Int(tables.concreteFunction[i])
+                    best = function
                     bestSize = size
                 }
             }
@@ -570,7 +585,8 @@ public final class SymbolIndex: @unchecked Sendable {
         var s = SymbolIndex.lastNotAbove(tables.sequenceLow, address)
         while s >= 0, tables.sequenceMaxHigh[s] > address {
             if address < tables.sequenceHigh[s] {
-                let rows = Int(tables.sequenceStart[s])..<Int(tables.sequenceEnd[s])
+                let first = max(Int(tables.sequenceStart[s]), 0)
+                let rows = first..<max(first, min(Int(tables.sequenceEnd[s]), tables.rowAddress.count))
                 var low = rows.lowerBound, high = rows.upperBound
                 while low < high {
                     let mid = (low + high) / 2

@@ -69,11 +69,17 @@ struct SymbolTable: Sendable {
         visitor.visit(36, &strings)
     }
 
-    /// Whether every name and file offset lies in `strings`, which ends in a NUL.
-    var isWellFormed: Bool {
+    /// Whether the arrays agree in length and `strings` ends in a NUL: all the lookups need,
+    /// since they check each offset before reading the string at it.
+    var hasConsistentShape: Bool {
         let count = addresses.count
-        guard ends.count == count, names.count == count, files.count == count,
-              let last = strings.last, last == 0, strings.count <= Int(UInt32.max) else { return false }
+        return ends.count == count && names.count == count && files.count == count && strings.last == 0
+            && strings.count <= Int(UInt32.max)
+    }
+
+    /// Whether, beyond ``hasConsistentShape``, every name and file offset lies in `strings`.
+    var isWellFormed: Bool {
+        guard hasConsistentShape else { return false }
         let limit = UInt32(strings.count)
         for i in 0..<count where names[i] >= limit || files[i] >= limit { return false }
         return true
@@ -99,7 +105,7 @@ struct SymbolTable: Sendable {
     }
 
     private func string(_ offset: UInt32) -> String? {
-        guard offset != 0 else { return nil }
+        guard offset != 0, Int(offset) < strings.count else { return nil }
         return String(cString: strings.buffer.baseAddress! + Int(offset))
     }
 
@@ -113,7 +119,7 @@ struct SymbolTable: Sendable {
         return spelled.withUnsafeBufferPointer { wanted -> UInt64? in
             for i in 0..<count {
                 let start = Int(names[i])
-                guard table[start] == wanted[0], table.count - start >= wanted.count,
+                guard start < table.count, table[start] == wanted[0], table.count - start >= wanted.count,
                       memcmp(table.baseAddress! + start, wanted.baseAddress!, wanted.count) == 0 else { continue }
                 return addresses[i]
             }

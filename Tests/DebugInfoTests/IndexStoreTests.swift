@@ -220,9 +220,9 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertNoThrow(try store.load(file, stamp: stamp))
     }
 
-    /// Cut short, bits flipped in the header and in every section, another version, another
-    /// byte order, checksums that agree with tables that do not: each is refused, the index
-    /// is built again, answers as it should, and replaces the file.
+    /// Cut short, bits flipped in the header, another version, another byte order, sections
+    /// out of bounds, tables of different lengths: each is refused when the file is opened,
+    /// the index is built again, answers as it should, and replaces the file.
     func testDamagedIndexFilesAreRefusedAndReplaced() throws {
         let file = try copy()
         let store = makeStore()
@@ -234,6 +234,7 @@ final class IndexStoreTests: XCTestCase {
         let headerSize = Int(original.withUnsafeBytes { $0.load(fromByteOffset: 24, as: UInt64.self) })
         let sections = IndexStoreTests.sections(of: original)
         XCTAssertEqual(sections.count, 30)
+        let entry = IndexStoreFormat.fixedHeaderSize, entrySize = IndexStoreFormat.sectionEntrySize
 
         var generator = SplitMix64(seed: 7)
         var variants: [(String, [UInt8])] = []
@@ -246,40 +247,27 @@ final class IndexStoreTests: XCTestCase {
             damaged[offset] ^= UInt8(1) << (generator.next() % 8)
             variants.append(("header byte \(offset) flipped", damaged))
         }
-        for section in sections where section.length > 0 {
-            for _ in 0..<3 {
-                var damaged = original
-                damaged[section.offset + Int(generator.next() % UInt64(section.length))] ^= UInt8(1) << (generator.next() % 8)
-                variants.append(("section \(section.kind) flipped", damaged))
-            }
-        }
-        variants.append(("version 2", IndexStoreTests.resealed(original) { $0.store(UInt32(2), at: 8) }))
+        variants.append(("version 1", IndexStoreTests.resealed(original) { $0.store(UInt32(1), at: 8) }))
         variants.append(("version 0", IndexStoreTests.resealed(original) { $0.store(UInt32(0), at: 8) }))
         variants.append(("big-endian", IndexStoreTests.resealed(original) { $0.store(UInt32(0x0403_0201), at: 12) }))
         variants.append(("section past the end", IndexStoreTests.resealed(original) {
-            $0.store(UInt64(original.count - 8), at: 104 + 8)
+            $0.store(UInt64(original.count - 8), at: entry + 8)
         }))
         variants.append(("section count too large", IndexStoreTests.resealed(original) {
-            $0.store(UInt64(1) << 40, at: 104 + 16)
+            $0.store(UInt64(1) << 40, at: entry + 16)
         }))
         variants.append(("misaligned section", IndexStoreTests.resealed(original) {
-            $0.store(UInt64(sections[1].offset + 4), at: 104 + 32 + 8)
+            $0.store(UInt64(sections[1].offset + 4), at: entry + entrySize + 8)
         }))
-        variants.append(("subtree end before its entry", IndexStoreTests.resealed(original, section: 3) { bytes, at in
-            bytes.store(Int32(0), at: at)
-        }))
-        variants.append(("parent after its entry", IndexStoreTests.resealed(original, section: 4) { bytes, at in
-            bytes.store(Int32(1_000_000), at: at)
-        }))
-        variants.append(("row file outside the strings", IndexStoreTests.resealed(original, section: 23) { bytes, at in
-            bytes.store(UInt32.max, at: at)
-        }))
-        variants.append(("symbol name outside the strings", IndexStoreTests.resealed(original, section: 34) { bytes, at in
-            bytes.store(UInt32.max - 1, at: at)
-        }))
-        variants.append(("strings without a final NUL", IndexStoreTests.resealed(original, section: 1, atEnd: true) { bytes, at in
-            bytes[at] = 0x41
-        }))
+        for (s, section) in sections.enumerated() where section.length > 0 {
+            variants.append(("section \(section.kind) one element shorter", IndexStoreTests.resealed(original) {
+                let count = $0.withUnsafeBytes { $0.load(fromByteOffset: entry + s * entrySize + 16, as: UInt64.self) }
+                $0.store(count - 1, at: entry + s * entrySize + 16)
+            }))
+        }
+        var unterminated = original
+        unterminated[sections.first { $0.kind == 1 }.map { $0.offset + $0.length - 1 } ?? 0] = 0x41
+        variants.append(("strings without a final NUL", unterminated))
         variants.append(("random bytes", (0..<original.count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }))
         var garbage = original
         garbage.replaceSubrange(0..<8, with: Array("SYMIDX\0\r".utf8))
@@ -299,12 +287,71 @@ final class IndexStoreTests: XCTestCase {
         print("index store: \(variants.count) damaged index files refused and replaced")
     }
 
+    /// Damage inside the tables is not looked for when a file is opened (that would read the
+    /// whole file): every lookup checks what it reads instead. Bits flipped anywhere in the
+    /// sections, whole sections of random bytes, and indexes pointing outside their tables,
+    /// backwards or at themselves: every lookup over the file's whole address range returns.
+    func testDamagedTablesNeverFaultOrHang() throws {
+        let file = try copy()
+        let store = makeStore()
+        let built = try store.index(for: file)
+        let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
+        let path = store.path(for: file, stamp: stamp)
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let sections = IndexStoreTests.sections(of: original).filter { $0.length > 0 }
+        var addresses = try IndexStoreTests.sample(file, count: 200)
+        addresses += [0, 1, UInt64.max, UInt64.max - 1] + (addresses.map { $0 &+ 0x10_000 })
+
+        var generator = SplitMix64(seed: 13)
+        var variants: [(String, [UInt8])] = []
+        for section in sections {
+            for _ in 0..<3 {
+                var damaged = original
+                damaged[section.offset + Int(generator.next() % UInt64(section.length))] ^= UInt8(1) << (generator.next() % 8)
+                variants.append(("section \(section.kind) bit flipped", damaged))
+            }
+            var random = original
+            for i in section.offset..<(section.offset + section.length) {
+                random[i] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            if section.kind == 1 || section.kind == 36 { random[section.offset + section.length - 1] = 0 }  // strings: NUL-ended
+            variants.append(("section \(section.kind) random", random))
+            // Every element the same extreme value: past the end, negative, zero, itself.
+            for value: UInt64 in [0, 1, UInt64.max, UInt64(Int32.max)] {
+                var extreme = original
+                let size = IndexStoreTests.elementSize(of: section.kind, in: original)
+                for at in stride(from: section.offset, to: section.offset + section.length, by: size) {
+                    withUnsafeBytes(of: value) { for b in 0..<size { extreme[at + b] = $0[b] } }
+                }
+                if section.kind == 1 || section.kind == 36 { extreme[section.offset + section.length - 1] = 0 }
+                variants.append(("section \(section.kind) all \(value)", extreme))
+            }
+        }
+        var answered = 0
+        for (label, bytes) in variants {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            guard let loaded = try? store.load(file, stamp: stamp) else {
+                XCTFail("\(label): refused, though its shape is whole")
+                continue
+            }
+            for address in addresses {
+                answered += loaded.lookup(address).isEmpty ? 0 : 1
+                _ = loaded.symbolName(startingAt: address)
+            }
+            _ = loaded.address(ofSymbol: "main")
+        }
+        // The untouched file still answers as built.
+        try Data(original).write(to: URL(fileURLWithPath: path))
+        _ = assertSameAnswers(try store.load(file, stamp: stamp), built, addresses, "restored")
+        print("index store: \(variants.count) damaged tables, \(variants.count * addresses.count) lookups, \(answered) answered")
+    }
+
     /// The section table of an index file: kind, offset and length in bytes.
     static func sections(of bytes: [UInt8]) -> [(kind: UInt32, offset: Int, length: Int, entry: Int)] {
         bytes.withUnsafeBytes { raw in
             let count = Int(raw.load(fromByteOffset: 32, as: UInt32.self))
             return (0..<count).map { s in
-                let at = 104 + s * 32
+                let at = IndexStoreFormat.fixedHeaderSize + s * IndexStoreFormat.sectionEntrySize
                 let kind = raw.load(fromByteOffset: at, as: UInt32.self)
                 let size = Int(raw.load(fromByteOffset: at + 4, as: UInt32.self))
                 let offset = Int(raw.load(fromByteOffset: at + 8, as: UInt64.self))
@@ -325,21 +372,18 @@ final class IndexStoreTests: XCTestCase {
         return changed
     }
 
-    /// `bytes` with the first (or last) element of section `kind` changed by `change`, and the
-    /// section's and the header's checksums made to agree again.
-    static func resealed(_ bytes: [UInt8], section kind: UInt32, atEnd: Bool = false,
-                         _ change: (inout [UInt8], Int) -> Void) -> [UInt8] {
-        guard let section = sections(of: bytes).first(where: { $0.kind == kind }), section.length > 0 else {
-            XCTFail("no section \(kind)")
-            return bytes
+    /// The size of one element of section `kind`.
+    static func elementSize(of kind: UInt32, in bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { raw in
+            let count = Int(raw.load(fromByteOffset: 32, as: UInt32.self))
+            for s in 0..<count {
+                let at = IndexStoreFormat.fixedHeaderSize + s * IndexStoreFormat.sectionEntrySize
+                if raw.load(fromByteOffset: at, as: UInt32.self) == kind {
+                    return Int(raw.load(fromByteOffset: at + 4, as: UInt32.self))
+                }
+            }
+            return 1
         }
-        var changed = bytes
-        change(&changed, atEnd ? section.offset + section.length - 1 : section.offset)
-        let checksum = changed.withUnsafeBytes {
-            IndexChecksum.hash(UnsafeRawBufferPointer(rebasing: $0[section.offset..<(section.offset + section.length)]))
-        }
-        changed.store(checksum, at: section.entry + 24)
-        return resealed(changed) { _ in }
     }
 
     /// A mapped index stays valid when its file is replaced or removed by another run.
