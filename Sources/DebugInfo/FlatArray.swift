@@ -17,8 +17,8 @@ import Darwin
 ///               owner: mappedFile)                kept mapped while the array lives
 ///
 /// Elements are read without a bounds check in optimized builds, as with
-/// `UnsafeBufferPointer`: whoever makes a table vouches for the indexes stored in the
-/// others (``SymbolIndex`` checks every one of them, built or loaded, before it answers).
+/// `UnsafeBufferPointer`: the lookups of ``SymbolIndex`` and ``SymbolTable`` check every
+/// index they read from one table before using it in another.
 struct FlatArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked Sendable {
     /// The elements.
     let buffer: UnsafeBufferPointer<Element>

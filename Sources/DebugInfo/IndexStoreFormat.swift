@@ -77,7 +77,7 @@ struct DebugFileStamp: Equatable, Sendable {
 enum IndexStoreFormat {
     static let magic: [UInt8] = Array("SYMIDX\0\n".utf8)
     /// Raised whenever the layout or the meaning of a table changes.
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let fixedHeaderSize = 104
     static let sectionEntrySize = 24
@@ -245,7 +245,7 @@ enum IndexStoreFormat {
         for s in 0..<sectionCount {
             let at = fixedHeaderSize + s * sectionEntrySize
             let kind = r.u32(at)!, elementSize = r.u32(at + 4)!, offset = r.u64(at + 8)!, count = r.u64(at + 16)!
-            guard elementSize > 0, elementSize <= 16, offset % UInt64(sectionAlignment) == 0,
+            guard elementSize > 0, elementSize <= 64, offset % UInt64(sectionAlignment) == 0,
                   offset >= headerSize64, offset <= fileSize, count <= (fileSize - offset) / UInt64(elementSize),
                   entries[kind] == nil
             else { throw .damaged("section \(kind) out of bounds") }

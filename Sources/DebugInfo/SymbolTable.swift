@@ -7,16 +7,14 @@ import Darwin
 /// The function symbols of an object file (Mach-O nlist entries, ELF `.symtab` or
 /// `.dynsym`), sorted by address, for addresses the DWARF does not cover.
 ///
-/// Flat, like ``SymbolIndex``: per symbol its address, its end and two offsets into one
-/// string table (its name, and for ELF local symbols the STT_FILE name before it), so the
-/// table can be stored in and mapped from the index cache as it is. Names are decoded only
-/// for the symbol a lookup finds:
+/// Flat, like ``SymbolIndex``: per symbol a record of its address, its end and two offsets
+/// into one string table (its name, and for ELF local symbols the STT_FILE name before it),
+/// and a ``Fence`` over the addresses, so the table can be stored in and mapped from the
+/// index cache as it is. Names are decoded only for the symbol a lookup finds:
 ///
 ///     strings   "\0main\0crash.c\0helper\0"     offset 0 is "no string"
-///     address   0x1130   0x1150
-///     end       0x1148   0x1170
-///     name      1        14                      "main", "helper"
-///     file      0        6                       none, "crash.c"
+///     records   0x1130-0x1148 name 1 file 0      "main"
+///               0x1150-0x1170 name 14 file 6     "helper", in "crash.c"
 struct SymbolTable: Sendable {
     struct Symbol: Sendable {
         var address: UInt64
@@ -27,19 +25,24 @@ struct SymbolTable: Sendable {
         var file: String? = nil
     }
 
-    private(set) var addresses: FlatArray<UInt64>
-    private(set) var ends: FlatArray<UInt64>
-    /// Offsets into `strings`.
-    private(set) var names: FlatArray<UInt32>
-    /// Offsets into `strings`; 0 for none (an STT_FILE with an empty name has an offset of its own).
-    private(set) var files: FlatArray<UInt32>
+    /// One symbol: `[address, end)`, and the offsets of its name and file in `strings` (0
+    /// for none; an STT_FILE with an empty name has an offset of its own).
+    struct Record: BitwiseCopyable, Equatable {
+        var address: UInt64
+        var end: UInt64
+        var name: UInt32
+        var file: UInt32
+    }
+
+    private(set) var records: FlatArray<Record>
+    private(set) var fence: FlatArray<UInt64>
     /// NUL-terminated strings; offset 0 is the empty string standing for none.
     private(set) var strings: FlatArray<UInt8>
     /// Mach-O symbol names carry a leading underscore that is not part of the C name.
     let stripsUnderscore: Bool
 
-    var isEmpty: Bool { addresses.isEmpty }
-    var count: Int { addresses.count }
+    var isEmpty: Bool { records.isEmpty }
+    var count: Int { records.count }
 
     init(_ layout: ObjectLayout, of file: DebugFile, in mapped: MappedFile) {
         var builder = Builder()
@@ -51,62 +54,76 @@ struct SymbolTable: Sendable {
             stripsUnderscore = false
             builder.readELF(image, mapped)
         }
-        (addresses, ends, names, files, strings) = builder.finish(endingAtNextSymbol: stripsUnderscore)
+        (records, strings) = builder.finish(endingAtNextSymbol: stripsUnderscore)
+        let records = self.records
+        fence = Fence.make(count: records.count) { records[$0].address }
     }
 
     /// An empty table, to be filled by ``visit(_:)`` (``IndexStore``).
     init(stripsUnderscore: Bool) {
-        (addresses, ends, names, files, strings) = (FlatArray(), FlatArray(), FlatArray(), FlatArray(), FlatArray([0]))
+        (records, fence, strings) = (FlatArray(), FlatArray(), FlatArray([0]))
         self.stripsUnderscore = stripsUnderscore
     }
 
     /// Hands every array with its section kind (its number in the cache format) to `visitor`.
     mutating func visit(_ visitor: inout some IndexSectionVisitor) {
-        visitor.visit(32, &addresses)
-        visitor.visit(33, &ends)
-        visitor.visit(34, &names)
-        visitor.visit(35, &files)
-        visitor.visit(36, &strings)
+        visitor.visit(32, &records)
+        visitor.visit(33, &fence)
+        visitor.visit(34, &strings)
     }
 
-    /// Whether the arrays agree in length and `strings` ends in a NUL: all the lookups need,
+    /// Whether the fence fits the records and `strings` ends in a NUL: all the lookups need,
     /// since they check each offset before reading the string at it.
     var hasConsistentShape: Bool {
-        let count = addresses.count
-        return ends.count == count && names.count == count && files.count == count && strings.last == 0
-            && strings.count <= Int(UInt32.max)
+        strings.last == 0 && strings.count <= Int(UInt32.max) && Fence.fits(fence, count: records.count)
     }
 
-    /// Whether, beyond ``hasConsistentShape``, every name and file offset lies in `strings`.
+    /// Whether, beyond ``hasConsistentShape``, every name and file offset lies in `strings`,
+    /// and the records are sorted as the fence says.
     var isWellFormed: Bool {
         guard hasConsistentShape else { return false }
         let limit = UInt32(strings.count)
-        for i in 0..<count where names[i] >= limit || files[i] >= limit { return false }
+        for (i, record) in records.enumerated() {
+            guard record.name < limit, record.file < limit, i == 0 || records[i - 1].address <= record.address,
+                  i % Fence.stride != 0 || fence[i / Fence.stride] == record.address
+            else { return false }
+        }
         return true
     }
 
     /// Every symbol, names decoded (for tests and tools that list them).
     var symbols: [Symbol] { (0..<count).map(symbol(at:)) }
 
+    subscript(position: Int) -> Record { records[position] }
+
+    /// The position of the symbol whose extent holds `address`.
+    func position(containing address: UInt64) -> Int? {
+        let records = self.records
+        let i = Fence.lastNotAbove(address, fence: fence, count: records.count) { records[$0].address }
+        guard i >= 0, address < records[i].end else { return nil }
+        return i
+    }
+
     /// The symbol whose extent holds `address`.
     func lookup(_ address: UInt64) -> Symbol? {
-        var low = 0, high = addresses.count
-        while low < high {
-            let mid = (low + high) / 2
-            if addresses[mid] <= address { low = mid + 1 } else { high = mid }
-        }
-        guard low > 0, address < ends[low - 1] else { return nil }
-        return symbol(at: low - 1)
+        position(containing: address).map(symbol(at:))
     }
 
     private func symbol(at i: Int) -> Symbol {
-        Symbol(address: addresses[i], end: ends[i], name: string(names[i]) ?? "",
-               file: string(files[i]))
+        let record = records[i]
+        return Symbol(address: record.address, end: record.end, name: string(record.name) ?? "", file: string(record.file))
     }
 
-    private func string(_ offset: UInt32) -> String? {
+    /// The string at `offset` of the table; nil for 0 or an offset outside it.
+    func string(_ offset: UInt32) -> String? {
         guard offset != 0, Int(offset) < strings.count else { return nil }
         return String(cString: strings.buffer.baseAddress! + Int(offset))
+    }
+
+    /// The symbol name at `offset`, as C spells it (for Mach-O, without the leading underscore).
+    func cName(_ offset: UInt32) -> String? {
+        guard let name = string(offset) else { return nil }
+        return stripsUnderscore && name.hasPrefix("_") ? String(name.dropFirst()) : name
     }
 
     /// The address of the symbol named `name` exactly as the table spells it (for Mach-O,
@@ -117,11 +134,11 @@ struct SymbolTable: Sendable {
         spelled.append(0)
         let table = strings.buffer
         return spelled.withUnsafeBufferPointer { wanted -> UInt64? in
-            for i in 0..<count {
-                let start = Int(names[i])
+            for record in records {
+                let start = Int(record.name)
                 guard start < table.count, table[start] == wanted[0], table.count - start >= wanted.count,
                       memcmp(table.baseAddress! + start, wanted.baseAddress!, wanted.count) == 0 else { continue }
-                return addresses[i]
+                return record.address
             }
             return nil
         }
@@ -138,13 +155,10 @@ struct SymbolTable: Sendable {
     /// exactly at `address`, whatever its size (signal trampolines such as `__restore_rt` are
     /// often sized 0).
     func name(startingAt address: UInt64) -> String? {
-        var low = 0, high = addresses.count
-        while low < high {
-            let mid = (low + high) / 2
-            if addresses[mid] < address { low = mid + 1 } else { high = mid }
-        }
-        guard low < addresses.count, addresses[low] == address, let name = string(self.names[low]) else { return nil }
-        return stripsUnderscore && name.hasPrefix("_") ? String(name.dropFirst()) : name
+        let records = self.records
+        let i = Fence.lastNotAbove(address, fence: fence, count: records.count) { records[$0].address }
+        guard i >= 0, records[i].address == address else { return nil }
+        return cName(records[i].name)
     }
 
     /// Collects symbols from the object file's table and sorts them.
@@ -173,8 +187,7 @@ struct SymbolTable: Sendable {
         /// several at one address the last, which is the largest, and of equally large ones the
         /// last in the table. Mach-O symbols, which have no size, are first cut at the next
         /// symbol's address.
-        func finish(endingAtNextSymbol: Bool)
-            -> (FlatArray<UInt64>, FlatArray<UInt64>, FlatArray<UInt32>, FlatArray<UInt32>, FlatArray<UInt8>) {
+        func finish(endingAtNextSymbol: Bool) -> (FlatArray<Record>, FlatArray<UInt8>) {
             var sorted = entries
             for i in sorted.indices { sorted[i].position = UInt32(truncatingIfNeeded: i) }
             sorted.sort { x, y in
@@ -194,8 +207,8 @@ struct SymbolTable: Sendable {
             for entry in sorted {
                 if let last = kept.last, last.address == entry.address { kept[kept.count - 1] = entry } else { kept.append(entry) }
             }
-            return (FlatArray(count: kept.count) { kept[$0].address }, FlatArray(count: kept.count) { kept[$0].end },
-                    FlatArray(count: kept.count) { kept[$0].name }, FlatArray(count: kept.count) { kept[$0].file },
+            return (FlatArray(count: kept.count) { Record(address: kept[$0].address, end: kept[$0].end,
+                                                          name: kept[$0].name, file: kept[$0].file) },
                     FlatArray(strings))
         }
 

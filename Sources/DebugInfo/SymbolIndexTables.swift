@@ -1,0 +1,358 @@
+import CDwarf
+
+/// One subprogram or inlined-subroutine entry of a ``SymbolIndex``, in DIE order: the
+/// entries inlined into a function follow it, up to `end`. One record holds what a lookup
+/// reads of an entry, so walking a function's inlined entries reads memory in order.
+struct FunctionRecord: BitwiseCopyable, Equatable {
+    /// Offset of the (linkage) name in the strings.
+    var name: UInt32
+    /// One past the last entry nested in this one (its subtree).
+    var end: Int32
+    /// The enclosing entry, or -1.
+    var parent: Int32
+    /// Where an inlined entry was called: offset of the path in the strings, line, column.
+    var callFile: UInt32
+    var callLine: UInt32
+    var callColumn: UInt32
+    /// The entry's address ranges: `rangeCount` ranges from `firstRange`.
+    var firstRange: UInt32
+    var rangeCount: UInt32
+    /// 1 for inlined subroutines, 0 for subprograms.
+    var inlined: UInt32
+}
+
+/// An address range `[low, high)`.
+struct AddressRange: BitwiseCopyable, Equatable {
+    var low: UInt64
+    var high: UInt64
+}
+
+/// A range of an out-of-line function, in a table sorted by `low`; `maxHigh` is the largest
+/// `high` up to this one, so that a search for ranges holding an address can stop early.
+struct SortedRange: BitwiseCopyable, Equatable {
+    var low: UInt64
+    var high: UInt64
+    var maxHigh: UInt64
+    /// The function entry (concrete ranges) or the first row (line sequences).
+    var first: Int32
+    /// Line sequences: one past the last row. 0 for concrete ranges.
+    var end: Int32
+}
+
+/// A line-table row: from its address (an offset from its sequence's start) up to the next
+/// row's, the code is at `file:line:column`.
+struct LineRow: BitwiseCopyable, Equatable {
+    var offset: UInt32
+    /// Offset of the path in the strings.
+    var file: UInt32
+    var line: UInt32
+    var column: UInt32
+}
+
+/// Every `fenceStride`th key of a sorted table, so that a search reads this small array and
+/// then one block of the table: a couple of pages instead of one per halving.
+enum Fence {
+    static let stride = 128
+
+    /// The fence of `count` sorted keys.
+    static func make(count: Int, key: (Int) -> UInt64) -> FlatArray<UInt64> {
+        FlatArray(count: (count + stride - 1) / stride) { key($0 * stride) }
+    }
+
+    /// Whether `fence` has the length a fence of `count` keys has.
+    static func fits<Key>(_ fence: FlatArray<Key>, count: Int) -> Bool {
+        fence.count == (count + stride - 1) / stride
+    }
+
+    /// The position of the last of `count` sorted keys that is ≤ `value`, or -1. `key(i)` is
+    /// read only in the block the fence points to.
+    @inline(__always)
+    static func lastNotAbove(_ value: UInt64, fence: FlatArray<UInt64>, count: Int, key: (Int) -> UInt64) -> Int {
+        var low = 0, high = fence.count
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if fence[mid] <= value { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0 else { return -1 }
+        let blockStart = (low - 1) * stride
+        low = blockStart
+        high = min(blockStart + stride, count)
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if key(mid) <= value { low = mid + 1 } else { high = mid }
+        }
+        return low - 1
+    }
+}
+
+extension SymbolIndex {
+    /// The DWARF side of the index: every array a lookup reads, as it is stored (see
+    /// ``IndexStore``).
+    struct Tables {
+        /// NUL-terminated names and paths; offset 0 is the empty string standing for none.
+        var strings = FlatArray<UInt8>([0])
+        var functions = FlatArray<FunctionRecord>()
+        var ranges = FlatArray<AddressRange>()
+        /// Ranges of out-of-line functions, sorted; `first` is the function.
+        var concrete = FlatArray<SortedRange>()
+        var concreteFence = FlatArray<UInt64>()
+        /// Line sequences, sorted; `first..<end` are their rows.
+        var sequences = FlatArray<SortedRange>()
+        var sequenceFence = FlatArray<UInt64>()
+        var rows = FlatArray<LineRow>()
+        /// The offset of every ``Fence/stride``th row: inside a sequence, these are sorted.
+        var rowFence = FlatArray<UInt32>()
+
+        /// Hands every array with its section kind (its number in the cache format) to `visitor`.
+        mutating func visit(_ visitor: inout some IndexSectionVisitor) {
+            visitor.visit(1, &strings)
+            visitor.visit(2, &functions)
+            visitor.visit(3, &ranges)
+            visitor.visit(4, &concrete)
+            visitor.visit(5, &concreteFence)
+            visitor.visit(6, &sequences)
+            visitor.visit(7, &sequenceFence)
+            visitor.visit(8, &rows)
+            visitor.visit(9, &rowFence)
+        }
+
+        /// Whether the strings end in a NUL and the fences fit their tables: all a lookup needs
+        /// to stay inside the arrays and finish, since it checks every index it reads from one
+        /// array before using it in another. Constant time: what a stored index is checked for
+        /// when it is mapped.
+        var hasConsistentShape: Bool {
+            strings.last == 0 && strings.count <= Int(UInt32.max) && functions.count < Int(Int32.max)
+                && rows.count < Int(Int32.max)
+                && Fence.fits(concreteFence, count: concrete.count) && Fence.fits(sequenceFence, count: sequences.count)
+                && Fence.fits(rowFence, count: rows.count)
+        }
+
+        /// Whether, beyond ``hasConsistentShape``, every index stored in one array is valid in
+        /// the others: subtree ends lie past their entry, parents before it, ranges, functions
+        /// and rows where they point, strings inside the string table, and the sorted tables
+        /// and their fences agree. A linear pass: what a freshly built index is checked for,
+        /// so that a fault of the DWARF pass is an error, not a wrong answer.
+        var isWellFormed: Bool {
+            guard hasConsistentShape else { return false }
+            let count = functions.count, stringLimit = UInt32(strings.count)
+            for i in 0..<count {
+                let f = functions[i]
+                guard f.end > i, f.end <= count, f.parent >= -1, f.parent < i, f.inlined <= 1,
+                      Int(f.firstRange) + Int(f.rangeCount) <= ranges.count, f.name < stringLimit, f.callFile < stringLimit
+                else { return false }
+            }
+            for (i, c) in concrete.enumerated() {
+                guard c.first >= 0, Int(c.first) < count, i % Fence.stride != 0 || concreteFence[i / Fence.stride] == c.low,
+                      i == 0 || concrete[i - 1].low <= c.low
+                else { return false }
+            }
+            for (i, s) in sequences.enumerated() {
+                guard s.first >= 0, s.first <= s.end, Int(s.end) <= rows.count, s.high &- s.low <= UInt64(UInt32.max),
+                      i % Fence.stride != 0 || sequenceFence[i / Fence.stride] == s.low,
+                      i == 0 || sequences[i - 1].low <= s.low
+                else { return false }
+            }
+            for (i, row) in rows.enumerated() {
+                guard row.file < stringLimit, i % Fence.stride != 0 || rowFence[i / Fence.stride] == row.offset else {
+                    return false
+                }
+            }
+            return true
+        }
+
+        /// The tables of what the DWARF pass collected: one pass over the functions, sorts
+        /// instead of dictionaries, every array written in place once.
+        init(_ raw: RawDWARF) {
+            strings = FlatArray(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
+            raw.functions.withUnsafeBufferPointer { functions in
+                raw.ranges.withUnsafeBufferPointer { ranges in
+                    raw.files.withUnsafeBufferPointer { files in
+                        fillFunctions(functions, ranges, files)
+                    }
+                }
+            }
+            raw.rows.withUnsafeBufferPointer { rows in
+                raw.files.withUnsafeBufferPointer { files in
+                    fillLines(rows, files)
+                }
+            }
+        }
+
+        /// Empty tables, to be filled by ``visit(_:)``.
+        init() {}
+
+        private mutating func fillFunctions(_ functions: UnsafeBufferPointer<cdw_function>,
+                                            _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>) {
+            let count = functions.count
+            let next = Tables.nameSources(functions)
+            let records = FlatArrayWriter<FunctionRecord>(count: count)
+            var concrete: [(low: UInt64, high: UInt64, function: Int32)] = []
+            for i in 0..<count {
+                let f = functions[i]
+                // The name: the linkage name wherever the chain of abstract origins and
+                // specifications has one, else the plain name (as llvm-symbolizer does).
+                var name: UInt32 = 0, current = i
+                for _ in 0..<16 {
+                    let g = functions[current]
+                    if g.linkage_name != 0 {
+                        name = g.linkage_name
+                        break
+                    }
+                    if name == 0 { name = g.name }
+                    let following = Int(next[current])
+                    if following < 0 { break }
+                    current = following
+                }
+                records[i] = FunctionRecord(
+                    name: name, end: Int32(i + 1), parent: f.parent,
+                    callFile: Int(f.call_file) < files.count ? files[Int(f.call_file)] : 0,
+                    callLine: f.call_line, callColumn: f.call_column,
+                    firstRange: f.first_range, rangeCount: f.range_count,
+                    inlined: f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0)
+                if f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
+                    let first = Int(f.first_range), end = min(first + Int(f.range_count), ranges.count)
+                    for r in first..<max(first, end) { concrete.append((ranges[r].low, ranges[r].high, Int32(i))) }
+                }
+            }
+            // Subtree ends: entries are in DIE order with parent links.
+            for i in stride(from: count - 1, through: 0, by: -1) {
+                let parent = Int(functions[i].parent)
+                if parent >= 0, parent < count, records[parent].end < records[i].end { records[parent].end = records[i].end }
+            }
+            self.functions = records.array
+            self.ranges = FlatArray(count: ranges.count) { AddressRange(low: ranges[$0].low, high: ranges[$0].high) }
+
+            // Of equal ranges the later function comes later, as a stable sort leaves them.
+            concrete.sort {
+                $0.low != $1.low ? $0.low < $1.low : $0.high != $1.high ? $0.high > $1.high : $0.function < $1.function
+            }
+            var maximum: UInt64 = 0
+            self.concrete = FlatArray(count: concrete.count) { i in
+                maximum = max(maximum, concrete[i].high)
+                return SortedRange(low: concrete[i].low, high: concrete[i].high, maxHigh: maximum,
+                                   first: concrete[i].function, end: 0)
+            }
+            concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
+        }
+
+        /// For each entry, the entry its name comes from when it has none itself: its
+        /// abstract origin, else the declaration it specifies; -1 for none.
+        private static func nameSources(_ functions: UnsafeBufferPointer<cdw_function>) -> FlatArrayWriter<Int32> {
+            let count = functions.count
+            // DIE offset → entry. Entries come in DIE order, so their offsets rise, and a
+            // reference mostly points near the entry that makes it (an abstract origin in the
+            // same unit): searched outwards from the referring entry. (Offsets that do not rise
+            // are sorted first.) Of equal offsets the last entry counts.
+            var offsets = [UInt64](), order = [Int32]()
+            offsets.reserveCapacity(count)
+            var rising = true
+            for i in 0..<count {
+                if let last = offsets.last, last > functions[i].offset { rising = false }
+                offsets.append(functions[i].offset)
+            }
+            if !rising {
+                order = Array(0..<Int32(count))
+                order.sort { offsets[Int($0)] != offsets[Int($1)] ? offsets[Int($0)] < offsets[Int($1)] : $0 < $1 }
+                offsets = order.map { offsets[Int($0)] }
+            }
+            func entry(at offset: UInt64, near i: Int) -> Int32 {
+                guard offset != UInt64.max, count > 0 else { return -1 }
+                // Bracket the offset between low and high by steps doubling from i, then bisect.
+                var low = 0, high = count
+                let start = rising ? i : count / 2
+                if offsets[start] <= offset {
+                    low = start
+                    var step = 1
+                    while low + step < count, offsets[low + step] <= offset {
+                        low += step
+                        step *= 2
+                    }
+                    high = min(count, low + step)
+                } else {
+                    high = start
+                    var step = 1
+                    while high - step >= 0, offsets[high - step] > offset {
+                        high -= step
+                        step *= 2
+                    }
+                    low = max(0, high - step)
+                }
+                // Now offsets[low] <= offset < offsets[high] (where those exist): the last ≤ offset.
+                while low < high {
+                    let mid = (low + high) / 2
+                    if offsets[mid] <= offset { low = mid + 1 } else { high = mid }
+                }
+                guard low > 0, offsets[low - 1] == offset else { return -1 }
+                return rising ? Int32(low - 1) : order[low - 1]
+            }
+            // A function inlined in many places is the origin of each: recent answers are
+            // remembered (direct-mapped by a hash of the offset).
+            let next = FlatArrayWriter<Int32>(count: count)
+            var recentOffsets = [UInt64](repeating: UInt64.max, count: 4096)
+            var recentEntries = [Int32](repeating: -1, count: 4096)
+            for i in 0..<count {
+                var origin: Int32 = -1
+                let offset = functions[i].origin
+                if offset != UInt64.max {
+                    let slot = Int(truncatingIfNeeded: (offset &* 0x9E37_79B9_7F4A_7C15) >> 52)
+                    if recentOffsets[slot] == offset {
+                        origin = recentEntries[slot]
+                    } else {
+                        origin = entry(at: offset, near: i)
+                        recentOffsets[slot] = offset
+                        recentEntries[slot] = origin
+                    }
+                }
+                next[i] = origin >= 0 ? origin : entry(at: functions[i].specification, near: i)
+            }
+            return next
+        }
+
+        /// Line sequences: rows up to and including an end_sequence row, sorted by address.
+        ///
+        /// Rows a lookup can never return are left out (half the rows of gcc's line tables):
+        /// of rows at one address a lookup finds the last, and a row that says what the row
+        /// before it said (file, line and column) answers nothing that row does not. A
+        /// sequence longer than 4 GiB (row offsets are 32 bits) is left out.
+        private mutating func fillLines(_ rows: UnsafeBufferPointer<cdw_row>, _ files: UnsafeBufferPointer<UInt32>) {
+            var sequences: [(low: UInt64, high: UInt64, first: Int32, last: Int32)] = []
+            var first = 0, total = 0
+            for i in 0..<rows.count where rows[i].end_sequence != 0 {
+                if i > first, rows[first].address < rows[i].address, rows[i].address - rows[first].address <= UInt64(UInt32.max) {
+                    sequences.append((rows[first].address, rows[i].address, Int32(first), Int32(i)))
+                    total += i - first
+                }
+                first = i + 1
+            }
+            sequences.sort {
+                $0.low != $1.low ? $0.low < $1.low : $0.high != $1.high ? $0.high > $1.high : $0.first < $1.first
+            }
+            let kept = FlatArrayWriter<LineRow>(count: total)
+            let records = FlatArrayWriter<SortedRange>(count: sequences.count)
+            var n = 0, maximum: UInt64 = 0
+            for (s, sequence) in sequences.enumerated() {
+                let start = n, last = Int(sequence.last)
+                for r in Int(sequence.first)..<last {
+                    let row = rows[r]
+                    if r + 1 < last, rows[r + 1].address == row.address { continue }
+                    let file = Int(row.file) < files.count ? files[Int(row.file)] : 0
+                    if n > start {
+                        let previous = kept[n - 1]
+                        if previous.file == file, previous.line == row.line, previous.column == row.column { continue }
+                    }
+                    kept[n] = LineRow(offset: UInt32(truncatingIfNeeded: row.address &- sequence.low), file: file,
+                                      line: row.line, column: row.column)
+                    n += 1
+                }
+                maximum = max(maximum, sequence.high)
+                records[s] = SortedRange(low: sequence.low, high: sequence.high, maxHigh: maximum,
+                                         first: Int32(start), end: Int32(n))
+            }
+            self.sequences = records.array
+            sequenceFence = Fence.make(count: sequences.count) { sequences[$0].low }
+            let rows = kept.array(first: n)
+            self.rows = rows
+            rowFence = FlatArray(count: (n + Fence.stride - 1) / Fence.stride) { rows[$0 * Fence.stride].offset }
+        }
+    }
+}
