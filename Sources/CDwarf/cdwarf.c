@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include <zlib.h>
 #include <zstd.h>
 
@@ -35,7 +38,78 @@ struct cdw_object {
     uint32_t spelled_count;
     void **inflated;  // zstd sections inflated here rather than by libelf
     uint32_t inflated_count;
+    // Where section pages may be released once read (cdw_allow_page_release): a private file
+    // mapping, but for `kept`, the parts of an ELF image libelf may write (its headers).
+    const uint8_t *release_base;
+    uint64_t release_size;
+    uint64_t release_step;  // bytes released at a time, 0 for RELEASE_STEP
+    const uint8_t *image;  // the ELF image of cdw_open_elf
+    uint64_t kept[3][2];   // offsets in `image`: ELF header, program and section header tables
 };
+
+// MARK: - Releasing pages read for the last time
+
+// Pages are released in steps of at least this many bytes (unless cdw_allow_page_release says).
+#define RELEASE_STEP (1u << 20)
+
+static uint64_t release_step(const cdw_object *o) {
+    return o->release_step ? o->release_step : RELEASE_STEP;
+}
+
+// Releases the whole pages inside [from, to) (MADV_DONTNEED): private anonymous memory reads as
+// zeros afterwards, a private file mapping whose pages were never written reads the file again.
+// Only for memory nobody reads again but through such a mapping. Nothing off Linux.
+static void release_pages(const void *from, const void *to) {
+#ifdef __linux__
+    uintptr_t page = (uintptr_t)getpagesize();
+    uintptr_t start = ((uintptr_t)from + page - 1) & ~(page - 1);
+    uintptr_t end = (uintptr_t)to & ~(page - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+#else
+    (void)from;
+    (void)to;
+#endif
+}
+
+// Releases the pages of section bytes [from, to) that lie where cdw_allow_page_release allows,
+// but for pages that share bytes with what libelf may write (`kept`, from range `k` on). They
+// read the file again when touched (libdwarf, a unit read again): only memory, not answers, is
+// at stake in what is released when.
+static void release_section_bytes(const cdw_object *o, const uint8_t *from, const uint8_t *to,
+                                  unsigned k) {
+    uintptr_t low = (uintptr_t)o->release_base, high = low + o->release_size;
+    uintptr_t a = (uintptr_t)from, b = (uintptr_t)to;
+    if (!o->release_base || a >= high || b <= low) return;
+    if (a < low) a = low;
+    if (b > high) b = high;
+    for (; k < 3; k++) {
+        if (!o->image || o->kept[k][1] <= o->kept[k][0]) continue;
+        uintptr_t kept_low = (uintptr_t)o->image + o->kept[k][0];
+        uintptr_t kept_high = (uintptr_t)o->image + o->kept[k][1];
+        if (kept_high <= a || kept_low >= b) continue;
+        // Either side of the kept bytes; rounding inwards to pages leaves out any page they touch.
+        if (kept_low > a) release_section_bytes(o, (const uint8_t *)a, (const uint8_t *)kept_low, k + 1);
+        if (kept_high < b) release_section_bytes(o, (const uint8_t *)kept_high, (const uint8_t *)b, k + 1);
+        return;
+    }
+    release_pages((const void *)a, (const void *)b);
+}
+
+// Every section's pages that may be released.
+static void release_sections(const cdw_object *o) {
+    if (!o->release_base) return;
+    for (uint32_t i = 1; i < o->section_count; i++) {
+        const cdw_section *s = &o->sections[i];
+        if (s->data && s->size) release_section_bytes(o, s->data, s->data + s->size, 0);
+    }
+}
+
+void cdw_allow_page_release(cdw_object *object, const void *base, size_t size, size_t step) {
+    if (!object) return;
+    object->release_base = base;
+    object->release_size = base ? size : 0;
+    object->release_step = step;
+}
 
 static void set_message(char *message, size_t size, const char *format, ...) {
     if (!message || size == 0) return;
@@ -206,6 +280,20 @@ int cdw_open_elf(const void *image, size_t size, cdw_object **out, char *message
     }
     o->elf = elf;
     o->sections = sections;
+    // What libelf may write in the image (section headers, as it inflates a section): never
+    // released.
+    o->image = image;
+    GElf_Ehdr ehdr;
+    if (gelf_getehdr(elf, &ehdr)) {
+        uint64_t kept[3][2] = {
+            {0, ehdr.e_ehsize},
+            {ehdr.e_phoff, ehdr.e_phoff + (uint64_t)ehdr.e_phnum * ehdr.e_phentsize},
+            {ehdr.e_shoff, ehdr.e_shoff + (uint64_t)section_total * ehdr.e_shentsize},
+        };
+        memcpy(o->kept, kept, sizeof(kept));
+    } else {
+        o->kept[0][1] = size;  // nothing released
+    }
     sections[0].name = "";
     uint32_t count = 1;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -2334,6 +2422,11 @@ typedef struct reader {
     thread_ctx *threads;
     uint32_t thread_count;
     uint64_t *string_base;  // per thread
+    // Releasing the .debug_info of units read (see unit_read), when the object allows it.
+    atomic_uchar *tasks_done;  // per unit, 0 to 2
+    pthread_mutex_t release_lock;
+    uint32_t units_read;       // units 0 ..< units_read have both tasks done
+    uint64_t info_released;    // .debug_info bytes before this offset are released
 } reader;
 
 static Dwarf_Debug thread_dbg(thread_ctx *t, char *message, size_t message_size) {
@@ -2430,6 +2523,29 @@ static void run_task(thread_ctx *t, uint32_t k) {
     sink_counts(&t->s, result->end);
 }
 
+// One task of `unit` is done: once every unit before some point is read (threads take tasks
+// in unit order, so that point follows them closely), the .debug_info pages before it are
+// released. The pages another unit still needs (a reference into an earlier unit, libdwarf)
+// are read from the file again.
+static void unit_read(reader *rd, uint32_t unit) {
+    atomic_fetch_add_explicit(&rd->tasks_done[unit], 1, memory_order_release);
+    if (pthread_mutex_trylock(&rd->release_lock) != 0) return;  // another thread is at it
+    uint32_t u = rd->units_read;
+    while (u < rd->unit_count && atomic_load_explicit(&rd->tasks_done[u], memory_order_acquire) == 2)
+        u++;
+    rd->units_read = u;
+    uint64_t end = u < rd->unit_count ? rd->units[u].offset : rd->sections.info.size;
+    if (end >= rd->info_released + release_step(rd->object)) {
+        const uint8_t *info = rd->sections.info.data;
+        release_section_bytes(rd->object, info + rd->info_released, info + end, 0);
+        // The page holding `end` is partly unread: the next release starts there.
+        uintptr_t page = (uintptr_t)getpagesize();
+        uintptr_t next = ((uintptr_t)(info + end)) & ~(page - 1);
+        rd->info_released = next > (uintptr_t)info ? (uint64_t)(next - (uintptr_t)info) : 0;
+    }
+    pthread_mutex_unlock(&rd->release_lock);
+}
+
 static void *thread_main(void *argument) {
     thread_ctx *t = argument;
     reader *rd = t->reader;
@@ -2437,6 +2553,7 @@ static void *thread_main(void *argument) {
         uint32_t k = atomic_fetch_add(&rd->next_task, 1);
         if (k >= rd->task_count) break;
         run_task(t, k);
+        if (rd->tasks_done) unit_read(rd, k / 2);
     }
     return NULL;
 }
@@ -2451,6 +2568,7 @@ struct cdw_reading {
     cdw_row *rows;
     // Read in one piece (one thread, or libdwarf alone): the arrays themselves.
     cdw_result whole;
+    uint64_t release_step;
 };
 
 static inline uint32_t rebase_string(const reader *rd, uint32_t thread, uint32_t offset) {
@@ -2463,11 +2581,51 @@ static inline uint32_t call_file_index(uint32_t raw, uint64_t base, uint64_t cou
     return raw == CALL_FILE_NONE || raw >= count ? 0 : (uint32_t)(base + raw);
 }
 
-// Copies a thread's functions, ranges and rows into the caller's arrays.
+// Where the pages of an array copied front to back have been released up to.
+typedef struct released {
+    const uint8_t *base;  // of the array
+    uintptr_t up_to;      // address
+    uint64_t step;
+} released;
+
+static released released_start(const void *base, uint64_t step) {
+    uintptr_t page = (uintptr_t)getpagesize();
+    // The page the array starts in may hold the allocator's bookkeeping: never released.
+    return (released){base, ((uintptr_t)base + page - 1) & ~(page - 1), step};
+}
+
+// The array's first `bytes` have been copied and are read no more: their pages go, a step at a
+// time, so that the copy and what it copies are not both whole at once.
+static void release_copied(released *r, uint64_t bytes) {
+    if (!r->base) return;
+    uintptr_t end = (uintptr_t)r->base + bytes;
+    if (end < r->up_to + r->step) return;
+    release_pages((const void *)r->up_to, (const void *)end);
+    uintptr_t page = (uintptr_t)getpagesize();
+    r->up_to = end & ~(page - 1);
+}
+
+// memcpy, releasing the pages of `from` (a malloc'ed block freed afterwards) behind it.
+static void copy_releasing(void *to, const void *from, uint64_t bytes, uint64_t step_size) {
+    released r = released_start(from, step_size);
+    for (uint64_t done = 0; done < bytes;) {
+        uint64_t step = bytes - done < step_size ? bytes - done : step_size;
+        memcpy((uint8_t *)to + done, (const uint8_t *)from + done, step);
+        done += step;
+        release_copied(&r, done);
+    }
+}
+
+// Copies a thread's functions, ranges and rows into the caller's arrays, releasing and then
+// freeing the thread's own as it goes (nothing reads them after).
 static void copy_large_arrays(thread_ctx *t, const cdw_reading *reading) {
     const reader *rd = t->reader;
     const cdw_result *in = &t->s.r;
     uint32_t me = t->index;
+    uint64_t step = release_step(rd->object);
+    released functions_released = released_start(in->functions, step);
+    released ranges_released = released_start(in->ranges, step);
+    released rows_released = released_start(in->rows, step);
     for (uint32_t u = 0; u < rd->unit_count; u++) {
         const task_result *fr = &rd->functions[u], *lr = &rd->lines[u];
         if (fr->thread == (int32_t)me && reading->functions) {
@@ -2501,7 +2659,19 @@ static void copy_large_arrays(thread_ctx *t, const cdw_reading *reading) {
                 *out++ = row;
             }
         }
+        // A thread's tasks come in unit order, so its arrays are copied front to back.
+        if (fr->thread == (int32_t)me) {
+            release_copied(&functions_released, fr->end[ARR_FUNCTIONS] * sizeof(cdw_function));
+            release_copied(&ranges_released, fr->end[ARR_RANGES] * sizeof(cdw_range));
+        }
+        if (lr->thread == (int32_t)me) release_copied(&rows_released, lr->end[ARR_ROWS] * sizeof(cdw_row));
     }
+    free(t->s.r.functions);
+    free(t->s.r.ranges);
+    free(t->s.r.rows);
+    t->s.r.functions = NULL;
+    t->s.r.ranges = NULL;
+    t->s.r.rows = NULL;
 }
 
 typedef struct copy_job {
@@ -2621,6 +2791,8 @@ static void free_reader(reader *rd) {
     }
     free(rd->threads);
     free(rd->string_base);
+    free(rd->tasks_done);
+    pthread_mutex_destroy(&rd->release_lock);
     free(rd->lines);
     free(rd->functions);
     free(rd->units);
@@ -2628,9 +2800,10 @@ static void free_reader(reader *rd) {
 }
 
 // Hands the large arrays of a one-piece result to the reading.
-static cdw_reading *one_piece(cdw_result *result) {
+static cdw_reading *one_piece(cdw_result *result, const cdw_object *object) {
     cdw_reading *reading = calloc(1, sizeof(*reading));
     if (!reading) return NULL;
+    reading->release_step = release_step(object);
     reading->whole.functions = result->functions;
     reading->whole.function_count = result->function_count;
     reading->whole.ranges = result->ranges;
@@ -2656,15 +2829,17 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         set_message(message, message_size, "out of memory");
         return CDW_ERROR;
     }
+    pthread_mutex_init(&rd->release_lock, NULL);
     rd->object = object;
     rd->use_libdwarf = options->reader == CDW_READER_LIBDWARF;
     rd->no_fallback = options->no_fallback != 0;
     if (find_dwarf_sections(object, &rd->sections) != 0) {
         // Not a plain object: libdwarf finds its units.
-        free(rd);
+        free_reader(rd);
         int status = read_with_libdwarf_only(object, result, report, message, message_size);
+        release_sections(object);
         if (status != CDW_OK && status != CDW_PARTIAL) return status;
-        if (!(*out = one_piece(result))) {
+        if (!(*out = one_piece(result, object))) {
             cdw_result_free(result);
             set_message(message, message_size, "out of memory");
             return CDW_ERROR;
@@ -2683,6 +2858,8 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     rd->task_count = rd->unit_count * 2;
     rd->lines = calloc(rd->unit_count ? rd->unit_count : 1, sizeof(task_result));
     rd->functions = calloc(rd->unit_count ? rd->unit_count : 1, sizeof(task_result));
+    if (object->release_base)
+        rd->tasks_done = calloc(rd->unit_count ? rd->unit_count : 1, sizeof(atomic_uchar));
     uint32_t threads = options->threads ? options->threads : default_thread_count();
     // Small objects are not worth a thread.
     if (!options->threads && rd->sections.info.size + rd->sections.line.size < (1u << 20))
@@ -2692,7 +2869,8 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     rd->thread_count = threads;
     rd->threads = calloc(threads, sizeof(thread_ctx));
     rd->string_base = calloc(threads, sizeof(uint64_t));
-    int ready = rd->lines && rd->functions && rd->threads && rd->string_base;
+    int ready = rd->lines && rd->functions && rd->threads && rd->string_base &&
+                (rd->tasks_done || !object->release_base);
     for (uint32_t u = 0; ready && u < rd->unit_count; u++)
         rd->lines[u].thread = rd->functions[u].thread = -1;
     for (uint32_t i = 0; ready && i < threads; i++) {
@@ -2723,6 +2901,7 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
             rd->threads[i].dbg = NULL;
         }
     }
+    release_sections(object);
 
     int status = header_status;
     const char *first = header_status != CDW_OK ? header_message : NULL;
@@ -2751,7 +2930,7 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         *result = rd->threads[0].s.r;
         memset(&rd->threads[0].s.r, 0, sizeof(cdw_result));
         free_reader(rd);
-        reading = one_piece(result);
+        reading = one_piece(result, object);
     } else if (lay_out(rd, result) == 0) {
         reading = calloc(1, sizeof(*reading));
         if (reading) reading->rd = rd;
@@ -2798,11 +2977,13 @@ void cdw_read_finish(cdw_reading *reading, cdw_function *functions, cdw_range *r
     } else {
         cdw_result *whole = &reading->whole;
         if (functions && whole->function_count)
-            memcpy(functions, whole->functions, whole->function_count * sizeof(cdw_function));
+            copy_releasing(functions, whole->functions, whole->function_count * sizeof(cdw_function),
+                           reading->release_step);
         if (ranges && whole->range_count)
-            memcpy(ranges, whole->ranges, whole->range_count * sizeof(cdw_range));
+            copy_releasing(ranges, whole->ranges, whole->range_count * sizeof(cdw_range),
+                           reading->release_step);
         if (rows && whole->row_count)
-            memcpy(rows, whole->rows, whole->row_count * sizeof(cdw_row));
+            copy_releasing(rows, whole->rows, whole->row_count * sizeof(cdw_row), reading->release_step);
         cdw_result_free(whole);
     }
     free(reading);

@@ -28,6 +28,10 @@ enum DWARFReader {
         var libdwarfOnly = false
         /// Report the units the shim's own reader does not take instead of handing them to libdwarf.
         var noFallback = false
+        /// Let the shim release the mapped file's pages once read (``cdw_allow_page_release``).
+        var releasePages = true
+        /// Bytes released at a time (0: the shim's default); small ones are for tests.
+        var releaseStep = 0
 
         static let standard = Options()
     }
@@ -54,17 +58,23 @@ enum DWARFReader {
             }
             status = cdw_open_sections(&sections, UInt32(sections.count), slice.is64Bit ? 8 : 4, 0, &object,
                                        &message, message.count)
-            if status == CDW_OK, let object { return try collect(object, file: file, options: options) }
+            if status == CDW_OK, let object { return try collect(object, file: file, in: mapped, options: options) }
         }
         if status == CDW_NO_DWARF { throw DebugInfoError.noDWARF(path: file.path) }
         guard status == CDW_OK, let object else {
             throw DebugInfoError.corruptDWARF(path: file.path, reason: String(cString: message))
         }
-        return try collect(object, file: file, options: options)
+        return try collect(object, file: file, in: mapped, options: options)
     }
 
-    private static func collect(_ object: OpaquePointer, file: DebugFile, options: Options) throws -> RawDWARF {
+    private static func collect(_ object: OpaquePointer, file: DebugFile, in mapped: MappedFile,
+                                options: Options) throws -> RawDWARF {
         defer { cdw_close(object) }
+        // The sections' pages go once read: the file stays mapped (and its pages cached) while
+        // the index is built from what was read, but not resident in this process.
+        if options.releasePages {
+            cdw_allow_page_release(object, mapped.bytes.baseAddress, mapped.bytes.count, options.releaseStep)
+        }
         var message = [CChar](repeating: 0, count: 512)
         var result = cdw_result()
         var reading: OpaquePointer?

@@ -35,7 +35,9 @@ public final class MappedFile: @unchecked Sendable {
             return
         }
         // Private and writable: libelf updates section headers in place when it inflates a
-        // compressed section; those writes go to copy-on-write pages, never to the file.
+        // compressed section; those writes go to copy-on-write pages, never to the file. Nothing
+        // else writes here: the DWARF reader releases the pages of sections it has read
+        // (MADV_DONTNEED, see `cdw_allow_page_release`), which a written page would not survive.
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
             throw DebugInfoError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }

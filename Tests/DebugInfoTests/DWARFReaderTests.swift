@@ -112,6 +112,28 @@ final class DWARFReaderTests: XCTestCase {
         XCTAssertGreaterThan(functions, 1000)
     }
 
+    /// Pages released as soon as they are read, a page at a time (the mapped file's behind the
+    /// reading threads, the shim's arrays behind the copy into ours): the same reading as with
+    /// nothing released.
+    func testReleasingPagesChangesNothing() throws {
+        var subjects: [(DebugFile, String)] = []
+        if let fixtures = TestPaths.fixtures { subjects += debugFiles(under: fixtures) }
+        if let corpus = TestPaths.corpus { subjects += debugFiles(under: corpus.appendingPathComponent("debug")) }
+        guard !subjects.isEmpty else { throw XCTSkip("\(TestPaths.fixturesAbsent); \(TestPaths.corpusAbsent)") }
+        for (file, label) in subjects {
+            let kept = Canonical(try read(file, .init(threads: 1, libdwarfOnly: true, releasePages: false)))
+            var readings = [("libdwarf", try read(file, .init(threads: 1, libdwarfOnly: true, releaseStep: 4096)))]
+            for threads: UInt32 in [1, 2, 3] {
+                readings.append(("\(threads) thread(s)", try read(file, .init(threads: threads, releaseStep: 4096))))
+            }
+            for (reader, raw) in readings {
+                if let difference = Canonical(raw).difference(from: kept) {
+                    XCTFail("\(label): \(reader), releasing pages, differs from a reading that keeps them: \(difference)")
+                }
+            }
+        }
+    }
+
     // MARK: - Encodings the fixtures lack
 
     private static let cxxSource = """

@@ -132,6 +132,16 @@ int cdw_open_sections(const cdw_section *sections, uint32_t count, uint8_t point
 int cdw_open_elf(const void *image, size_t size, cdw_object **out,
                  char *message, size_t message_size);
 
+/// Lets reads release the pages of the object's sections that lie in [base, base + size) once
+/// they are read (madvise MADV_DONTNEED: .debug_info unit by unit behind the reading threads,
+/// every section at the end of the read), so that a large debug file does not stay resident
+/// while what was read from it is used. [base, base + size) must be a private mapping of a
+/// file (MAP_PRIVATE) that nothing writes, but for the headers of an ELF image opened by
+/// `cdw_open_elf` (libelf updates section headers as it inflates a section; pages they touch
+/// are never released): a released page reads the file again when touched. Linux only.
+/// `step`: the bytes released at a time, here and as `cdw_read_finish` copies (0: 1 MiB).
+void cdw_allow_page_release(cdw_object *object, const void *base, size_t size, size_t step);
+
 /// Walks every compile unit once and fills `result` (zeroed by the caller), as
 /// `cdw_read_with` does with default options.
 int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t message_size);
@@ -181,7 +191,8 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
 
 /// Copies the functions, ranges and rows of `reading` into arrays of the lengths
 /// `cdw_read_start` gave (each thread copies its share), then frees `reading`. An array whose
-/// length is 0 may be NULL; with all three NULL, only frees `reading`.
+/// length is 0 may be NULL; with all three NULL, only frees `reading`. What is copied is
+/// released as the copy goes, so that both are not whole in memory at once.
 void cdw_read_finish(cdw_reading *reading, cdw_function *functions, cdw_range *ranges,
                      cdw_row *rows);
 
