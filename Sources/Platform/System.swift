@@ -42,6 +42,32 @@ public enum System {
         return result
     }
 
+    /// The whole content of the file at `path`, read with `read(2)` into one array (for small
+    /// files such as reports, cheaper than mapping them). The error names the reason only.
+    public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError(operation: "open", code: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError(operation: "stat", code: errno) }
+        guard info.st_mode & S_IFMT != S_IFDIR else { throw SystemError(operation: "read", code: EISDIR) }
+        // The size is a hint (the file may grow or shrink): read until the end.
+        var result = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+        var count = 0
+        while true {
+            if count == result.count { result += [UInt8](repeating: 0, count: max(result.count, 1 << 16)) }
+            let n = result.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError(operation: "read", code: errno)
+            }
+            if n == 0 { break }
+            count += n
+        }
+        result.removeLast(result.count - count)
+        return result
+    }
+
     /// Whether `path` names a directory (following links).
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()

@@ -195,10 +195,9 @@ public final class ReportRunner {
             bytes = System.readStandardInput()
         } else {
             do {
-                let mapped = try MappedFile(path: path)
-                bytes = withExtendedLifetime(mapped) { Array(mapped.bytes) }
+                bytes = try System.readFile(path)
             } catch {
-                diagnostics.warn("\(error)")
+                diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: String(cString: strerror(error.code))))")
                 return nil
             }
         }

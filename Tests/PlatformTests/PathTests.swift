@@ -46,6 +46,15 @@ final class PathTests: XCTestCase {
         let root = NSTemporaryDirectory() + "platform-\(UUID().uuidString)"
         try System.createDirectories(root + "/x/y/z")
         XCTAssertTrue(System.isDirectory(root + "/x/y/z"))
+        // Files read whole: empty, small, larger than one read, and what cannot be read.
+        for size in [0, 1, 4095, 70_000, 300_001] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try Data(bytes).write(to: URL(fileURLWithPath: root + "/file"))
+            XCTAssertEqual(try System.readFile(root + "/file"), bytes, "\(size) bytes")
+        }
+        XCTAssertEqual(try System.readFile("/proc/self/stat").isEmpty, false, "a file whose size says 0")
+        XCTAssertThrowsError(try System.readFile(root + "/missing")) { XCTAssertEqual(($0 as? SystemError)?.code, ENOENT) }
+        XCTAssertThrowsError(try System.readFile(root + "/x")) { XCTAssertEqual(($0 as? SystemError)?.code, EISDIR) }
         try FileManager.default.removeItem(atPath: root)
     }
 
