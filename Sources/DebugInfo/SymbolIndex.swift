@@ -153,7 +153,7 @@ public final class SymbolIndex: @unchecked Sendable {
     /// code is split records only its first piece, while the entries nested in it still say
     /// where they were inlined (llvm-symbolizer reads it the same way).
     private func inlineChain(in concrete: Int, at address: UInt64) -> [Int] {
-        let functions = tables.functions
+        let functions = tables.functions, extents = tables.extents
         var deepest = concrete, deepestDepth = 0
         var openEnds: [Int] = []  // subtree ends of the inlined entries enclosing `i`
         var i = concrete + 1
@@ -161,8 +161,11 @@ public final class SymbolIndex: @unchecked Sendable {
         while i < end {
             while let last = openEnds.last, i >= last { openEnds.removeLast() }
             let record = functions[i]
-            guard record.inlined != 0 else {
-                i = max(Int(record.end), i + 1)  // a function nested in this one is not part of its code
+            // A function nested in this one is not part of its code; an inlined call none of
+            // whose code (its own or that of the calls inlined into it) holds the address
+            // cannot be part of the chain.
+            guard record.inlined != 0, extents[i].low <= address, address < extents[i].high else {
+                i = max(Int(record.end), i + 1)
                 continue
             }
             if openEnds.count + 1 > deepestDepth, rangeIndex(of: record, containing: address) != nil {

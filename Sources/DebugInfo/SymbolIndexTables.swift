@@ -92,6 +92,10 @@ extension SymbolIndex {
         /// NUL-terminated names and paths; offset 0 is the empty string standing for none.
         var strings = FlatArray<UInt8>([0])
         var functions = FlatArray<FunctionRecord>()
+        /// Per function entry, the smallest range holding every range of the entry and of the
+        /// inlined entries beneath it (`low > high` when there are none): a lookup passes over
+        /// the inlined calls of a large function whose code lies elsewhere without walking them.
+        var extents = FlatArray<AddressRange>()
         var ranges = FlatArray<AddressRange>()
         /// Ranges of out-of-line functions, sorted; `first` is the function.
         var concrete = FlatArray<SortedRange>()
@@ -114,6 +118,7 @@ extension SymbolIndex {
             visitor.visit(7, &sequenceFence)
             visitor.visit(8, &rows)
             visitor.visit(9, &rowFence)
+            visitor.visit(10, &extents)
         }
 
         /// Whether the strings end in a NUL and the fences fit their tables: all a lookup needs
@@ -124,7 +129,7 @@ extension SymbolIndex {
             strings.last == 0 && strings.count <= Int(UInt32.max) && functions.count < Int(Int32.max)
                 && rows.count < Int(Int32.max)
                 && Fence.fits(concreteFence, count: concrete.count) && Fence.fits(sequenceFence, count: sequences.count)
-                && Fence.fits(rowFence, count: rows.count)
+                && Fence.fits(rowFence, count: rows.count) && extents.count == functions.count
         }
 
         /// Whether, beyond ``hasConsistentShape``, every index stored in one array is valid in
@@ -220,6 +225,24 @@ extension SymbolIndex {
                 if parent >= 0, parent < count, records[parent].end < records[i].end { records[parent].end = records[i].end }
             }
             self.functions = records.array
+            // Extents, children before parents: entries come in DIE order.
+            let extents = FlatArrayWriter<AddressRange>(count: count)
+            for i in 0..<count {
+                let first = Int(functions[i].first_range), end = min(first + Int(functions[i].range_count), ranges.count)
+                var extent = AddressRange(low: .max, high: 0)
+                for r in first..<max(first, end) {
+                    extent.low = min(extent.low, ranges[r].low)
+                    extent.high = max(extent.high, ranges[r].high)
+                }
+                extents[i] = extent
+            }
+            for i in stride(from: count - 1, through: 0, by: -1) where functions[i].tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) {
+                let parent = Int(functions[i].parent)
+                guard parent >= 0, parent < i else { continue }
+                extents[parent] = AddressRange(low: min(extents[parent].low, extents[i].low),
+                                               high: max(extents[parent].high, extents[i].high))
+            }
+            self.extents = extents.array
             self.ranges = FlatArray(count: ranges.count) { AddressRange(low: ranges[$0].low, high: ranges[$0].high) }
 
             // Of equal ranges the later function comes later, as a stable sort leaves them.
