@@ -2753,7 +2753,19 @@ static int lay_out(reader *rd, cdw_result *out) {
     ALLOCATE(strings, strings_size, strings);
 #undef ALLOCATE
     out->files[0] = (cdw_file){0, 0, CDW_NO_UNIT};
-    for (uint32_t i = 0; i < rd->thread_count; i++) copy_small_arrays(&rd->threads[i], out);
+    for (uint32_t i = 0; i < rd->thread_count; i++) {
+        // The thread's small arrays are copied: freed, so that the copies do not add up.
+        cdw_result *r = &rd->threads[i].s.r;
+        copy_small_arrays(&rd->threads[i], out);
+        free(r->files);
+        free(r->units);
+        free(r->directories);
+        free(r->strings);
+        r->files = NULL;
+        r->units = NULL;
+        r->directories = NULL;
+        r->strings = NULL;
+    }
     return 0;
 }
 
@@ -2894,12 +2906,18 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     for (uint32_t i = 1; i < threads; i++) {
         if (rd->threads[i].started) pthread_join(rd->threads[i].thread, NULL);
     }
+    // What only reading needs goes now: libdwarf's handles, abbreviations, interned strings.
     for (uint32_t i = 0; i < threads; i++) {
-        if (rd->threads[i].dbg) {
+        thread_ctx *t = &rd->threads[i];
+        if (t->dbg) {
             Dwarf_Error error = NULL;
-            dwarf_object_finish(rd->threads[i].dbg, &error);
-            rd->threads[i].dbg = NULL;
+            dwarf_object_finish(t->dbg, &error);
+            t->dbg = NULL;
         }
+        abbrev_table_free(&t->abbrevs);
+        free(t->s.interned);
+        t->s.interned = NULL;
+        t->s.interned_capacity = t->s.interned_count = 0;
     }
     release_sections(object);
 

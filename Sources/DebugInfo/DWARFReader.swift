@@ -99,13 +99,17 @@ enum DWARFReader {
             }
             functionsMade = functionCount
         }
-        func array<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: UInt64) -> [T] {
-            guard let pointer, count > 0 else { return [] }
-            return Array(UnsafeBufferPointer(start: pointer, count: Int(count)))
+        func buffer<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: UInt64) -> UnsafeBufferPointer<T> {
+            guard let pointer, count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
+            return UnsafeBufferPointer(start: pointer, count: Int(count))
         }
-        var strings = result.strings.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(result.strings_size))) } ?? [0]
-        let files = joinedPaths(files: array(result.files, result.file_count), units: array(result.units, result.unit_count),
-                                directories: array(result.directories, result.directory_count), strings: &strings)
+        let zero: [UInt8] = [0]
+        let (files, strings) = zero.withUnsafeBytes { zero in
+            joinedPaths(files: buffer(result.files, result.file_count), units: buffer(result.units, result.unit_count),
+                        directories: buffer(result.directories, result.directory_count),
+                        strings: result.strings.map { UnsafeRawBufferPointer(start: $0, count: Int(result.strings_size)) } ?? zero)
+        }
+        cdw_result_free(&result)  // before the arrays are handed on, so that their copies do not add up
         return RawDWARF(
             functions: functions,
             ranges: ranges,
@@ -115,29 +119,31 @@ enum DWARFReader {
             problem: status == CDW_PARTIAL ? String(cString: message) : nil)
     }
 
-    /// The path of every file entry (see ``SourcePath``), as an offset into `strings`, where
-    /// each distinct path is added once; 0 (the empty string) for placeholders.
-    static func joinedPaths(files: [cdw_file], units: [cdw_unit], directories: [UInt32],
-                            strings: inout [UInt8]) -> [UInt32] {
-        let table = strings
+    /// The path of every file entry (see ``SourcePath``), as an offset into the string table
+    /// returned, which is `table` followed by each distinct path, added once; 0 (the empty
+    /// string) for placeholders.
+    static func joinedPaths(files: UnsafeBufferPointer<cdw_file>, units: UnsafeBufferPointer<cdw_unit>,
+                            directories: UnsafeBufferPointer<UInt32>,
+                            strings table: UnsafeRawBufferPointer) -> (files: [UInt32], strings: [UInt8]) {
         func string(_ offset: UInt32) -> String {
             guard offset != 0, Int(offset) < table.count else { return "" }
             let start = Int(offset)
             let end = table[start...].firstIndex(of: 0) ?? table.count
-            return String(decoding: table[start..<end], as: UTF8.self)
+            return String(decoding: UnsafeRawBufferPointer(rebasing: table[start..<end]), as: UTF8.self)
         }
         var added: [String: UInt32] = [:]
+        var paths: [UInt8] = []  // what follows `table`
         func add(_ path: String) -> UInt32 {
             if path.isEmpty { return 0 }
             if let offset = added[path] { return offset }
-            let offset = UInt32(strings.count)
-            strings.append(contentsOf: path.utf8)
-            strings.append(0)
+            let offset = UInt32(table.count + paths.count)
+            paths.append(contentsOf: path.utf8)
+            paths.append(0)
             added[path] = offset
             return offset
         }
         var unitDirectories: [Int: (compilationDirectory: String, include: [String])] = [:]
-        return files.map { file in
+        let joined = files.map { file -> UInt32 in
             guard file.name != 0, file.unit != CDW_NO_UNIT, Int(file.unit) < units.count else { return 0 }
             let unit = units[Int(file.unit)]
             let known = unitDirectories[Int(file.unit)] ?? {
@@ -150,6 +156,13 @@ enum DWARFReader {
                                          includeDirectories: known.include, compilationDirectory: known.compilationDirectory,
                                          lineTableVersion: Int(unit.line_version)))
         }
+        let strings = [UInt8](unsafeUninitializedCapacity: table.count + paths.count) { buffer, made in
+            let bytes = UnsafeMutableRawBufferPointer(buffer)
+            bytes.copyMemory(from: table)
+            paths.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[table.count...]).copyMemory(from: $0) }
+            made = table.count + paths.count
+        }
+        return (joined, strings)
     }
 
     /// Mach-O section names are at most 16 bytes: `__debug_str_offs` is `.debug_str_offsets`.
