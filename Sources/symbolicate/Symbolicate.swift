@@ -21,8 +21,72 @@ enum Entry {
         } else if arguments == ["help", "atos"] {
             Atos.main(["--help"])
         } else {
-            Symbolicate.main(arguments)
+            Symbolicate.run(arguments)
         }
+    }
+}
+
+extension Symbolicate {
+    /// The options that take a value (the next argument, when not attached), long and short.
+    static let valueOptions: Set<String> = ["--debug-files", "--format", "--output", "--jobs"]
+    static let valueShortOptions: Set<Character> = ["d", "o", "j"]
+
+    /// Parses `arguments` and runs. Report paths after the first are set aside before the
+    /// argument parser sees them and added afterwards: it takes time quadratic in the number
+    /// of positional arguments (6.5 s for `symbolicate crashes/*.crash` over 16,000 files).
+    static func run(_ arguments: [String]) {
+        let (kept, reports) = setAsideReports(arguments)
+        do {
+            guard var command = try parseAsRoot(kept) as? Symbolicate else {
+                return Symbolicate.main(arguments)  // --help, --version: as the parser answers them
+            }
+            command.reports += reports
+            try command.validate()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// `arguments` without the report paths after the first (which stays, so that the parser
+    /// sees a report where there is one), and those paths in order. An argument is a report
+    /// path when it does not start with `-` (or is `-` alone, or follows `--`) and is not the
+    /// value of an option.
+    static func setAsideReports(_ arguments: [String]) -> (kept: [String], reports: [String]) {
+        var kept: [String] = [], reports: [String] = []
+        var sawReport = false, takesValue = false, afterTerminator = false
+        for argument in arguments {
+            let isReport: Bool
+            if afterTerminator {
+                isReport = true
+            } else if takesValue {
+                isReport = false
+                takesValue = false
+            } else if argument == "--" {
+                afterTerminator = true
+                isReport = false
+            } else if argument.hasPrefix("--") {
+                isReport = false
+                takesValue = valueOptions.contains(argument)
+            } else if argument.hasPrefix("-"), argument != "-" {
+                isReport = false
+                // A group of short options: a value option last takes the next argument;
+                // one earlier in the group takes the rest of the group as its value.
+                let letters = argument.dropFirst()
+                if let value = letters.firstIndex(where: { valueShortOptions.contains($0) }) {
+                    takesValue = letters.index(after: value) == letters.endIndex
+                }
+            } else {
+                isReport = true
+            }
+            if isReport && sawReport {
+                reports.append(argument)
+            } else {
+                kept.append(argument)
+                sawReport = sawReport || isReport
+            }
+        }
+        return (kept, reports)
     }
 }
 

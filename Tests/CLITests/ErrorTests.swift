@@ -169,6 +169,55 @@ final class ErrorTests: XCTestCase {
         }
     }
 
+    /// Report paths may come before, between and after options, with values attached or
+    /// not, and after `--`: the run is the same as with every option first. (Paths after the
+    /// first are set aside before the argument parser, which is slow on thousands of them.)
+    func testReportsAndOptionsInAnyOrder() throws {
+        let macho = try Fixtures.path("macho")
+        let reports = try Fixtures.reports()
+        XCTAssertGreaterThanOrEqual(reports.count, 3)
+        let (a, b, c) = (reports[0], reports[1], reports[2])
+        let reference = try CLI.run(["-d", macho, "--format", "frames", "-q", "-j", "2", a, b, c])
+        XCTAssertEqual(reference.status, 0, reference.summary(["-d", macho, "--format", "frames", a, b, c]))
+        for path in [a, b, c] { XCTAssert(reference.stdoutText.contains(path + "\t"), "frames of \(path)") }
+        for arguments in [
+            [a, "-d", macho, b, "--format", "frames", "-q", c, "-j", "2"],
+            [a, "--debug-files=" + macho, b, "--format=frames", c, "-qj", "2"],
+            ["-q", a, "--format", "frames", b, "--jobs", "2", c, "-d", macho],
+            ["-d", macho, "--format", "frames", "-q", "-j", "2", "--", a, b, c],
+        ] {
+            let result = try CLI.run(arguments)
+            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.stdoutText, reference.stdoutText, CLI.describe(arguments))
+        }
+        // An option's value that looks like a report path stays the option's value.
+        let output = try temporaryDirectory("order").path
+        let arguments = [a, "-o", output, "-d", macho, b]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.problemLines, [], result.summary(arguments))
+        let written = try FileManager.default.subpathsOfDirectory(atPath: output).filter { $0.hasSuffix(".crash") }
+        XCTAssertEqual(written.count, 2, "\(written)")
+    }
+
+    /// The options the report paths are told apart from take a value exactly as the command
+    /// line parser defines them.
+    func testTheOptionsTakingAValueAreKnown() throws {
+        let result = try CLI.run(["--experimental-dump-help"])
+        XCTAssertEqual(result.status, 0, result.summary(["--experimental-dump-help"]))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any])
+        let command = try XCTUnwrap(json["command"] as? [String: Any])
+        var long: Set<String> = [], short: Set<String> = []
+        for argument in try XCTUnwrap(command["arguments"] as? [[String: Any]]) where argument["kind"] as? String == "option" {
+            for name in argument["names"] as? [[String: Any]] ?? [] {
+                guard let text = name["name"] as? String else { continue }
+                if name["kind"] as? String == "short" { short.insert(text) } else { long.insert("--" + text) }
+            }
+        }
+        XCTAssertEqual(long, ["--debug-files", "--format", "--output", "--jobs"], "Symbolicate.valueOptions")
+        XCTAssertEqual(short, ["d", "o", "j"], "Symbolicate.valueShortOptions")
+    }
+
     func testHelpMentionsTheExitCodes() throws {
         let result = try CLI.run(["--help"])
         XCTAssertEqual(result.status, 0, result.summary(["--help"]))
