@@ -81,7 +81,7 @@ public final class SymbolIndex: @unchecked Sendable {
             }
             return (symbols, try DWARFReader.read(file, layout: layout, in: mapped))
         }()
-        return try SymbolIndex(file: file, raw: raw, symbols: symbols)
+        return try SymbolIndex(file: file, raw: consume raw, symbols: symbols)
     }
 
     /// An index from tables made elsewhere (mapped by ``IndexStore``); nil unless their
@@ -96,12 +96,12 @@ public final class SymbolIndex: @unchecked Sendable {
         self.symbols = symbols
     }
 
-    private init(file: DebugFile, raw: RawDWARF?, symbols: SymbolTable) throws {
+    private init(file: DebugFile, raw: consuming RawDWARF?, symbols: SymbolTable) throws {
         debugFile = file
         self.symbols = symbols
         let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: [], files: [], strings: [0], problem: nil)
         problem = raw.problem
-        tables = Tables(raw)
+        tables = Tables(consume raw)
         guard tables.isWellFormed, symbols.isWellFormed else {
             throw DebugInfoError.corruptDWARF(path: file.path, reason: "inconsistent function, range or line tables")
         }

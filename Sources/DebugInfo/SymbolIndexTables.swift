@@ -167,8 +167,11 @@ extension SymbolIndex {
 
         /// The tables of what the DWARF pass collected: one pass over the functions, sorts
         /// instead of dictionaries, every array written in place once.
-        init(_ raw: RawDWARF) {
+        /// Each of `raw`'s arrays is freed once used (when the caller hands over its last
+        /// reference), so the raw and the finished arrays of a large file are not all held at once.
+        init(_ raw: consuming RawDWARF) {
             strings = FlatArray(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
+            raw.strings = []
             raw.functions.withUnsafeBufferPointer { functions in
                 raw.ranges.withUnsafeBufferPointer { ranges in
                     raw.files.withUnsafeBufferPointer { files in
@@ -176,6 +179,8 @@ extension SymbolIndex {
                     }
                 }
             }
+            raw.functions = []
+            raw.ranges = []
             raw.rows.withUnsafeBufferPointer { rows in
                 raw.files.withUnsafeBufferPointer { files in
                     fillLines(rows, files)
@@ -186,14 +191,39 @@ extension SymbolIndex {
         /// Empty tables, to be filled by ``visit(_:)``.
         init() {}
 
+        /// Function records of the entries whose subtree has code: an entry none of whose
+        /// descendants has an address range (a declaration, an abstract instance) can never be
+        /// part of an answer, and half the entries of a C++ program are such.
         private mutating func fillFunctions(_ functions: UnsafeBufferPointer<cdw_function>,
                                             _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>) {
             let count = functions.count
+            func ownRanges(_ i: Int) -> Range<Int> {
+                let first = min(Int(functions[i].first_range), ranges.count)
+                return first..<min(first + Int(functions[i].range_count), ranges.count)
+            }
+            func parent(_ i: Int) -> Int {
+                let parent = Int(functions[i].parent)
+                return parent >= 0 && parent < i ? parent : -1
+            }
+            // Which entries have code in their subtree (children come after their parents).
+            var hasCode = [Bool](repeating: false, count: count)
+            for i in stride(from: count - 1, through: 0, by: -1) {
+                if !ownRanges(i).isEmpty { hasCode[i] = true }
+                if hasCode[i], parent(i) >= 0 { hasCode[parent(i)] = true }
+            }
+            var newIndex = [Int32](repeating: -1, count: count)
+            var kept = 0
+            for i in 0..<count where hasCode[i] {
+                newIndex[i] = Int32(kept)
+                kept += 1
+            }
+
             let next = Tables.nameSources(functions)
-            let records = FlatArrayWriter<FunctionRecord>(count: count)
+            let records = FlatArrayWriter<FunctionRecord>(count: kept)
+            let extents = FlatArrayWriter<AddressRange>(count: kept)
             var concrete: [(low: UInt64, high: UInt64, function: Int32)] = []
-            for i in 0..<count {
-                let f = functions[i]
+            for i in 0..<count where hasCode[i] {
+                let f = functions[i], n = Int(newIndex[i])
                 // The name: the linkage name wherever the chain of abstract origins and
                 // specifications has one, else the plain name (as llvm-symbolizer does).
                 var name: UInt32 = 0, current = i
@@ -208,40 +238,33 @@ extension SymbolIndex {
                     if following < 0 { break }
                     current = following
                 }
-                records[i] = FunctionRecord(
-                    name: name, end: Int32(i + 1), parent: f.parent,
+                let up = parent(i)
+                records[n] = FunctionRecord(
+                    name: name, end: Int32(n + 1), parent: up >= 0 ? newIndex[up] : -1,
                     callFile: Int(f.call_file) < files.count ? files[Int(f.call_file)] : 0,
                     callLine: f.call_line, callColumn: f.call_column,
                     firstRange: f.first_range, rangeCount: f.range_count,
                     inlined: f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0)
-                if f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
-                    let first = Int(f.first_range), end = min(first + Int(f.range_count), ranges.count)
-                    for r in first..<max(first, end) { concrete.append((ranges[r].low, ranges[r].high, Int32(i))) }
-                }
-            }
-            // Subtree ends: entries are in DIE order with parent links.
-            for i in stride(from: count - 1, through: 0, by: -1) {
-                let parent = Int(functions[i].parent)
-                if parent >= 0, parent < count, records[parent].end < records[i].end { records[parent].end = records[i].end }
-            }
-            self.functions = records.array
-            // Extents, children before parents: entries come in DIE order.
-            let extents = FlatArrayWriter<AddressRange>(count: count)
-            for i in 0..<count {
-                let first = Int(functions[i].first_range), end = min(first + Int(functions[i].range_count), ranges.count)
                 var extent = AddressRange(low: .max, high: 0)
-                for r in first..<max(first, end) {
+                for r in ownRanges(i) {
                     extent.low = min(extent.low, ranges[r].low)
                     extent.high = max(extent.high, ranges[r].high)
+                    if f.tag == UInt32(CDW_TAG_SUBPROGRAM) { concrete.append((ranges[r].low, ranges[r].high, Int32(n))) }
                 }
-                extents[i] = extent
+                extents[n] = extent
             }
-            for i in stride(from: count - 1, through: 0, by: -1) where functions[i].tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) {
-                let parent = Int(functions[i].parent)
-                guard parent >= 0, parent < i else { continue }
-                extents[parent] = AddressRange(low: min(extents[parent].low, extents[i].low),
-                                               high: max(extents[parent].high, extents[i].high))
+            // Subtree ends, and extents taking in those of inlined children: children come
+            // after their parents.
+            for n in stride(from: kept - 1, through: 0, by: -1) {
+                let record = records[n], up = Int(record.parent)
+                guard up >= 0 else { continue }
+                if records[up].end < record.end { records[up].end = record.end }
+                if record.inlined != 0 {
+                    extents[up] = AddressRange(low: min(extents[up].low, extents[n].low),
+                                               high: max(extents[up].high, extents[n].high))
+                }
             }
+            self.functions = records.array
             self.extents = extents.array
             self.ranges = FlatArray(count: ranges.count) { AddressRange(low: ranges[$0].low, high: ranges[$0].high) }
 
