@@ -151,30 +151,19 @@ public final class SymbolIndex: @unchecked Sendable {
     /// The deepest entry decides, even when an entry between it and the function does not
     /// hold the address itself: strict DWARF 2 has no range lists, so an inlined call whose
     /// code is split records only its first piece, while the entries nested in it still say
-    /// where they were inlined (llvm-symbolizer reads it the same way).
+    /// where they were inlined (llvm-symbolizer reads it the same way). Which entry that is,
+    /// the function's ``InlineSegment``s say.
     private func inlineChain(in concrete: Int, at address: UInt64) -> [Int] {
-        let functions = tables.functions, extents = tables.extents
-        var deepest = concrete, deepestDepth = 0
-        var openEnds: [Int] = []  // subtree ends of the inlined entries enclosing `i`
-        var i = concrete + 1
-        let end = min(Int(functions[concrete].end), functions.count)
-        while i < end {
-            while let last = openEnds.last, i >= last { openEnds.removeLast() }
-            let record = functions[i]
-            // A function nested in this one is not part of its code; an inlined call none of
-            // whose code (its own or that of the calls inlined into it) holds the address
-            // cannot be part of the chain.
-            guard record.inlined != 0, extents[i].low <= address, address < extents[i].high else {
-                i = max(Int(record.end), i + 1)
-                continue
-            }
-            if openEnds.count + 1 > deepestDepth, rangeIndex(of: record, containing: address) != nil {
-                deepest = i
-                deepestDepth = openEnds.count + 1
-            }
-            openEnds.append(Int(record.end))
-            i += 1
+        let functions = tables.functions, segments = tables.segments
+        let record = functions[concrete]
+        let first = min(Int(record.firstSegment), segments.count)
+        var low = first, high = min(first + Int(record.segmentCount), segments.count)
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if segments[mid].start <= address { low = mid + 1 } else { high = mid }
         }
+        var deepest = low > first ? Int(segments[low - 1].entry) : concrete
+        if deepest <= concrete || deepest >= min(Int(record.end), functions.count) { deepest = concrete }
         var chain = [deepest]
         while let last = chain.last, last != concrete {
             let parent = Int(functions[last].parent)

@@ -19,6 +19,20 @@ struct FunctionRecord: BitwiseCopyable, Equatable {
     var rangeCount: UInt32
     /// 1 for inlined subroutines, 0 for subprograms.
     var inlined: UInt32
+    /// An out-of-line function's ``InlineSegment``s: `segmentCount` from `firstSegment`.
+    var firstSegment: UInt32
+    var segmentCount: UInt32
+}
+
+/// From `start` up to the next segment's start, `entry` is the deepest inlined call (the
+/// first in DIE order of equally deep ones) holding the address, or -1 for none: the answer
+/// of the walk through an out-of-line function's inlined calls, made once for every address
+/// when the index is built. A lookup finds its segment by a binary search in its function's
+/// segments, where a large C++ function would otherwise have thousands of calls to look at.
+struct InlineSegment: BitwiseCopyable, Equatable {
+    var start: UInt64
+    var entry: Int32
+    var reserved: UInt32 = 0
 }
 
 /// An address range `[low, high)`.
@@ -92,10 +106,8 @@ extension SymbolIndex {
         /// NUL-terminated names and paths; offset 0 is the empty string standing for none.
         var strings = FlatArray<UInt8>([0])
         var functions = FlatArray<FunctionRecord>()
-        /// Per function entry, the smallest range holding every range of the entry and of the
-        /// inlined entries beneath it (`low > high` when there are none): a lookup passes over
-        /// the inlined calls of a large function whose code lies elsewhere without walking them.
-        var extents = FlatArray<AddressRange>()
+        /// The segments of every out-of-line function, function by function.
+        var segments = FlatArray<InlineSegment>()
         var ranges = FlatArray<AddressRange>()
         /// Ranges of out-of-line functions, sorted; `first` is the function.
         var concrete = FlatArray<SortedRange>()
@@ -118,7 +130,7 @@ extension SymbolIndex {
             visitor.visit(7, &sequenceFence)
             visitor.visit(8, &rows)
             visitor.visit(9, &rowFence)
-            visitor.visit(10, &extents)
+            visitor.visit(10, &segments)
         }
 
         /// Whether the strings end in a NUL and the fences fit their tables: all a lookup needs
@@ -129,7 +141,7 @@ extension SymbolIndex {
             strings.last == 0 && strings.count <= Int(UInt32.max) && functions.count < Int(Int32.max)
                 && rows.count < Int(Int32.max)
                 && Fence.fits(concreteFence, count: concrete.count) && Fence.fits(sequenceFence, count: sequences.count)
-                && Fence.fits(rowFence, count: rows.count) && extents.count == functions.count
+                && Fence.fits(rowFence, count: rows.count)
         }
 
         /// Whether, beyond ``hasConsistentShape``, every index stored in one array is valid in
@@ -143,6 +155,10 @@ extension SymbolIndex {
             for i in 0..<count {
                 let f = functions[i]
                 guard f.end > i, f.end <= count, f.parent >= -1, f.parent < i, f.inlined <= 1,
+                      Int(f.firstSegment) + Int(f.segmentCount) <= segments.count,
+                      (Int(f.firstSegment)..<(Int(f.firstSegment) + Int(f.segmentCount))).allSatisfy({
+                          segments[$0].entry == -1 || (Int(segments[$0].entry) > i && segments[$0].entry < f.end)
+                      }),
                       Int(f.firstRange) + Int(f.rangeCount) <= ranges.count, f.name < stringLimit, f.callFile < stringLimit
                 else { return false }
             }
@@ -172,7 +188,7 @@ extension SymbolIndex {
         init(_ raw: consuming RawDWARF) {
             strings = FlatArray(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
             raw.strings = []
-            raw.functions.withUnsafeBufferPointer { functions in
+            let records = raw.functions.withUnsafeBufferPointer { functions in
                 raw.ranges.withUnsafeBufferPointer { ranges in
                     raw.files.withUnsafeBufferPointer { files in
                         fillFunctions(functions, ranges, files)
@@ -186,6 +202,9 @@ extension SymbolIndex {
                     fillLines(rows, files)
                 }
             }
+            raw.rows = []
+            segments = Tables.inlineSegments(records, ranges)
+            functions = records.array
         }
 
         /// Empty tables, to be filled by ``visit(_:)``.
@@ -194,8 +213,11 @@ extension SymbolIndex {
         /// Function records of the entries whose subtree has code: an entry none of whose
         /// descendants has an address range (a declaration, an abstract instance) can never be
         /// part of an answer, and half the entries of a C++ program are such.
+        /// Fills the ranges and the concrete ranges; returns the function records, to which
+        /// the segments are still to be added.
         private mutating func fillFunctions(_ functions: UnsafeBufferPointer<cdw_function>,
-                                            _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>) {
+                                            _ ranges: UnsafeBufferPointer<cdw_range>,
+                                            _ files: UnsafeBufferPointer<UInt32>) -> FlatArrayWriter<FunctionRecord> {
             let count = functions.count
             func ownRanges(_ i: Int) -> Range<Int> {
                 let first = min(Int(functions[i].first_range), ranges.count)
@@ -220,7 +242,6 @@ extension SymbolIndex {
 
             let next = Tables.nameSources(functions)
             let records = FlatArrayWriter<FunctionRecord>(count: kept)
-            let extents = FlatArrayWriter<AddressRange>(count: kept)
             var concrete: [(low: UInt64, high: UInt64, function: Int32)] = []
             for i in 0..<count where hasCode[i] {
                 let f = functions[i], n = Int(newIndex[i])
@@ -244,28 +265,16 @@ extension SymbolIndex {
                     callFile: Int(f.call_file) < files.count ? files[Int(f.call_file)] : 0,
                     callLine: f.call_line, callColumn: f.call_column,
                     firstRange: f.first_range, rangeCount: f.range_count,
-                    inlined: f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0)
-                var extent = AddressRange(low: .max, high: 0)
-                for r in ownRanges(i) {
-                    extent.low = min(extent.low, ranges[r].low)
-                    extent.high = max(extent.high, ranges[r].high)
-                    if f.tag == UInt32(CDW_TAG_SUBPROGRAM) { concrete.append((ranges[r].low, ranges[r].high, Int32(n))) }
+                    inlined: f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0, firstSegment: 0, segmentCount: 0)
+                if f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
+                    for r in ownRanges(i) { concrete.append((ranges[r].low, ranges[r].high, Int32(n))) }
                 }
-                extents[n] = extent
             }
-            // Subtree ends, and extents taking in those of inlined children: children come
-            // after their parents.
+            // Subtree ends: children come after their parents.
             for n in stride(from: kept - 1, through: 0, by: -1) {
-                let record = records[n], up = Int(record.parent)
-                guard up >= 0 else { continue }
-                if records[up].end < record.end { records[up].end = record.end }
-                if record.inlined != 0 {
-                    extents[up] = AddressRange(low: min(extents[up].low, extents[n].low),
-                                               high: max(extents[up].high, extents[n].high))
-                }
+                let up = Int(records[n].parent)
+                if up >= 0, records[up].end < records[n].end { records[up].end = records[n].end }
             }
-            self.functions = records.array
-            self.extents = extents.array
             self.ranges = FlatArray(count: ranges.count) { AddressRange(low: ranges[$0].low, high: ranges[$0].high) }
 
             // Of equal ranges the later function comes later, as a stable sort leaves them.
@@ -279,6 +288,100 @@ extension SymbolIndex {
                                    first: concrete[i].function, end: 0)
             }
             concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
+            return records
+        }
+
+        /// The ``InlineSegment``s of every out-of-line function with inlined calls, written
+        /// into its record. The calls that count are those reached from the function through
+        /// inlined calls only (a function nested in it is not part of its code), each as deep
+        /// as the inlined calls around it; a sweep over their ranges' ends keeps, between two
+        /// ends, the deepest call holding the addresses, the first in DIE order of equals.
+        private static func inlineSegments(_ records: FlatArrayWriter<FunctionRecord>,
+                                           _ ranges: FlatArray<AddressRange>) -> FlatArray<InlineSegment> {
+            // At most two segments per range of an inlined call: written in place, the pages
+            // beyond the last one never touched.
+            var bound = 0
+            for i in 0..<records.count where records[i].inlined != 0 { bound += 2 * Int(records[i].rangeCount) }
+            let segments = FlatArrayWriter<InlineSegment>(count: bound)
+            var made = 0
+            // Per function, reused: the calls' ranges, the points where the answer may change,
+            // and a max-heap of the ranges that have begun, by (depth, earlier entry first).
+            var pieces: [(low: UInt64, high: UInt64, depth: Int32, entry: Int32)] = []
+            var points: [UInt64] = []
+            var heap: [(high: UInt64, depth: Int32, entry: Int32)] = []
+            func before(_ a: (high: UInt64, depth: Int32, entry: Int32), _ b: (high: UInt64, depth: Int32, entry: Int32)) -> Bool {
+                a.depth != b.depth ? a.depth > b.depth : a.entry < b.entry
+            }
+            func push(_ element: (high: UInt64, depth: Int32, entry: Int32)) {
+                heap.append(element)
+                var i = heap.count - 1
+                while i > 0, before(heap[i], heap[(i - 1) / 2]) {
+                    heap.swapAt(i, (i - 1) / 2)
+                    i = (i - 1) / 2
+                }
+            }
+            func pop() {
+                heap.swapAt(0, heap.count - 1)
+                heap.removeLast()
+                var i = 0
+                while true {
+                    let l = 2 * i + 1, r = l + 1
+                    var best = i
+                    if l < heap.count, before(heap[l], heap[best]) { best = l }
+                    if r < heap.count, before(heap[r], heap[best]) { best = r }
+                    if best == i { break }
+                    heap.swapAt(i, best)
+                    i = best
+                }
+            }
+            let count = records.count
+            for function in 0..<count where records[function].inlined == 0 && records[function].rangeCount > 0 {
+                pieces.removeAll(keepingCapacity: true)
+                var openEnds: [Int32] = []
+                var i = function + 1
+                let end = Int(records[function].end)
+                while i < end {
+                    while let last = openEnds.last, i >= last { openEnds.removeLast() }
+                    let record = records[i]
+                    guard record.inlined != 0 else {
+                        i = max(Int(record.end), i + 1)
+                        continue
+                    }
+                    let first = min(Int(record.firstRange), ranges.count)
+                    for r in first..<min(first + Int(record.rangeCount), ranges.count) where ranges[r].low < ranges[r].high {
+                        pieces.append((ranges[r].low, ranges[r].high, Int32(openEnds.count + 1), Int32(i)))
+                    }
+                    openEnds.append(record.end)
+                    i += 1
+                }
+                guard !pieces.isEmpty else { continue }
+                pieces.sort { $0.low < $1.low }
+                points.removeAll(keepingCapacity: true)
+                for piece in pieces {
+                    points.append(piece.low)
+                    points.append(piece.high)
+                }
+                points.sort()
+                heap.removeAll(keepingCapacity: true)
+                let firstSegment = made
+                var next = 0, previousPoint = UInt64.max
+                for point in points where point != previousPoint {
+                    previousPoint = point
+                    while next < pieces.count, pieces[next].low <= point {
+                        push((pieces[next].high, pieces[next].depth, pieces[next].entry))
+                        next += 1
+                    }
+                    while let top = heap.first, top.high <= point { pop() }
+                    let entry = heap.first?.entry ?? -1
+                    if made == firstSegment ? entry != -1 : segments[made - 1].entry != entry {
+                        segments[made] = InlineSegment(start: point, entry: entry)
+                        made += 1
+                    }
+                }
+                records[function].firstSegment = UInt32(firstSegment)
+                records[function].segmentCount = UInt32(made - firstSegment)
+            }
+            return segments.array(first: made)
         }
 
         /// For each entry, the entry its name comes from when it has none itself: its
