@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Parses the classic text form of an Apple crash report (`.crash`, `.txt`, what Console shows).
 ///
 /// The parser is one pass over the lines, a small state machine: header lines until the first
@@ -43,21 +49,16 @@ public enum ClassicReportParser {
 
     /// Rejects empty and binary input (for every text format).
     static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
-        var printable = false
-        var controls = 0
+        guard let base = b.baseAddress else { throw ReportError.empty(path) }
+        if memchr(base, 0, b.count) != nil { throw ReportError.notAReport(path) }
+        guard b.contains(where: { $0 > ASCII.space }) else { throw ReportError.empty(path) }
+        // Control characters other than blanks and ESC (colour codes) in the first 4 KiB.
         let sample = min(b.count, 4096)
-        for i in 0..<b.count {
+        var controls = 0
+        for i in 0..<sample {
             let byte = b[i]
-            if byte > ASCII.space {
-                printable = true
-                if byte == 0x7F && i < sample { controls += 1 }
-            } else if byte == 0 {
-                throw ReportError.notAReport(path)
-            } else if i < sample && !(byte == ASCII.space || (0x09...0x0D).contains(byte) || byte == 0x1B) {
-                controls += 1
-            }
+            if byte == 0x7F || (byte < ASCII.space && !((0x09...0x0D).contains(byte) || byte == 0x1B)) { controls += 1 }
         }
-        guard printable else { throw ReportError.empty(path) }
         if controls * 10 > sample { throw ReportError.notAReport(path) }
     }
 }
