@@ -220,16 +220,23 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertNoThrow(try store.load(file, stamp: stamp))
     }
 
-    /// Cut short, bits flipped in the header, another version, another byte order, sections
-    /// out of bounds, tables of different lengths: each is refused when the file is opened,
-    /// the index is built again, answers as it should, and replaces the file.
-    func testDamagedIndexFilesAreRefusedAndReplaced() throws {
+    /// A fixture copy indexed into a new store: the file, the store, the built index, the
+    /// file's stamp, and the stored index file's path and bytes.
+    private func storedFixture() throws
+        -> (DebugFile, IndexStore, SymbolIndex, DebugFileStamp, String, [UInt8]) {
         let file = try copy()
         let store = makeStore()
         let built = try store.index(for: file)
         let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
         let path = store.path(for: file, stamp: stamp)
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        return (file, store, built, stamp, path, try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    /// Cut short, bits flipped in the header, another version, another byte order, sections
+    /// out of bounds, tables of different lengths: each is refused when the file is opened,
+    /// the index is built again, answers as it should, and replaces the file.
+    func testDamagedIndexFilesAreRefusedAndReplaced() throws {
+        let (file, store, built, stamp, path, original) = try storedFixture()
         let addresses = try IndexStoreTests.sample(file, count: 300)
         let headerSize = Int(original.withUnsafeBytes { $0.load(fromByteOffset: 24, as: UInt64.self) })
         let sections = IndexStoreTests.sections(of: original)
@@ -290,12 +297,7 @@ final class IndexStoreTests: XCTestCase {
     /// sections, whole sections of random bytes, and indexes pointing outside their tables,
     /// backwards or at themselves: every lookup over the file's whole address range returns.
     func testDamagedTablesNeverFaultOrHang() throws {
-        let file = try copy()
-        let store = makeStore()
-        let built = try store.index(for: file)
-        let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
-        let path = store.path(for: file, stamp: stamp)
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let (file, store, built, stamp, path, original) = try storedFixture()
         let sections = IndexStoreTests.sections(of: original).filter { $0.length > 0 }
         var addresses = try IndexStoreTests.sample(file, count: 200)
         addresses += [0, 1, UInt64.max, UInt64.max - 1] + (addresses.map { $0 &+ 0x10_000 })
