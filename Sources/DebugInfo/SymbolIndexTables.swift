@@ -1,8 +1,8 @@
 import CDwarf
 
 /// One subprogram or inlined-subroutine entry of a ``SymbolIndex``, in DIE order: the
-/// entries inlined into a function follow it, up to `end`. One record holds what a lookup
-/// reads of an entry, so walking a function's inlined entries reads memory in order.
+/// entries inlined into a function follow it, up to `end`. One record holds all a lookup
+/// reads of an entry, so an inline chain costs a cache line or two per frame.
 struct FunctionRecord: BitwiseCopyable, Equatable {
     /// Offset of the (linkage) name in the strings.
     var name: UInt32
@@ -63,7 +63,7 @@ struct LineRow: BitwiseCopyable, Equatable {
     var column: UInt32
 }
 
-/// Every `fenceStride`th key of a sorted table, so that a search reads this small array and
+/// Every ``stride``th key of a sorted table, so that a search reads this small array and
 /// then one block of the table: a couple of pages instead of one per halving.
 enum Fence {
     static let stride = 128
@@ -183,6 +183,7 @@ extension SymbolIndex {
 
         /// The tables of what the DWARF pass collected: one pass over the functions, sorts
         /// instead of dictionaries, every array written in place once.
+        ///
         /// Each of `raw`'s arrays is freed once used (when the caller hands over its last
         /// reference), so the raw and the finished arrays of a large file are not all held at once.
         init(_ raw: consuming RawDWARF) {
@@ -210,11 +211,10 @@ extension SymbolIndex {
         /// Empty tables, to be filled by ``visit(_:)``.
         init() {}
 
-        /// Function records of the entries whose subtree has code: an entry none of whose
-        /// descendants has an address range (a declaration, an abstract instance) can never be
-        /// part of an answer, and half the entries of a C++ program are such.
-        /// Fills the ranges and the concrete ranges; returns the function records, to which
-        /// the segments are still to be added.
+        /// Fills the ranges and the concrete ranges, and returns the function records (to
+        /// which the segments are still to be added) of the entries whose subtree has code: an
+        /// entry none of whose descendants has an address range (a declaration, an abstract
+        /// instance) can never be part of an answer, and half the entries of a C++ program are such.
         private mutating func fillFunctions(_ functions: UnsafeBufferPointer<cdw_function>,
                                             _ ranges: UnsafeBufferPointer<cdw_range>,
                                             _ files: UnsafeBufferPointer<UInt32>) -> FlatArrayWriter<FunctionRecord> {
