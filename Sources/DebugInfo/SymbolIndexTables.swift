@@ -392,27 +392,31 @@ extension SymbolIndex {
             // reference mostly points near the entry that makes it (an abstract origin in the
             // same unit): searched outwards from the referring entry. (Offsets that do not rise
             // are sorted first.) Of equal offsets the last entry counts.
-            var offsets = [UInt64](), order = [Int32]()
-            offsets.reserveCapacity(count)
             var rising = true
-            for i in 0..<count {
-                if let last = offsets.last, last > functions[i].offset { rising = false }
-                offsets.append(functions[i].offset)
+            for i in 1..<max(count, 1) where functions[i - 1].offset > functions[i].offset {
+                rising = false
+                break
             }
+            // When they do not rise: the entries in offset order, and their offsets.
+            var order = [Int32](), sortedOffsets = [UInt64]()
             if !rising {
                 order = Array(0..<Int32(count))
-                order.sort { offsets[Int($0)] != offsets[Int($1)] ? offsets[Int($0)] < offsets[Int($1)] : $0 < $1 }
-                offsets = order.map { offsets[Int($0)] }
+                order.sort {
+                    functions[Int($0)].offset != functions[Int($1)].offset
+                        ? functions[Int($0)].offset < functions[Int($1)].offset : $0 < $1
+                }
+                sortedOffsets = order.map { functions[Int($0)].offset }
             }
+            func offsets(_ k: Int) -> UInt64 { rising ? functions[k].offset : sortedOffsets[k] }
             func entry(at offset: UInt64, near i: Int) -> Int32 {
                 guard offset != UInt64.max, count > 0 else { return -1 }
                 // Bracket the offset between low and high by steps doubling from i, then bisect.
                 var low = 0, high = count
                 let start = rising ? i : count / 2
-                if offsets[start] <= offset {
+                if offsets(start) <= offset {
                     low = start
                     var step = 1
-                    while low + step < count, offsets[low + step] <= offset {
+                    while low + step < count, offsets(low + step) <= offset {
                         low += step
                         step *= 2
                     }
@@ -420,18 +424,18 @@ extension SymbolIndex {
                 } else {
                     high = start
                     var step = 1
-                    while high - step >= 0, offsets[high - step] > offset {
+                    while high - step >= 0, offsets(high - step) > offset {
                         high -= step
                         step *= 2
                     }
                     low = max(0, high - step)
                 }
-                // Now offsets[low] <= offset < offsets[high] (where those exist): the last ≤ offset.
+                // Now offsets(low) <= offset < offsets(high) (where those exist): the last ≤ offset.
                 while low < high {
                     let mid = (low + high) / 2
-                    if offsets[mid] <= offset { low = mid + 1 } else { high = mid }
+                    if offsets(mid) <= offset { low = mid + 1 } else { high = mid }
                 }
-                guard low > 0, offsets[low - 1] == offset else { return -1 }
+                guard low > 0, offsets(low - 1) == offset else { return -1 }
                 return rising ? Int32(low - 1) : order[low - 1]
             }
             // A function inlined in many places is the origin of each: recent answers are
