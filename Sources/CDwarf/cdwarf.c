@@ -389,7 +389,15 @@ typedef struct sink {
     // a name met again in the same section is not copied again.
     struct interned *interned;
     uint64_t interned_capacity, interned_count;
+    // The bytes of .debug_ranges / .debug_rnglists the current unit's range lists span.
+    const uint8_t *lists_read[2];
 } sink;
+
+// Notes that the range list at [from, to) was read.
+static void note_list_read(sink *s, const uint8_t *from, const uint8_t *to) {
+    if (!s->lists_read[0] || from < s->lists_read[0]) s->lists_read[0] = from;
+    if (to > s->lists_read[1]) s->lists_read[1] = to;
+}
 
 // Makes room for one more element of `array`, or returns `failure` from the caller.
 #define GROW(s, array, count, capacity, failure)                                      \
@@ -1818,7 +1826,9 @@ static int read_range_list(sink *s, const unit_ctx *u, const value *v) {
             int add = 1, res = FAST_OK;
             switch (kind) {
             case DW_RLE_end_of_list:
-                return c.bad ? FAST_DAMAGED : FAST_OK;
+                if (c.bad) return FAST_DAMAGED;
+                note_list_read(s, lists->data + offset, c.p);
+                return FAST_OK;
             case DW_RLE_base_addressx:
                 res = indexed_address(u, get_uleb(&c), &base);
                 add = 0;
@@ -1864,7 +1874,10 @@ static int read_range_list(sink *s, const unit_ctx *u, const value *v) {
     for (;;) {
         uint64_t first = get_fixed(&c, u->address_size), second = get_fixed(&c, u->address_size);
         if (c.bad) return FAST_DAMAGED;
-        if (first == 0 && second == 0) return FAST_OK;
+        if (first == 0 && second == 0) {
+            note_list_read(s, ranges->data + offset, c.p);
+            return FAST_OK;
+        }
         if (first == largest) {
             base = second;
         } else if (add_range(s, base + first, base + second) != 0) {
@@ -2090,9 +2103,10 @@ static int read_entry_formats(cursor *c, entry_format formats[256], unsigned *co
     return c->bad ? FAST_DAMAGED : FAST_OK;
 }
 
-// The unit's line table: its file list (see read_file_table) and rows.
+// The unit's line table: its file list (see read_file_table) and rows. On success, `*read`
+// holds the bytes of .debug_line it read (its line program, header included).
 static int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sections *sections,
-                           int big_endian, const unit_header *h) {
+                           int big_endian, const unit_header *h, const uint8_t *read[2]) {
     unit_ctx u;
     cursor c;
     const abbrev *unit_abbrev = NULL;
@@ -2111,6 +2125,8 @@ static int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sections 
     }
     if (c.bad || length > (uint64_t)(c.end - c.p)) return FAST_DAMAGED;
     const uint8_t *end = c.p + length;
+    read[0] = line->data + u.stmt_list;
+    read[1] = end;
     c.end = end;
     uint16_t version = (uint16_t)get_fixed(&c, 2);
     if (version < 2 || version > 5) return FAST_UNSUPPORTED;
@@ -2489,11 +2505,21 @@ static void run_task(thread_ctx *t, uint32_t k) {
     message[0] = '\0';
     int failed = 0;
     int res = FAST_UNSUPPORTED;  // libdwarf's, unless the fast reader takes it
+    const uint8_t *line_read[2] = {NULL, NULL};
+    t->s.lists_read[0] = t->s.lists_read[1] = NULL;
     if (!rd->use_libdwarf) {
         res = functions ? fast_unit_functions(&t->s, &t->abbrevs, &rd->sections,
                                               rd->object->big_endian, h)
                         : fast_unit_lines(&t->s, &t->abbrevs, &rd->sections,
-                                          rd->object->big_endian, h);
+                                          rd->object->big_endian, h, line_read);
+        // A line program is read once: its pages go now (those it shares with the programs
+        // either side stay; they go with the section at the end).
+        if (res == FAST_OK && !functions && line_read[0])
+            release_section_bytes(rd->object, line_read[0], line_read[1], 0);
+        // So are a unit's range lists, mostly side by side (what lies between, if anything,
+        // is read from the file again when another unit needs it).
+        if (res == FAST_OK && functions && t->s.lists_read[0])
+            release_section_bytes(rd->object, t->s.lists_read[0], t->s.lists_read[1], 0);
         if (res == FAST_NO_MEMORY) {
             set_message(message, sizeof(message), "compile unit at 0x%llx: out of memory",
                         (unsigned long long)h->offset);

@@ -9,7 +9,8 @@ import Darwin
 struct RawDWARF {
     var functions: [cdw_function]
     var ranges: [cdw_range]
-    var rows: [cdw_row]
+    /// In memory of its own, which the index takes over for its line rows.
+    var rows: FlatArray<cdw_row>
     /// Per entry of `cdw_result.files`, the offset in `strings` of its path, joined as
     /// llvm-symbolizer joins it (``SourcePath``); 0 for placeholders.
     var files: [UInt32]
@@ -88,17 +89,16 @@ enum DWARFReader {
         }
         // The large arrays are copied once, by the reading threads, straight into ours.
         let functionCount = Int(result.function_count), rangeCount = Int(result.range_count), rowCount = Int(result.row_count)
-        var ranges: [cdw_range] = [], rows: [cdw_row] = []
+        var ranges: [cdw_range] = []
+        let rowWriter = FlatArrayWriter<cdw_row>(count: rowCount)
         let functions = [cdw_function](unsafeUninitializedCapacity: functionCount) { functionBuffer, functionsMade in
             ranges = [cdw_range](unsafeUninitializedCapacity: rangeCount) { rangeBuffer, rangesMade in
-                rows = [cdw_row](unsafeUninitializedCapacity: rowCount) { rowBuffer, rowsMade in
-                    cdw_read_finish(reading, functionBuffer.baseAddress, rangeBuffer.baseAddress, rowBuffer.baseAddress)
-                    rowsMade = rowCount
-                }
+                cdw_read_finish(reading, functionBuffer.baseAddress, rangeBuffer.baseAddress, rowWriter.baseAddress)
                 rangesMade = rangeCount
             }
             functionsMade = functionCount
         }
+        let rows = rowWriter.array
         func buffer<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: UInt64) -> UnsafeBufferPointer<T> {
             guard let pointer, count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
             return UnsafeBufferPointer(start: pointer, count: Int(count))

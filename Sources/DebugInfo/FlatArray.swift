@@ -69,6 +69,28 @@ struct FlatArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked S
 
     /// The elements' bytes, as they are stored.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(buffer) }
+
+    /// The memory of this array, taken over for an array of `T`: `fill` reads the old
+    /// elements through the raw bytes it is given and writes the new ones over them (never
+    /// ahead of what it has still to read), and returns how many it wrote. Whole pages past
+    /// them are given back. For converting a table of millions of rows into a smaller one
+    /// without holding both; this must be the last array reading the memory, which must be
+    /// its own (an ``OwnedBlock``).
+    consuming func reusingMemory<T: BitwiseCopyable>(as _: T.Type, _ fill: (UnsafeMutableRawBufferPointer) -> Int)
+        -> FlatArray<T> {
+        guard let owner = owner as? OwnedBlock, let start = buffer.baseAddress else { return FlatArray<T>() }
+        let base = UnsafeMutableRawPointer(mutating: start)
+        precondition(Int(bitPattern: base) % MemoryLayout<T>.alignment == 0)
+        let bytes = buffer.count * MemoryLayout<Element>.stride
+        let count = fill(UnsafeMutableRawBufferPointer(start: base, count: bytes))
+        precondition(count >= 0 && count * MemoryLayout<T>.stride <= bytes)
+        #if os(Linux)
+        let page = Int(getpagesize()), used = count * MemoryLayout<T>.stride
+        let from = (Int(bitPattern: base) + used + page - 1) / page * page, to = (Int(bitPattern: base) + bytes) / page * page
+        if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
+        #endif
+        return count > 0 ? FlatArray<T>(start: base, count: count, owner: owner) : FlatArray<T>()
+    }
 }
 
 /// Memory for a ``FlatArray`` of `count` elements, written by index (in any order, any number
@@ -103,6 +125,9 @@ struct FlatArrayWriter<Element: BitwiseCopyable> {
             base![position] = newValue
         }
     }
+
+    /// Where the elements go, for a C function that fills them all.
+    var baseAddress: UnsafeMutablePointer<Element>? { base }
 
     /// The elements written; the writer must not be written to afterwards.
     var array: FlatArray<Element> { array(first: count) }

@@ -99,7 +99,7 @@ public final class SymbolIndex: @unchecked Sendable {
     private init(file: DebugFile, raw: consuming RawDWARF?, symbols: SymbolTable) throws {
         debugFile = file
         self.symbols = symbols
-        let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: [], files: [], strings: [0], problem: nil)
+        let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: FlatArray(), files: [], strings: [0], problem: nil)
         problem = raw.problem
         tables = Tables(consume raw)
         guard tables.isWellFormed, symbols.isWellFormed else {

@@ -189,6 +189,11 @@ extension SymbolIndex {
         init(_ raw: consuming RawDWARF) {
             strings = FlatArray(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
             raw.strings = []
+            // The line rows first: converted in place, they shrink by a third or more before
+            // the function records are made.
+            let rawRows = raw.rows
+            raw.rows = FlatArray()
+            raw.files.withUnsafeBufferPointer { files in fillLines(rawRows, files) }
             let records = raw.functions.withUnsafeBufferPointer { functions in
                 raw.ranges.withUnsafeBufferPointer { ranges in
                     raw.files.withUnsafeBufferPointer { files in
@@ -198,12 +203,6 @@ extension SymbolIndex {
             }
             raw.functions = []
             raw.ranges = []
-            raw.rows.withUnsafeBufferPointer { rows in
-                raw.files.withUnsafeBufferPointer { files in
-                    fillLines(rows, files)
-                }
-            }
-            raw.rows = []
             segments = Tables.inlineSegments(records, ranges)
             functions = records.array
         }
@@ -467,45 +466,63 @@ extension SymbolIndex {
         /// of rows at one address a lookup finds the last, and a row that says what the row
         /// before it said (file, line and column) answers nothing that row does not. A
         /// sequence longer than 4 GiB (row offsets are 32 bits) is left out.
-        private mutating func fillLines(_ rows: UnsafeBufferPointer<cdw_row>, _ files: UnsafeBufferPointer<UInt32>) {
+        ///
+        /// The rows are converted where the raw ones lie (16 bytes written behind each 24 read),
+        /// sequence after sequence as they come: only the sequence records are sorted.
+        private mutating func fillLines(_ raw: consuming FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>) {
             var sequences: [(low: UInt64, high: UInt64, first: Int32, last: Int32)] = []
-            var first = 0, total = 0
-            for i in 0..<rows.count where rows[i].end_sequence != 0 {
-                if i > first, rows[first].address < rows[i].address, rows[i].address - rows[first].address <= UInt64(UInt32.max) {
-                    sequences.append((rows[first].address, rows[i].address, Int32(first), Int32(i)))
-                    total += i - first
+            var first = 0
+            for i in 0..<raw.count where raw[i].end_sequence != 0 {
+                let low = raw[first].address, high = raw[i].address
+                if i > first, low < high, high - low <= UInt64(UInt32.max) {
+                    sequences.append((low, high, Int32(first), Int32(i)))
                 }
                 first = i + 1
             }
-            sequences.sort {
-                $0.low != $1.low ? $0.low < $1.low : $0.high != $1.high ? $0.high > $1.high : $0.first < $1.first
-            }
-            let kept = FlatArrayWriter<LineRow>(count: total)
-            let records = FlatArrayWriter<SortedRange>(count: sequences.count)
-            var n = 0, maximum: UInt64 = 0
-            for (s, sequence) in sequences.enumerated() {
-                let start = n, last = Int(sequence.last)
-                for r in Int(sequence.first)..<last {
-                    let row = rows[r]
-                    if r + 1 < last, rows[r + 1].address == row.address { continue }
-                    let file = Int(row.file) < files.count ? files[Int(row.file)] : 0
-                    if n > start {
-                        let previous = kept[n - 1]
-                        if previous.file == file, previous.line == row.line, previous.column == row.column { continue }
+            // Each sequence's rows, written over the raw rows: where they start and end.
+            var placed = [(start: Int32, end: Int32)](repeating: (0, 0), count: sequences.count)
+            let rowStride = MemoryLayout<cdw_row>.stride, lineStride = MemoryLayout<LineRow>.stride
+            let rows = raw.reusingMemory(as: LineRow.self) { memory in
+                var n = 0
+                for (s, sequence) in sequences.enumerated() {
+                    let start = n, last = Int(sequence.last)
+                    var previous: (file: UInt32, line: UInt32, column: UInt32)?
+                    var row = memory.load(fromByteOffset: Int(sequence.first) * rowStride, as: cdw_row.self)
+                    for r in Int(sequence.first)..<last {
+                        // Read ahead before anything is written over this row.
+                        let following = memory.load(fromByteOffset: (r + 1) * rowStride, as: cdw_row.self)
+                        defer { row = following }
+                        if r + 1 < last, following.address == row.address { continue }
+                        let file = Int(row.file) < files.count ? files[Int(row.file)] : 0
+                        if let previous, previous.file == file, previous.line == row.line, previous.column == row.column {
+                            continue
+                        }
+                        previous = (file, row.line, row.column)
+                        memory.storeBytes(of: LineRow(offset: UInt32(truncatingIfNeeded: row.address &- sequence.low), file: file,
+                                                      line: row.line, column: row.column),
+                                          toByteOffset: n * lineStride, as: LineRow.self)
+                        n += 1
                     }
-                    kept[n] = LineRow(offset: UInt32(truncatingIfNeeded: row.address &- sequence.low), file: file,
-                                      line: row.line, column: row.column)
-                    n += 1
+                    placed[s] = (Int32(start), Int32(n))
                 }
-                maximum = max(maximum, sequence.high)
-                records[s] = SortedRange(low: sequence.low, high: sequence.high, maxHigh: maximum,
-                                         first: Int32(start), end: Int32(n))
+                return n
             }
-            self.sequences = records.array
-            sequenceFence = Fence.make(count: sequences.count) { sequences[$0].low }
-            let rows = kept.array(first: n)
+            var order = Array(sequences.indices)
+            order.sort { a, b in
+                let x = sequences[a], y = sequences[b]
+                return x.low != y.low ? x.low < y.low : x.high != y.high ? x.high > y.high : x.first < y.first
+            }
+            var maximum: UInt64 = 0
+            self.sequences = FlatArray(count: order.count) { k in
+                let sequence = sequences[order[k]]
+                maximum = max(maximum, sequence.high)
+                return SortedRange(low: sequence.low, high: sequence.high, maxHigh: maximum,
+                                   first: placed[order[k]].start, end: placed[order[k]].end)
+            }
+            let sorted = self.sequences
+            sequenceFence = Fence.make(count: sorted.count) { sorted[$0].low }
             self.rows = rows
-            rowFence = FlatArray(count: (n + Fence.stride - 1) / Fence.stride) { rows[$0 * Fence.stride].offset }
+            rowFence = FlatArray(count: (rows.count + Fence.stride - 1) / Fence.stride) { rows[$0 * Fence.stride].offset }
         }
     }
 }
