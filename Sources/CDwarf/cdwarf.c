@@ -2103,10 +2103,10 @@ static int read_entry_formats(cursor *c, entry_format formats[256], unsigned *co
     return c->bad ? FAST_DAMAGED : FAST_OK;
 }
 
-// The unit's line table: its file list (see read_file_table) and rows. On success, `*read`
-// holds the bytes of .debug_line it read (its line program, header included).
+// The unit's line table: its file list (see read_file_table) and rows. `program_bytes` gets
+// the bytes of .debug_line the unit's line program spans (its header included).
 static int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sections *sections,
-                           int big_endian, const unit_header *h, const uint8_t *read[2]) {
+                           int big_endian, const unit_header *h, const uint8_t *program_bytes[2]) {
     unit_ctx u;
     cursor c;
     const abbrev *unit_abbrev = NULL;
@@ -2125,8 +2125,8 @@ static int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sections 
     }
     if (c.bad || length > (uint64_t)(c.end - c.p)) return FAST_DAMAGED;
     const uint8_t *end = c.p + length;
-    read[0] = line->data + u.stmt_list;
-    read[1] = end;
+    program_bytes[0] = line->data + u.stmt_list;
+    program_bytes[1] = end;
     c.end = end;
     uint16_t version = (uint16_t)get_fixed(&c, 2);
     if (version < 2 || version > 5) return FAST_UNSUPPORTED;
