@@ -30,21 +30,14 @@ public enum Demangler {
 
     /// The readable form of `name`, or `name` itself when it is not a mangled name.
     public static func demangle(_ name: String) -> String {
-        if name.hasPrefix("_Z") {
-            if let cxx = name.withCString({ cdw_demangle_cxx($0) }) {
-                defer { free(cxx) }
-                return String(cString: cxx)
-            }
-            return name
+        let demangled: String? = name.withCString { raw in
+            guard isMangled(UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self)) else { return nil }
+            let out = raw[0] == CChar(UInt8(ascii: "_")) && raw[1] == CChar(UInt8(ascii: "Z"))
+                ? cdw_demangle_cxx(raw) : _swiftDemangle(raw, strlen(raw), nil, nil, 0)
+            guard let out else { return nil }
+            defer { free(out) }
+            return String(cString: out)
         }
-        if name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_T0") || name.hasPrefix("$e") {
-            let demangled: String? = name.withCString { raw in
-                guard let out = _swiftDemangle(raw, strlen(raw), nil, nil, 0) else { return nil }
-                defer { free(out) }
-                return String(cString: out)
-            }
-            return demangled ?? name
-        }
-        return name
+        return demangled ?? name
     }
 }
