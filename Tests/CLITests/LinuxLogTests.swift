@@ -80,19 +80,12 @@ final class LinuxLogTests: XCTestCase {
         guard frames.contains(where: { $0.module == binary }) else {
             return XCTFail("\(label): no frame of \(binary) in the log:\n\(log)")
         }
-        let logPath = dir.appendingPathComponent("\(label.replacingOccurrences(of: " ", with: "-")).log").path
-        try log.write(toFile: logPath, atomically: true, encoding: .utf8)
-        let (arguments, output) = try symbolicate(logPath, debug: debugArgument, label: label, in: dir)
+        let (arguments, output) = try symbolicate(log: log, debug: debugArgument, label: label, in: dir)
 
         // The handler's backtrace is crash_handler, the signal trampoline, then the interrupted PC.
         let trampoline = frames.firstIndex { $0.module != binary && $0.module != nil }
         var unresolved: [String] = []
-        defer {
-            if !unresolved.isEmpty {
-                XCTFail("\(label): \(unresolved.count) frames of the program left unresolved by "
-                    + "`\(CLI.describe(arguments))`:\n  " + unresolved.joined(separator: "\n  "))
-            }
-        }
+        defer { assertNoneUnresolved(unresolved, label: label, arguments: arguments) }
         var cursor = 0
         for (k, frame) in frames.enumerated() {
             let inFixture = frame.module == binary
@@ -142,13 +135,24 @@ final class LinuxLogTests: XCTestCase {
 
     /// `symbolicate -d DEBUG LOG`: the arguments, for messages, and the output's lines; checks
     /// that the run succeeds and that its output read back changes nothing.
-    private func symbolicate(_ logPath: String, debug: String, label: String,
+    /// Writes `log` into `dir` and symbolicates it with `-d debug`; the output also comes back
+    /// unchanged when symbolicated again.
+    private func symbolicate(log: String, debug: String, label: String,
                              in dir: URL) throws -> (arguments: [String], output: [String]) {
+        let logPath = dir.appendingPathComponent("\(label.replacingOccurrences(of: " ", with: "-")).log").path
+        try log.write(toFile: logPath, atomically: true, encoding: .utf8)
         let arguments = ["-d", debug, logPath]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 0, result.summary(arguments))
         try assertReadingBackChangesNothing(result.stdoutText, debugArgument: debug, label: label, in: dir)
         return (arguments, OutputLines.split(result.stdoutText))
+    }
+
+    /// Fails, listing them, when frames of the program were left unresolved.
+    private func assertNoneUnresolved(_ unresolved: [String], label: String, arguments: [String]) {
+        guard !unresolved.isEmpty else { return }
+        XCTFail("\(label): \(unresolved.count) frames of the program left unresolved by "
+            + "`\(CLI.describe(arguments))`:\n  " + unresolved.joined(separator: "\n  "))
     }
 
     /// The tool's output, symbolicated again (also with --force), comes back unchanged.
@@ -206,17 +210,10 @@ final class LinuxLogTests: XCTestCase {
             return XCTFail("\(label): the raw and symbolized logs differ in shape: \(rawRuns.map(\.count)) frames "
                 + "vs \(ownRuns.map(\.count)) inline chains\n\(raw)\n\(symbolized)")
         }
-        let logPath = dir.appendingPathComponent("\(label.replacingOccurrences(of: " ", with: "-")).log").path
-        try raw.write(toFile: logPath, atomically: true, encoding: .utf8)
-        let (arguments, output) = try symbolicate(logPath, debug: binary, label: label, in: dir)
+        let (arguments, output) = try symbolicate(log: raw, debug: binary, label: label, in: dir)
 
         var unresolved: [String] = []
-        defer {
-            if !unresolved.isEmpty {
-                XCTFail("\(label): \(unresolved.count) frames of the program left unresolved by "
-                    + "`\(CLI.describe(arguments))`:\n  " + unresolved.joined(separator: "\n  "))
-            }
-        }
+        defer { assertNoneUnresolved(unresolved, label: label, arguments: arguments) }
         var cursor = 0
         for (run, frames) in rawRuns.enumerated() {
             for (k, frame) in frames.enumerated() {
