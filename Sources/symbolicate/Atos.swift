@@ -38,14 +38,7 @@ struct Atos: ParsableCommand {
     @Flag(name: .customShort("i"), help: "Print inlined frames, innermost first.")
     var inlinedFrames = false
 
-    @Flag(help: "Print full source paths instead of file names.")
-    var fullPath = false
-
-    @Flag(help: "Print mangled names as they are.")
-    var noDemangle = false
-
-    @Flag(help: "Do not read or write the index cache (~/.cache/symbolicate).")
-    var noCache = false
+    @OptionGroup var common: LookupOptions
 
     @Argument(help: ArgumentHelp("Addresses to look up.", valueName: "address"))
     var addresses: [String] = []
@@ -62,8 +55,8 @@ struct Atos: ParsableCommand {
         do {
             lookup = try AtosLookup(options: .init(
                 objectPath: object, architecture: arch, loadAddress: loadAddress.flatMap(AtosLookup.parseAddress),
-                inlinedFrames: inlinedFrames, fullPath: fullPath, demangle: !noDemangle),
-                indexSource: Symbolicate.indexSource(cache: !noCache, diagnostics: diagnostics))
+                inlinedFrames: inlinedFrames, fullPath: common.fullPath, demangle: !common.noDemangle),
+                indexSource: Symbolicate.indexSource(cache: !common.noCache, diagnostics: diagnostics))
         } catch {
             diagnostics.warn("\(error)")
             throw ExitCode(1)

@@ -149,14 +149,7 @@ struct Symbolicate: ParsableCommand {
           help: "No progress line and no summary on stderr (warnings are still printed).")
     var quiet = false
 
-    @Flag(help: "Do not read or write the caches of debug-file identities and indexes (~/.cache/symbolicate).")
-    var noCache = false
-
-    @Flag(help: "Print full source paths instead of file names.")
-    var fullPath = false
-
-    @Flag(help: "Print mangled names as they are.")
-    var noDemangle = false
+    @OptionGroup var common: LookupOptions
 
     @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
     var force = false
@@ -188,13 +181,13 @@ struct Symbolicate: ParsableCommand {
         let environment = System.environment
         let locator = DebugFileLocator(paths: debugPaths,
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
-                                       cache: noCache ? nil : IdentityCache.standard(environment: environment),
+                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment),
                                        diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !noDemangle, force: force),
+        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force),
                                         diagnostics: diagnostics,
-                                        indexSource: Self.indexSource(cache: !noCache, diagnostics: diagnostics))
+                                        indexSource: Self.indexSource(cache: !common.noCache, diagnostics: diagnostics))
         let runner = ReportRunner(symbolicator: symbolicator,
-                                  options: .init(format: format, fullPath: fullPath,
+                                  options: .init(format: format, fullPath: common.fullPath,
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
                                                  jobs: jobs,
                                                  progress: !quiet && isatty(STDERR_FILENO) == 1,
