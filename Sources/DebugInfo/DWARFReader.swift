@@ -49,7 +49,9 @@ enum DWARFReader {
         case .machO(let slice):
             let base = mapped.bytes.baseAddress!.advanced(by: file.sliceOffset)
             // Names must outlive the shim's handle: keep them in one buffer for the call.
-            let dwarf = slice.sections.filter { $0.segment == "__DWARF" && $0.offset + $0.size <= UInt64(file.sliceSize) }
+            let dwarf = slice.sections.filter {
+                $0.segment == "__DWARF" && $0.size <= UInt64(file.sliceSize) && $0.offset <= UInt64(file.sliceSize) - $0.size
+            }
             let names = dwarf.map { strdup(elfSectionName(forMachO: $0.name)) }
             defer { names.forEach { free($0) } }
             var sections = zip(dwarf, names).map { section, name in

@@ -49,6 +49,14 @@ enum ELF {
         let bigEndian = bytes[5] == 2
         let r = ByteReader(bytes, bigEndian: bigEndian)
         func word(_ offset: Int) -> UInt64? { is64 ? r.u64(offset) : r.u32(offset).map(UInt64.init) }
+        // File offsets and sizes as read are untrusted: an offset past the end is the end, and
+        // a size reaches no further than the end, so that arithmetic on them cannot overflow
+        // and reads past the end find nothing.
+        let fileSize = UInt64(bytes.count)
+        func place(_ offset: UInt64, _ size: UInt64) -> (offset: UInt64, size: UInt64) {
+            let offset = min(offset, fileSize)
+            return (offset, min(size, fileSize - offset))
+        }
         guard let fileType = r.u16(16), let machine = r.u16(18),
               let phoff = word(is64 ? 32 : 28), let shoff = word(is64 ? 40 : 32),
               let phentsize = r.u16(is64 ? 54 : 42), let phnum = r.u16(is64 ? 56 : 44),
@@ -61,18 +69,18 @@ enum ELF {
         var notes: [(offset: UInt64, size: UInt64)] = []
         var sawLoad = false
         for i in 0..<Int(phnum) {
-            let at = Int(phoff) + i * Int(phentsize)
+            let at = Int(min(phoff, fileSize)) + i * Int(phentsize)
             guard let type = r.u32(at) else { break }
             if type == 1, !sawLoad {
                 sawLoad = true
                 image.firstLoadAddress = word(is64 ? at + 16 : at + 8) ?? 0
             }
             if type == 4, let offset = word(is64 ? at + 8 : at + 4), let size = word(is64 ? at + 32 : at + 16) {
-                notes.append((offset, size))
+                notes.append(place(offset, size))
             }
         }
 
-        if shoff > 0, shentsize > 0 {
+        if shoff > 0, shoff < fileSize, shentsize > 0 {
             // Extended numbering: counts live in section 0.
             if shnum == 0, let extended = word(Int(shoff) + (is64 ? 32 : 20)) { shnum = Int(extended) }
             if shstrndx == 0xffff, let extended = r.u32(Int(shoff) + (is64 ? 40 : 24)) { shstrndx = Int(extended) }
@@ -85,8 +93,10 @@ enum ELF {
                       let offset = word(is64 ? at + 24 : at + 16), let size = word(is64 ? at + 32 : at + 20),
                       let link = r.u32(is64 ? at + 40 : at + 24), let entrySize = word(is64 ? at + 56 : at + 36)
                 else { throw DebugInfoError.malformed(path: path, reason: "truncated section headers") }
-                raw.append((name, .init(name: "", type: type, flags: flags, address: address, offset: offset,
-                                        size: size, link: link, entrySize: entrySize)))
+                // SHT_NOBITS sections take no room in the file: their size stays as recorded.
+                let placed = type == 8 ? (offset: min(offset, fileSize), size: size) : place(offset, size)
+                raw.append((name, .init(name: "", type: type, flags: flags, address: address, offset: placed.offset,
+                                        size: placed.size, link: link, entrySize: entrySize)))
             }
             let names = shstrndx < raw.count ? raw[shstrndx].section : nil
             for (nameOffset, var section) in raw {

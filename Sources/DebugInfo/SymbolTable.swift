@@ -237,8 +237,12 @@ struct SymbolTable: Sendable {
                 let length = Builder.length(in: bytes, at: nameAt)
                 guard length > 0 else { continue }
                 // Mach-O symbols have no size: each runs to the next symbol or the end of its section.
-                let sectionEnd = Int(section) <= slice.sections.count
-                    ? slice.sections[Int(section) - 1].address + slice.sections[Int(section) - 1].size : UInt64.max
+                var sectionEnd = UInt64.max
+                if Int(section) <= slice.sections.count {
+                    let (end, overflow) = slice.sections[Int(section) - 1].address
+                        .addingReportingOverflow(slice.sections[Int(section) - 1].size)
+                    if !overflow { sectionEnd = end }
+                }
                 let name = add(bytes.baseAddress! + nameAt, length)
                 entries.append(Entry(address: value, end: max(sectionEnd, value &+ 1), name: name, file: 0))
             }
