@@ -18,15 +18,16 @@ public struct SymbolicatedReport: Sendable {
 
 extension SymbolicatedReport {
     /// Whether frame `f` of thread `t` is an inlined line of an already symbolicated report
-    /// (`... [inlined]`) whose concrete frame — the next one that is not inlined, at the same
-    /// address — was resolved anew: the new inlined frames then take the old line's place.
+    /// (`... [inlined]`) whose concrete frame — the next one that is not inlined — was resolved
+    /// anew and claims it (`Thread.inlinedRun(endingAt:)`): the new inlined frames then take the
+    /// old line's place.
     public func replacesInlinedLine(thread t: Int, frame f: Int) -> Bool {
-        let frames = report.threads[t].frames
-        guard frames[f].inlined else { return false }
-        var next = f + 1
-        while next < frames.count, frames[next].inlined { next += 1 }
-        guard next < frames.count, frames[next].address == frames[f].address else { return false }
-        return !(self.frames[FrameKey(thread: t, frame: next)] ?? []).isEmpty
+        let thread = report.threads[t]
+        guard thread.frames[f].inlined else { return false }
+        var concrete = f + 1
+        while concrete < thread.frames.count, thread.frames[concrete].inlined { concrete += 1 }
+        guard concrete < thread.frames.count, thread.inlinedRun(endingAt: concrete).contains(f) else { return false }
+        return !(self.frames[FrameKey(thread: t, frame: concrete)] ?? []).isEmpty
     }
 }
 

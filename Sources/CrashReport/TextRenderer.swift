@@ -69,11 +69,7 @@ public struct TextRenderer: Sendable {
             let frame = thread.frames[key.frame]
             if let restStart = frame.restStart, report.lines.indices.contains(frame.line) {
                 // Inlined lines the report already had for this frame are replaced too.
-                var first = key.frame
-                while first > 0, thread.frames[first - 1].inlined, thread.frames[first - 1].address == frame.address,
-                      thread.frames[first - 1].line == thread.frames[first].line - 1 {
-                    first -= 1
-                }
+                let first = thread.inlinedRun(endingAt: key.frame).lowerBound
                 let lines = thread.frames[first].line..<frame.line + 1
                 edits.append(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames)))
             } else if let lines = thread.addressListLines, !lines.isEmpty, lines.upperBound <= report.lines.count,

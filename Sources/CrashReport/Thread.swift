@@ -41,6 +41,23 @@ public struct Thread: Sendable, Equatable {
     }
 }
 
+extension Thread {
+    /// The frames that print frame `f` in an already symbolicated report: `f` itself and the
+    /// inlined lines just before it that belong to it, i.e. `f..<f + 1` widened down while the
+    /// previous frame is inlined, has the same address as `f` and sits on the line just before.
+    /// When `f` is resolved anew, its new source frames take the place of all these lines.
+    ///
+    /// `f` must be an index of `frames`.
+    public func inlinedRun(endingAt f: Int) -> Range<Int> {
+        var first = f
+        while first > 0, frames[first - 1].inlined, frames[first - 1].address == frames[f].address,
+              frames[first - 1].line == frames[first].line - 1 {
+            first -= 1
+        }
+        return first..<f + 1
+    }
+}
+
 /// Another name for this module's `Thread`, for code that also imports Foundation.
 public typealias ReportThread = Thread
 
