@@ -90,14 +90,7 @@ public enum IPSReportParser {
         for frameLine in translation.frames {
             guard let key = keyByLine[frameLine.line] else { continue }
             frameObjects[key] = frameLine.object
-            var frame = report.threads[key.thread].frames[key.frame]
-            frame.form = frameLine.form
-            // Frame 0 is the faulting PC even when inlined frames come before it in the list.
-            if case .thread = report.threads[key.thread].kind, frameLine.index == 0, !frameLine.inlined,
-               key.frame > 0 {
-                frame.returnAddress = false
-            }
-            report.threads[key.thread].frames[key.frame] = frame
+            report.threads[key.thread].frames[key.frame].form = frameLine.form
             if frameLine.inlined, let concreteLine = frameLine.concreteLine, let concrete = keyByLine[concreteLine] {
                 inlinedFrames[concrete, default: []].append(key)
             }

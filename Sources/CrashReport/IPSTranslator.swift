@@ -43,8 +43,6 @@ struct IPSTranslator {
         var object: Range<Int>
         /// What the object says after the address.
         var form: FrameForm
-        /// The frame number printed (inlined frames share their concrete frame's).
-        var index: Int
         /// Whether the object says `"inline":true`.
         var inlined: Bool
         /// For an inlined frame: the line of the concrete frame it belongs to, if it is
@@ -317,8 +315,8 @@ struct IPSTranslator {
         let lineIndex = lineCount
         line(number + name + "0x" + String(repeating: "0", count: max(0, 16 - hexAddress.count)) + hexAddress
              + " " + rest)
-        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, index: index,
-                         inlined: inlined, concreteLine: nil)
+        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, inlined: inlined,
+                         concreteLine: nil)
     }
 
     /// `asiBacktraces`: each string is a backtrace already printed as text.

@@ -246,8 +246,10 @@ final class IPSReportParserTests: XCTestCase {
             .symbol(name: "orphan", offset: 4),
             .unsymbolicated(loadAddress: Self.appBase, offset: 50700),
         ])
-        XCTAssertEqual(thread.frames.map(\.returnAddress), [nil, false, nil, nil],
-                       "frame 0 is the faulting PC even when an inlined frame comes before it")
+        XCTAssertEqual(thread.frames.map(\.inlined), [true, false, true, false])
+        XCTAssertEqual(thread.frames.map(\.returnAddress), [nil, nil, nil, nil],
+                       "left to the position rule, which counts only frames that are not inlined: "
+                       + "frame 0 is the faulting PC even when an inlined frame comes before it")
         XCTAssertEqual(restText(report, thread.frames[0]), "clamp + 8 (Math.h:12) [inlined]")
         XCTAssertEqual(restText(report, thread.frames[2]), "orphan + 4 [inlined]")
         XCTAssertEqual(report.ips?.inlinedFrames, [FrameKey(thread: 0, frame: 1): [FrameKey(thread: 0, frame: 0)]],
