@@ -134,6 +134,7 @@ final class BatchTests: XCTestCase {
             for mode in [["--in-place"], ["-o", out.path]] {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: binary)
+                process.environment = CLI.environment
                 process.arguments = ["-d", macho, "-q"] + mode + [batch.root.appendingPathComponent("group0").path,
                                                                   batch.root.appendingPathComponent("group1").path,
                                                                   batch.root.appendingPathComponent("group2").path]
@@ -264,7 +265,7 @@ final class BatchTests: XCTestCase {
         // stdout to /dev/null, stderr on the terminal `script` provides.
         func onTerminal(_ extra: String) throws -> String {
             let command = "\(binary) -d \(macho) \(extra) \(batch.root.path) >/dev/null"
-            return try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"]).stdoutText
+            return try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: CLI.environment).stdoutText
         }
         let shown = try onTerminal("")
         XCTAssert(shown.contains("/40 reports, "), "a progress line: \(shown.debugDescription)")
@@ -287,7 +288,7 @@ final class CacheTests: XCTestCase {
         let reports = try Fixtures.reports()
         let home = try makeTemporaryDirectory("cache-home")
         defer { try? FileManager.default.removeItem(at: home) }
-        var environment = ProcessInfo.processInfo.environment
+        var environment = CLI.environment
         environment["XDG_CACHE_HOME"] = home.path
         let arguments = ["-d", macho, "-q"] + reports
         let cold = try runProcess(binary, arguments, environment: environment)

@@ -18,10 +18,37 @@ enum CLI {
         return path
     }
 
-    /// Runs `symbolicate ARGS`, with `input` on stdin.
+    /// Runs `symbolicate ARGS`, with `input` on stdin, in ``environment``.
     static func run(_ arguments: [String], input: Data? = nil,
                     file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
-        try runProcess(binary(file: file, line: line), arguments, input: input)
+        try runProcess(binary(file: file, line: line), arguments, input: input, environment: environment)
+    }
+
+    /// The environment every run of the tool gets: this process's, without `SYMBOLICATE_PATH`
+    /// (the developer's search path), and with `XDG_CACHE_HOME` set to ``cacheHome``, so that
+    /// no run reads identities or indexes an earlier build of the tool stored, and the index
+    /// builder is exercised end to end. Tests of the cache itself set `XDG_CACHE_HOME` over it.
+    static let environment: [String: String] = {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SYMBOLICATE_PATH"] = nil
+        environment["XDG_CACHE_HOME"] = cacheHome
+        return environment
+    }()
+
+    /// The cache folder of this test process: made empty when first used (a folder left by an
+    /// earlier process with the same id is emptied), shared by all its runs, removed when the
+    /// process exits.
+    static let cacheHome: String = {
+        let path = cacheHome(ofProcess: getpid())
+        try? FileManager.default.removeItem(atPath: path)
+        // Were it not made, the tool would make it (or run without a cache): never an old one.
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: CLI.cacheHome(ofProcess: getpid())) }
+        return path
+    }()
+
+    private static func cacheHome(ofProcess pid: pid_t) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("symbolicate-cli-cache-\(pid)").path
     }
 
     /// "`symbolicate a b c`", for messages.
