@@ -95,11 +95,8 @@ public enum IPSReportParser {
                 inlinedFrames[concrete, default: []].append(key)
             }
         }
-        let textBacktraces = translation.textBacktraces.map {
-            IPSDocument.TextBacktrace(range: $0.range, text: $0.text, lines: $0.lines)
-        }
         return IPSDocument(bytes: bytes, frameObjects: frameObjects, inlinedFrames: inlinedFrames,
-                           textBacktraces: textBacktraces)
+                           textBacktraces: translation.textBacktraces)
     }
 
     /// A one-line reason for a JSON error: where (line and column of the file) and what.

@@ -50,18 +50,11 @@ struct IPSTranslator {
         var concreteLine: Int?
     }
 
-    /// One string of `asiBacktraces` and the lines its text became.
-    struct TextBacktrace {
-        var range: Range<Int>
-        var text: [UInt8]
-        var lines: Range<Int>
-    }
-
     /// The translated report, its frame lines and its text backtraces.
     struct Translation {
         var text: [UInt8]
         var frames: [FrameLine]
-        var textBacktraces: [TextBacktrace]
+        var textBacktraces: [IPSDocument.TextBacktrace]
     }
 
     private struct Image {
@@ -85,7 +78,7 @@ struct IPSTranslator {
     private var text: [UInt8] = []
     private var lineCount = 0
     private var frames: [FrameLine] = []
-    private var textBacktraces: [TextBacktrace] = []
+    private var textBacktraces: [IPSDocument.TextBacktrace] = []
 
     /// Translates `body` (the report's JSON body) with `metadata` (its first line).
     static func translate(metadata: JSONTree, body: JSONTree) -> Translation {
@@ -337,7 +330,7 @@ struct IPSTranslator {
                 text += bytes
                 lineCount += 1
             }
-            textBacktraces.append(TextBacktrace(range: body.nodes[node].range, text: decoded, lines: first..<lineCount))
+            textBacktraces.append(IPSDocument.TextBacktrace(range: body.nodes[node].range, text: decoded, lines: first..<lineCount))
             line("")
         }
     }
