@@ -16,11 +16,13 @@ final class IPSTests: XCTestCase {
 
     // MARK: Fixtures
 
-    /// `Fixtures/build/ips`, or a skip saying why it is absent.
+    /// `Fixtures/build/ips`; an error (a failure, not a skip) when the fixtures are built but
+    /// it is absent, since Fixtures/build.sh always makes it.
     static func directory() throws -> URL {
         let url = try Fixtures.root().appendingPathComponent("ips")
         guard FileManager.default.fileExists(atPath: url.appendingPathComponent("App-arm64.ips").path) else {
-            throw XCTSkip("Fixtures/build/ips is absent: the fixtures were built before the .ips twins; run Fixtures/build.sh")
+            throw FixtureError("\(url.path)/App-arm64.ips is absent, though Fixtures/build.sh makes the .ips twins: "
+                + "run Fixtures/build.sh again")
         }
         return url
     }
