@@ -105,6 +105,11 @@ public final class Symbolicator: @unchecked Sendable {
         var result = SymbolicatedReport(report: report)
         var images: [Int: (file: DebugFile, index: SymbolIndex, architecture: Architecture?)] = [:]
         var missing: Set<Int> = []
+        // Reports list every loaded image: only those frames point into are indexed.
+        var framed = Set<Int>()
+        for thread in report.threads {
+            for frame in thread.frames { if let image = frame.image { framed.insert(image) } }
+        }
         for (i, image) in report.images.enumerated() {
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
             guard let file = debugFile(for: image, architecture: architecture) else {
@@ -114,9 +119,9 @@ public final class Symbolicator: @unchecked Sendable {
             lock.lock()
             used.insert(file)
             lock.unlock()
-            guard let index = index(for: file) else { continue }
-            images[i] = (file, index, Symbolicator.architecture(of: image, in: report, debugFile: file))
             result.debugFiles[i] = file.path
+            guard framed.contains(i), let index = index(for: file) else { continue }
+            images[i] = (file, index, Symbolicator.architecture(of: image, in: report, debugFile: file))
         }
         if !missing.isEmpty { warnAboutMissingDebugFiles(missing, in: report) }
         guard !images.isEmpty else { return result }
