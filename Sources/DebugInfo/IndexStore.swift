@@ -206,14 +206,9 @@ public final class IndexStore: @unchecked Sendable {
             let path = Path.join(directory, name)
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            #if canImport(Darwin)
-            let modified = info.st_mtimespec
-            #else
-            let modified = info.st_mtim
-            #endif
             if isIndex {
-                result.append((name, Int(info.st_size), Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec)))
-            } else if Int(now.tv_sec) - Int(modified.tv_sec) > IndexStore.abandonedAfter {
+                result.append((name, Int(info.st_size), System.times(of: info).modified))
+            } else if Int64(now.tv_sec) - System.times(of: info).modified / 1_000_000_000 > IndexStore.abandonedAfter {
                 unlink(path)
             }
         }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Platform
 
 /// Receives each array of an index with its section kind (see ``SymbolIndex/Tables`` and
 /// ``SymbolTable``): the writer copies it out, the reader points it into the mapped file.
@@ -22,13 +23,7 @@ struct DebugFileStamp: Equatable, Sendable {
     init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        #if canImport(Darwin)
-        let modified = info.st_mtimespec
-        #else
-        let modified = info.st_mtim
-        #endif
-        self.init(size: UInt64(info.st_size),
-                  modified: Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec),
+        self.init(size: UInt64(info.st_size), modified: System.times(of: info).modified,
                   inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
     }
 

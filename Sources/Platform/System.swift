@@ -68,16 +68,21 @@ public enum System {
         return result
     }
 
+    /// The modification and status-change times of `info`, in nanoseconds since the epoch.
+    public static func times(of info: stat) -> (modified: Int64, changed: Int64) {
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec, changed = info.st_ctimespec
+        #else
+        let modified = info.st_mtim, changed = info.st_ctim
+        #endif
+        return (Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec),
+                Int64(changed.tv_sec) &* 1_000_000_000 &+ Int64(changed.tv_nsec))
+    }
+
     /// Whether `path` names a directory (following links).
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-    }
-
-    /// Whether something exists at `path` (following links).
-    public static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
     }
 
     /// Creates `path` and any missing parent folders.

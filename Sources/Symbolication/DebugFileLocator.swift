@@ -61,8 +61,8 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// Unreadable or unknown files in `paths` are reported through `diagnostics`; search-path
     /// entries that do not exist, and files there that cannot be used, are passed over
     /// quietly, and their files never count as ``explicitFiles``. With a `cache`, files whose
-    /// identity it holds are not read, and the cache is written back (when something changed)
-    /// before `init` returns; a cache that cannot be written is a warning.
+    /// identity it holds are not read, and the cache is written back (``saveCache()``) before
+    /// `init` returns.
     public convenience init(paths: [String], searchPaths: [String] = [], cache: IdentityCache? = nil,
                             diagnostics: Diagnostics) {
         self.init(paths: paths, searchPaths: searchPaths, cache: cache, systemDebugDirectory: "/usr/lib/debug",
@@ -84,12 +84,18 @@ public final class DebugFileLocator: @unchecked Sendable {
             guard added.insert(key).inserted else { continue }
             if add(path, named: named) { roots.append(path) }
         }
-        if let cache, cache.hasChanges {
-            do {
-                try cache.save()
-            } catch {
-                diagnostics.warn("cannot write the identity cache: \(error)")
-            }
+        saveCache()
+    }
+
+    /// Writes the identity cache back when something changed: at the end of `init`, and again
+    /// after a run, for the files found on demand since (build-id paths, debuglink targets,
+    /// module paths). A cache that cannot be written is a warning.
+    public func saveCache() {
+        guard let cache, cache.hasChanges else { return }
+        do {
+            try cache.save()
+        } catch {
+            diagnostics.warn("cannot write the identity cache: \(error)")
         }
     }
 

@@ -55,14 +55,8 @@ public final class IdentityCache: @unchecked Sendable {
         }
 
         init(_ info: stat) {
-            #if canImport(Darwin)
-            let modified = info.st_mtimespec, changed = info.st_ctimespec
-            #else
-            let modified = info.st_mtim, changed = info.st_ctim
-            #endif
-            self.init(size: Int64(info.st_size),
-                      modified: Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec),
-                      changed: Int64(changed.tv_sec) &* 1_000_000_000 &+ Int64(changed.tv_nsec),
+            let times = System.times(of: info)
+            self.init(size: Int64(info.st_size), modified: times.modified, changed: times.changed,
                       inode: UInt64(info.st_ino))
         }
     }
@@ -96,15 +90,12 @@ public final class IdentityCache: @unchecked Sendable {
     init(path: String, capacity: Int) {
         self.path = path
         self.capacity = capacity
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
             changed = errno != ENOENT
             return
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size <= IdentityCache.maximumFileSize,
-              let bytes = IdentityCache.readAll(fd, size: Int(info.st_size)),
+        guard info.st_size <= IdentityCache.maximumFileSize, let bytes = try? System.readFile(path),
               let loaded = IdentityCache.parse(bytes)
         else {
             changed = true
@@ -197,45 +188,12 @@ public final class IdentityCache: @unchecked Sendable {
             let keys = entries.keys.sorted { (seen.contains($0) ? 0 : 1, $0) < (seen.contains($1) ? 0 : 1, $1) }
             for key in keys.dropFirst(capacity) { entries[key] = nil }
         }
-        let bytes = IdentityCache.serialize(entries)
-        let directory = Path.deletingLastComponent(path)
-        do {
-            if !directory.isEmpty {
-                try System.createDirectories(directory)
-            }
-        } catch {
-            throw WriteError(description: "\(directory): cannot create the folder")
-        }
-        let temporary = path + ".\(getpid()).tmp"
-        unlink(temporary)
-        do {
-            try AtomicFile.write(bytes, to: path, temporary: temporary)
-        } catch {
-            throw WriteError(description: "\(error)")
-        }
+        // AtomicFile makes the folder, writes a temporary file beside the cache and renames it.
+        try AtomicFile.write(IdentityCache.serialize(entries), to: path)
         changed = false
     }
 
-    /// Why the cache could not be written: the file and the system's reason.
-    public struct WriteError: Error, CustomStringConvertible {
-        /// The file or folder, and what went wrong.
-        public var description: String
-    }
-
-
     // MARK: - Format
-
-    private static func readAll(_ fd: Int32, size: Int) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: size)
-        var got = 0
-        while got < size {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, size - got) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            got += n
-        }
-        return bytes
-    }
 
     private static func canStore(_ key: String, _ identity: Identity) -> Bool {
         guard key.hasPrefix("/"), !key.utf8.contains(where: { $0 == 9 || $0 == 10 }) else { return false }

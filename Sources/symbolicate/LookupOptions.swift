@@ -9,6 +9,6 @@ struct LookupOptions: ParsableArguments {
     @Flag(help: "Print mangled names as they are.")
     var noDemangle = false
 
-    @Flag(help: "Do not read or write the caches of debug-file identities and indexes (~/.cache/symbolicate).")
+    @Flag(help: "Do not read or write the caches in ~/.cache/symbolicate (debug-file identities, indexes).")
     var noCache = false
 }

@@ -103,9 +103,10 @@ struct Symbolicate: ParsableCommand {
         they came in.
 
         Debug files are looked for in the -d paths, then in the colon-separated \
-        SYMBOLICATE_PATH. The identity (UUID, build-id) of every file found is kept in \
-        $XDG_CACHE_HOME/symbolicate (else ~/.cache/symbolicate), checked by size and \
-        modification time, so that large folders are not read again on the next run.
+        SYMBOLICATE_PATH. The identity (UUID, build-id) of every file found, and the \
+        index built from each debug file used, are kept in $XDG_CACHE_HOME/symbolicate \
+        (else ~/.cache/symbolicate), checked against the file's size, modification time \
+        and inode, so that large folders and debug files are not read again on the next run.
 
         Reports are read from the files named, from every *.crash and *.ips file of a \
         directory, or from standard input when none is named (or with -).
@@ -190,12 +191,13 @@ struct Symbolicate: ParsableCommand {
                                   options: .init(format: format, fullPath: common.fullPath,
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
                                                  jobs: jobs,
-                                                 progress: !quiet && isatty(STDERR_FILENO) == 1,
-                                                 summary: !quiet && (isatty(STDERR_FILENO) == 1 || reports.count > 1
+                                                 progress: !quiet && System.isTerminal(STDERR_FILENO),
+                                                 summary: !quiet && (System.isTerminal(STDERR_FILENO) || reports.count > 1
                                                                      || reports.contains(where: System.isDirectory))),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         let status = runner.run(inputs: reports.isEmpty ? ["-"] : reports, output: output)
+        locator.saveCache()  // with the files found during the run
         for file in symbolicator.unusedExplicitFiles where !output.closed {
             diagnostics.warn("\(file.path): UUID \(file.identifier ?? "?") (\(file.architecture?.name ?? "?")) matches no image in the reports")
         }
