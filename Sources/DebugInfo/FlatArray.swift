@@ -93,6 +93,16 @@ struct FlatArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked S
     }
 }
 
+extension FlatArray where Element == UInt8 {
+    /// The NUL-terminated string at `offset` of a string table that ends in a NUL (checked
+    /// when the table is made or mapped); nil for 0, which stands for none, and for an offset
+    /// outside the table.
+    func cString(at offset: UInt32) -> String? {
+        guard offset != 0, Int(offset) < count else { return nil }
+        return String(cString: buffer.baseAddress! + Int(offset))
+    }
+}
+
 /// Memory for a ``FlatArray`` of `count` elements, written by index (in any order, any number
 /// of times) and then taken as the array: building a table this way copies nothing. Every
 /// element must be written before the array is taken (the memory starts uninitialized: not

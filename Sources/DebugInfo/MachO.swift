@@ -21,8 +21,6 @@ struct MachOSlice: Sendable {
     }
 
     var architecture: Architecture?
-    var cpuType: Int32
-    var cpuSubtype: Int32
     /// 32 lowercase hex digits.
     var uuid: String?
     var textVMAddress: UInt64
@@ -71,9 +69,7 @@ enum MachO {
                 throw DebugInfoError.malformed(path: path, reason: "universal slice \(i) lies outside the file")
             }
             let sliceBytes = UnsafeRawBufferPointer(rebasing: bytes[Int(offset)..<Int(offset + size)])
-            var s = try slice(sliceBytes, offset: Int(offset), size: Int(size), path: path)
-            s.offset = Int(offset)
-            result.append(s)
+            result.append(try slice(sliceBytes, offset: Int(offset), size: Int(size), path: path))
         }
         return result
     }
@@ -87,7 +83,6 @@ enum MachO {
         let is64 = magic == 0xfeed_facf
         var slice = MachOSlice(
             architecture: Architecture(cpuType: Int32(bitPattern: cpuType), cpuSubtype: Int32(bitPattern: cpuSubtype)),
-            cpuType: Int32(bitPattern: cpuType), cpuSubtype: Int32(bitPattern: cpuSubtype),
             uuid: nil, textVMAddress: 0, is64Bit: is64, fileType: fileType,
             offset: offset, size: size, sections: [], symbolTable: nil)
         var cursor = is64 ? 32 : 28

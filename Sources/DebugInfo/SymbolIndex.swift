@@ -39,15 +39,17 @@ public struct SourceLocation: Sendable, Equatable {
 /// Layout (``Tables``: tables of fixed-size records, each a ``FlatArray``, which lives in
 /// memory after a build and in the mapped cache file after a load, read alike by the
 /// lookups; a lookup reads a few pages of each):
-/// - functions: one record per subprogram / inlined-subroutine DIE in DIE order, so the
-///   entries inlined into a function follow it, up to its subtree's end;
+/// - functions: one record per subprogram / inlined-subroutine DIE with code in its subtree,
+///   in DIE order, so the entries inlined into a function follow it, and their address ranges;
 /// - concrete ranges: the address ranges of out-of-line functions, sorted by start, with a
 ///   running maximum of their ends so overlapping ranges are found by a short backward scan;
+/// - inline segments: per out-of-line function, which inlined call is the deepest at each
+///   address (``InlineSegment``);
 /// - line sequences, sorted by start, and their rows;
-/// - a ``Fence`` (every 128th start) over each sorted table, searched first.
+/// - a ``Fence`` (every 128th key) over each sorted table and over the rows, searched first.
 ///
-/// A lookup is a search for the concrete function, a walk through the inlined entries
-/// beneath it, and a search in the line table:
+/// A lookup is a search for the concrete function, a search in its inline segments and a walk
+/// up the parent links from the call found, and a search in the line table:
 ///
 ///     0x1000 main            (main.c)
 ///       0x1010-0x1030 clamp  inlined at main.c:12      → lookup(0x1014) =
@@ -107,10 +109,7 @@ public final class SymbolIndex: @unchecked Sendable {
         }
     }
 
-    private func string(_ offset: UInt32) -> String? {
-        guard offset != 0, Int(offset) < tables.strings.count else { return nil }
-        return String(cString: tables.strings.buffer.baseAddress! + Int(offset))
-    }
+    private func string(_ offset: UInt32) -> String? { tables.strings.cString(at: offset) }
 
     /// The frames at `address` (a file address: already rebased to the debug file's own
     /// addresses), innermost inlined frame first, the out-of-line function last. Empty when
@@ -130,30 +129,33 @@ public final class SymbolIndex: @unchecked Sendable {
             return [SourceLocation(function: "??", functionStart: nil, file: rowFile, line: rowLine, column: rowColumn,
                                    inlined: false)]
         }
-        let chain = inlineChain(in: concrete, at: address)
+        // Innermost first: each frame is where the one inside it was called.
         var frames: [SourceLocation] = []
-        frames.reserveCapacity(chain.count)
+        var entry = deepestInlinedCall(in: concrete, at: address)
         var file = rowFile, line = rowLine, column = rowColumn
-        for (depth, entry) in chain.enumerated().reversed() {
+        while true {
             let record = tables.functions[entry]
             frames.append(SourceLocation(function: name(of: record, at: address, demangle: demangle),
                                          functionStart: start(of: record, containing: address),
-                                         file: file, line: line, column: column, inlined: depth > 0))
+                                         file: file, line: line, column: column, inlined: entry != concrete))
+            let parent = Int(record.parent)
+            guard entry != concrete, parent >= concrete, parent < entry else { break }
             file = string(record.callFile)
             line = Int(record.callLine)
             column = Int(record.callColumn)
+            entry = parent
         }
         return frames
     }
 
-    /// The entries from `concrete` down to the deepest inlined entry holding `address`.
+    /// The deepest inlined call in `concrete` holding `address`, or `concrete` itself.
     ///
     /// The deepest entry decides, even when an entry between it and the function does not
     /// hold the address itself: strict DWARF 2 has no range lists, so an inlined call whose
     /// code is split records only its first piece, while the entries nested in it still say
     /// where they were inlined (llvm-symbolizer reads it the same way). Which entry that is,
     /// the function's ``InlineSegment``s say.
-    private func inlineChain(in concrete: Int, at address: UInt64) -> [Int] {
+    private func deepestInlinedCall(in concrete: Int, at address: UInt64) -> Int {
         let functions = tables.functions, segments = tables.segments
         let record = functions[concrete]
         let first = min(Int(record.firstSegment), segments.count)
@@ -162,15 +164,9 @@ public final class SymbolIndex: @unchecked Sendable {
             let mid = (low &+ high) >> 1
             if segments[mid].start <= address { low = mid + 1 } else { high = mid }
         }
-        var deepest = low > first ? Int(segments[low - 1].entry) : concrete
-        if deepest <= concrete || deepest >= min(Int(record.end), functions.count) { deepest = concrete }
-        var chain = [deepest]
-        while let last = chain.last, last != concrete {
-            let parent = Int(functions[last].parent)
-            guard parent >= concrete, parent < last else { break }
-            chain.append(parent)
-        }
-        return chain.reversed()
+        guard low > first else { return concrete }
+        let deepest = Int(segments[low - 1].entry)
+        return deepest > concrete && deepest < min(Int(record.end), functions.count) ? deepest : concrete
     }
 
     /// The address of the function symbol `name` (as the symbol table spells it, mangled),

@@ -308,6 +308,7 @@ extension SymbolIndex {
             var pieces: [(low: UInt64, high: UInt64, depth: Int32, entry: Int32)] = []
             var points: [UInt64] = []
             var heap: [(high: UInt64, depth: Int32, entry: Int32)] = []
+            var openEnds: [Int32] = []  // subtree ends of the inlined calls around the one at hand
             func before(_ a: (high: UInt64, depth: Int32, entry: Int32), _ b: (high: UInt64, depth: Int32, entry: Int32)) -> Bool {
                 a.depth != b.depth ? a.depth > b.depth : a.entry < b.entry
             }
@@ -336,7 +337,7 @@ extension SymbolIndex {
             let count = records.count
             for function in 0..<count where records[function].inlined == 0 && records[function].rangeCount > 0 {
                 pieces.removeAll(keepingCapacity: true)
-                var openEnds: [Int32] = []
+                openEnds.removeAll(keepingCapacity: true)
                 var i = function + 1
                 let end = Int(records[function].end)
                 while i < end {

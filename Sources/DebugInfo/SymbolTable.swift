@@ -115,10 +115,7 @@ struct SymbolTable: Sendable {
     }
 
     /// The string at `offset` of the table; nil for 0 or an offset outside it.
-    func string(_ offset: UInt32) -> String? {
-        guard offset != 0, Int(offset) < strings.count else { return nil }
-        return String(cString: strings.buffer.baseAddress! + Int(offset))
-    }
+    func string(_ offset: UInt32) -> String? { strings.cString(at: offset) }
 
     /// The symbol name at `offset`, as C spells it (for Mach-O, without the leading underscore).
     func cName(_ offset: UInt32) -> String? {
@@ -142,13 +139,6 @@ struct SymbolTable: Sendable {
             }
             return nil
         }
-    }
-
-    /// `__libc_start_main@GLIBC_2.2.5`, `memcpy@@GLIBC_2.14` → the name without the symbol
-    /// version, as llvm-symbolizer and glibc's `backtrace_symbols` print it.
-    static func withoutVersion(_ name: String) -> String {
-        guard let at = name.utf8.firstIndex(of: UInt8(ascii: "@")), at != name.utf8.startIndex else { return name }
-        return String(name[..<at])
     }
 
     /// The C name (for Mach-O, without the leading underscore) of the symbol that starts
@@ -296,7 +286,9 @@ struct SymbolTable: Sendable {
                 && (length == 2 || (length > 2 && start.load(fromByteOffset: 2, as: UInt8.self) == UInt8(ascii: ".")))
         }
 
-        /// The length of a name without its symbol version (see ``withoutVersion(_:)``).
+        /// The length of a name without its symbol version: `__libc_start_main@GLIBC_2.2.5`,
+        /// `memcpy@@GLIBC_2.14` are kept as `__libc_start_main` and `memcpy`, as
+        /// llvm-symbolizer and glibc's `backtrace_symbols` print them.
         static func versionlessLength(_ start: UnsafeRawPointer, _ length: Int) -> Int {
             guard length > 1, let at = memchr(start + 1, Int32(UInt8(ascii: "@")), length - 1) else { return length }
             return UnsafeRawPointer(at) - start
