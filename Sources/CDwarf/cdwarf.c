@@ -2317,8 +2317,8 @@ static int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sections 
 // Every unit through libdwarf, found by libdwarf: for objects without a .debug_info and
 // .debug_abbrev of their own or with several sections of one name (relocatable objects with
 // COMDAT groups, split DWARF).
-static int read_with_libdwarf_only(cdw_object *object, cdw_result *result,
-                                   cdw_read_report *report, char *message, size_t message_size) {
+static int read_with_libdwarf_only(cdw_object *object, cdw_result *result, char *message,
+                                   size_t message_size) {
     sink s;
     if (sink_init(&s) != 0) {
         sink_free(&s);
@@ -2337,7 +2337,6 @@ static int read_with_libdwarf_only(cdw_object *object, cdw_result *result,
         return res == DW_DLV_NO_ENTRY ? CDW_NO_DWARF : CDW_ERROR;
     }
     int failed = 0;
-    uint32_t units = 0;
     for (;;) {
         error = NULL;
         Dwarf_Unsigned header_length = 0, abbrev_offset = 0, type_offset = 0, next = 0;
@@ -2351,7 +2350,6 @@ static int read_with_libdwarf_only(cdw_object *object, cdw_result *result,
         const char *what = "compile unit header";
         Dwarf_Die unit_die = NULL;
         if (res == DW_DLV_OK) {
-            units++;
             what = "compile unit";
             res = dwarf_siblingof_b(dbg, NULL, 1, &unit_die, &error);
         }
@@ -2387,11 +2385,6 @@ static int read_with_libdwarf_only(cdw_object *object, cdw_result *result,
     *result = s.r;
     memset(&s.r, 0, sizeof(s.r));
     sink_free(&s);
-    if (report) {
-        report->threads = 1;
-        report->units = units;
-        report->fallbacks = 0;
-    }
     return failed ? CDW_PARTIAL : CDW_OK;
 }
 
@@ -2406,7 +2399,6 @@ static int read_with_libdwarf_only(cdw_object *object, cdw_result *result,
 typedef struct task_result {
     int32_t thread;  // that ran it, -1 for none
     uint8_t failed;
-    uint8_t fell_back;  // the fast reader gave it to libdwarf
     char *message;      // when failed
     uint64_t start[ARR_COUNT], end[ARR_COUNT];  // what it added to its thread's sink
     uint64_t base[ARR_COUNT];                   // where that goes in the result
@@ -2536,7 +2528,6 @@ static void run_task(thread_ctx *t, uint32_t k) {
                             (unsigned long long)h->offset, functions ? "DIEs" : "line table");
                 failed = 1;
             } else {
-                result->fell_back = 1;
             }
         }
     }
@@ -2855,8 +2846,7 @@ static cdw_reading *one_piece(cdw_result *result, const cdw_object *object) {
 }
 
 int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_result *result,
-                   cdw_reading **out, cdw_read_report *report, char *message,
-                   size_t message_size) {
+                   cdw_reading **out, char *message, size_t message_size) {
     cdw_read_options defaults;
     memset(&defaults, 0, sizeof(defaults));
     if (!options) options = &defaults;
@@ -2874,7 +2864,7 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     if (find_dwarf_sections(object, &rd->sections) != 0) {
         // Not a plain object: libdwarf finds its units.
         free_reader(rd);
-        int status = read_with_libdwarf_only(object, result, report, message, message_size);
+        int status = read_with_libdwarf_only(object, result, message, message_size);
         release_sections(object);
         if (status != CDW_OK && status != CDW_PARTIAL) return status;
         if (!(*out = one_piece(result, object))) {
@@ -2949,11 +2939,9 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
 
     int status = header_status;
     const char *first = header_status != CDW_OK ? header_message : NULL;
-    uint32_t fallbacks = 0;
     for (uint32_t u = 0; u < rd->unit_count; u++) {
         task_result *tasks[2] = {&rd->lines[u], &rd->functions[u]};
         for (int k = 0; k < 2; k++) {
-            fallbacks += tasks[k]->fell_back;
             if (!tasks[k]->failed) continue;
             if (status == CDW_OK || first == header_message) {
                 first = tasks[k]->message ? tasks[k]->message : "out of memory";
@@ -2962,11 +2950,6 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         }
     }
     if (first) set_message(message, message_size, "%s", first);
-    if (report) {
-        report->threads = rd->thread_count;
-        report->units = rd->unit_count;
-        report->fallbacks = fallbacks;
-    }
 
     cdw_reading *reading = NULL;
     if (threads == 1) {
@@ -3031,38 +3014,6 @@ void cdw_read_finish(cdw_reading *reading, cdw_function *functions, cdw_range *r
         cdw_result_free(whole);
     }
     free(reading);
-}
-
-int cdw_read_with(cdw_object *object, const cdw_read_options *options, cdw_result *result,
-                  cdw_read_report *report, char *message, size_t message_size) {
-    cdw_reading *reading = NULL;
-    int status = cdw_read_start(object, options, result, &reading, report, message, message_size);
-    if (status != CDW_OK && status != CDW_PARTIAL) return status;
-    if (!reading->rd) {
-        // One piece: the arrays are the result's.
-        result->functions = reading->whole.functions;
-        result->ranges = reading->whole.ranges;
-        result->rows = reading->whole.rows;
-        memset(&reading->whole, 0, sizeof(reading->whole));
-        cdw_read_finish(reading, NULL, NULL, NULL);
-        return status;
-    }
-    result->functions = malloc((result->function_count ? result->function_count : 1) *
-                               sizeof(cdw_function));
-    result->ranges = malloc((result->range_count ? result->range_count : 1) * sizeof(cdw_range));
-    result->rows = malloc((result->row_count ? result->row_count : 1) * sizeof(cdw_row));
-    if (!result->functions || !result->ranges || !result->rows) {
-        cdw_read_finish(reading, NULL, NULL, NULL);
-        cdw_result_free(result);
-        set_message(message, message_size, "out of memory");
-        return CDW_ERROR;
-    }
-    cdw_read_finish(reading, result->functions, result->ranges, result->rows);
-    return status;
-}
-
-int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t message_size) {
-    return cdw_read_with(object, NULL, result, NULL, message, message_size);
 }
 
 void cdw_result_free(cdw_result *r) {

@@ -84,7 +84,7 @@ enum DWARFReader {
         var settings = cdw_read_options(threads: options.threads,
                                         reader: UInt32(options.libdwarfOnly ? CDW_READER_LIBDWARF : CDW_READER_FAST),
                                         no_fallback: options.noFallback ? 1 : 0)
-        let status = cdw_read_start(object, &settings, &result, &reading, nil, &message, message.count)
+        let status = cdw_read_start(object, &settings, &result, &reading, &message, message.count)
         defer { cdw_result_free(&result) }
         guard status == CDW_OK || status == CDW_PARTIAL else {
             throw DebugInfoError.corruptDWARF(path: file.path, reason: String(cString: message))

@@ -142,10 +142,6 @@ int cdw_open_elf(const void *image, size_t size, cdw_object **out,
 /// `step`: the bytes released at a time, here and as `cdw_read_finish` copies (0: 1 MiB).
 void cdw_allow_page_release(cdw_object *object, const void *base, size_t size, size_t step);
 
-/// Walks every compile unit once and fills `result` (zeroed by the caller), as
-/// `cdw_read_with` does with default options.
-int cdw_read(cdw_object *object, cdw_result *result, char *message, size_t message_size);
-
 /// `cdw_read_options.reader` values.
 enum {
     /// The shim's own reader over the section bytes; a unit it does not take (an encoding it
@@ -165,29 +161,17 @@ typedef struct cdw_read_options {
     uint32_t no_fallback;
 } cdw_read_options;
 
-/// What a read did.
-typedef struct cdw_read_report {
-    uint32_t threads;
-    uint32_t units;
-    /// Unit tasks (a unit's line table, or its DIEs) the fast reader handed to libdwarf.
-    uint32_t fallbacks;
-} cdw_read_report;
-
-/// Reads every unit once into `result`. The result is the same whatever the options but for
-/// string-table offsets (each thread keeps its own table). `options` and `report` may be NULL.
-int cdw_read_with(cdw_object *object, const cdw_read_options *options, cdw_result *result,
-                  cdw_read_report *report, char *message, size_t message_size);
-
 /// A read whose functions, ranges and rows are still in the reading threads' hands.
 typedef struct cdw_reading cdw_reading;
 
-/// `cdw_read_with` in two steps, so that the large arrays are copied once, straight into arrays
-/// the caller owns (Swift arrays, say): fills `result` but for `functions`, `ranges` and
-/// `rows`, which stay NULL while their counts are set. On CDW_OK or CDW_PARTIAL, `*reading`
-/// must be handed to `cdw_read_finish`.
+/// Reads every unit once, in two steps, so that the large arrays are copied once, straight
+/// into arrays the caller owns (Swift arrays, say): fills `result` (zeroed by the caller) but
+/// for `functions`, `ranges` and `rows`, which stay NULL while their counts are set. The
+/// result is the same whatever the options (which may be NULL) but for string-table offsets
+/// (each thread keeps its own table). On CDW_OK or CDW_PARTIAL, `*reading` must be handed to
+/// `cdw_read_finish`.
 int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_result *result,
-                   cdw_reading **reading, cdw_read_report *report, char *message,
-                   size_t message_size);
+                   cdw_reading **reading, char *message, size_t message_size);
 
 /// Copies the functions, ranges and rows of `reading` into arrays of the lengths
 /// `cdw_read_start` gave (each thread copies its share), then frees `reading`. An array whose
