@@ -67,7 +67,7 @@ public enum LinuxLogParser {
     public static func looksLikeLinuxLog(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { b in
             let scanner = LineScanner(b)
-            var frames = 0
+            var foundFrame = false
             var start = 0
             while start < b.count {
                 var end = start
@@ -75,13 +75,13 @@ public enum LinuxLogParser {
                 let line = scanner.content(start, end)
                 if line.p < line.e {
                     if scanner.isAppleMarker(line.p, line.e) { return false }
-                    if frames == 0, let frame = scanner.frame(lineStart: start, line.p, line.e), frame.isStrong {
-                        frames += 1
+                    if !foundFrame, let frame = scanner.frame(lineStart: start, line.p, line.e), frame.isStrong {
+                        foundFrame = true
                     }
                 }
                 start = end + 1
             }
-            return frames > 0
+            return foundFrame
         }
     }
 
