@@ -88,11 +88,10 @@ final class ReportVariantTests: XCTestCase {
         let numbered = Self.frames(in: result.stdoutText, after: "Last Exception Backtrace:")
         var expected: [OutputFrame] = []
         for (k, frame) in returnFrames.enumerated() {
-            for line in inlined[frame.number] ?? [] + [] {
+            for line in inlined[frame.number] ?? [] {
                 expected.append(OutputFrame(number: k, image: line.image, address: line.address, rest: line.rest))
             }
-            expected.append(OutputFrame(number: k, image: frame.image, address: frame.address,
-                                        rest: frame.rest.hasPrefix("0x") ? frame.rest : frame.rest))
+            expected.append(OutputFrame(number: k, image: frame.image, address: frame.address, rest: frame.rest))
         }
         expected.append(OutputFrame(number: returnFrames.count, image: "???", address: 0x1234, rest: "???"))
         // System frames the device named keep the device's name in the thread; in the list
@@ -102,7 +101,7 @@ final class ReportVariantTests: XCTestCase {
                                                                                 options: .regularExpression) != nil,
                           "list frame \(frame.number) (\(frame.image)): \(numbered.indices.contains(i) ? numbered[i].rest : "missing")")
         }
-        let appExpected = expected.filter { $0.image != "App" ? false : true }
+        let appExpected = expected.filter { $0.image == "App" }
         let appNumbered = numbered.filter { $0.image == "App" }
         XCTAssertEqual(appNumbered, appExpected, "the list's App frames resolve as the thread's frames at the same addresses")
         XCTAssertEqual(numbered.last, expected.last)
@@ -119,35 +118,49 @@ final class ReportVariantTests: XCTestCase {
         XCTAssertEqual(result.stdoutText, variant)
     }
 
-    /// arm64e return addresses with pointer-authentication bits above bit 36 (iOS) resolve as the
-    /// plain addresses do; the line keeps the address as printed.
+    /// Bits 40...46 of an address: above iOS's 36-bit address width, inside macOS's 47 bits.
+    static let bitsBetweenTheWidths: UInt64 = 0x0000_7f00_0000_0000
+
+    /// `text` with `bits` set in the address of every App frame but the first of each thread,
+    /// written as `format` writes it; the lines changed, in order, and the addresses before.
+    static func signing(_ text: String, with bits: UInt64,
+                        format: String) -> (text: String, lines: [String], originals: [UInt64]) {
+        var lines = text.components(separatedBy: "\n")
+        var changed: [String] = [], originals: [UInt64] = []
+        for (i, line) in lines.enumerated() {
+            guard let frame = parseFrame(line), frame.image == "App", frame.number > 0,
+                  let range = line.range(of: String(format: format, frame.address)) else { continue }
+            lines[i] = line.replacingCharacters(in: range, with: String(format: format, frame.address | bits))
+            changed.append(lines[i])
+            originals.append(frame.address)
+        }
+        return (lines.joined(separator: "\n"), changed, originals)
+    }
+
+    /// arm64e return addresses of an iOS report with pointer-authentication bits above its
+    /// 36-bit address width — bits 40...46, which macOS's 47-bit width would keep — resolve as
+    /// the plain addresses do; the line keeps the address as printed.
     func testPointerAuthenticationBitsAreStripped() throws {
         let plain = try plainReport()
-        var lines = plain.text.components(separatedBy: "\n")
-        var changed: [String: String] = [:]
-        for (i, line) in lines.enumerated() {
-            guard let frame = Self.parseFrame(line), frame.image == "App", frame.number > 0,
-                  let range = line.range(of: String(format: "0x%016llx", frame.address)) else { continue }
-            let signed = String(format: "0x%016llx", frame.address | 0x002f_0000_0000_0000)
-            lines[i] = line.replacingCharacters(in: range, with: signed)
-            changed[line] = lines[i]
-        }
-        XCTAssertGreaterThan(changed.count, 3)
-        let path = try write(lines.joined(separator: "\n"), named: "pac.crash")
+        let bits = Self.bitsBetweenTheWidths
+        let signed = Self.signing(plain.text, with: bits, format: "0x%016llx")
+        XCTAssertGreaterThan(signed.lines.count, 3)
+        XCTAssert(signed.originals.allSatisfy { $0 >> 36 == 0 }, "the fixture's App addresses fit in 36 bits")
+        let path = try write(signed.text, named: "pac.crash")
         let result = try CLI.run(["-d", plain.debug, path])
         XCTAssertEqual(result.status, 0, result.summary([path]))
         // Undo the signing in the output: it must then equal the plain report's output.
         var output = result.stdoutText
-        for (original, signed) in changed {
-            let originalAddress = Self.parseFrame(original)!.address
-            output = output.replacingOccurrences(of: String(format: "0x%016llx", originalAddress | 0x002f_0000_0000_0000),
-                                                 with: String(format: "0x%016llx", originalAddress))
-            _ = signed
+        for address in Set(signed.originals) {
+            output = output.replacingOccurrences(of: String(format: "0x%016llx", address | bits),
+                                                 with: String(format: "0x%016llx", address))
         }
         XCTAssertEqual(output, plain.output)
     }
 
-    /// On macOS the address width is 47 bits: bits above it are stripped, bits below kept.
+    /// On macOS the address width is 47 bits: bits above it are stripped (the frames resolve as
+    /// the plain ones), bits below kept — with bits 40...46 set, which iOS's 36-bit width would
+    /// strip, no image holds the address and the line comes back as it was.
     func testMacOSKeepsFortySevenBits() throws {
         let debug = try Fixtures.path("macho")
         // The fixture's macOS 12 report of an arm64 process (Fixtures/make_reports.py makes it so).
@@ -156,21 +169,30 @@ final class ReportVariantTests: XCTestCase {
         guard text.range(of: #"(?m)^OS Version: +macOS "#, options: .regularExpression) != nil else {
             return XCTFail("\(path) should be a macOS report (OS Version: macOS …)")
         }
-        let plainOutput = try CLI.run(["-d", debug, path]).stdoutText
-        var lines = text.components(separatedBy: "\n")
-        var count = 0
-        for (i, line) in lines.enumerated() {
-            guard let frame = Self.parseFrame(line), frame.image == "App", frame.number > 0,
-                  let range = line.range(of: String(format: "0x%llx", frame.address)) else { continue }
-            lines[i] = line.replacingCharacters(in: range, with: String(format: "0x%llx", frame.address | 0x7f80_0000_0000_0000))
-            count += 1
-        }
-        XCTAssertGreaterThan(count, 0)
-        let variant = try write(lines.joined(separator: "\n"), named: "pac-macos.crash")
-        let output = try CLI.run(["-d", debug, variant]).stdoutText
-        let resolvedPlain = Self.frames(in: plainOutput, after: "Thread 0 Crashed:").map(\.rest)
-        let resolvedSigned = Self.frames(in: output, after: "Thread 0 Crashed:").map(\.rest)
+        let plain = try CLI.run(["-d", debug, path])
+        XCTAssertEqual(plain.status, 0, plain.summary(["-d", debug, path]))
+
+        // Above bit 47: stripped.
+        let high = Self.signing(text, with: 0x7f80_0000_0000_0000, format: "0x%llx")
+        XCTAssertGreaterThan(high.lines.count, 0)
+        let highPath = try write(high.text, named: "pac-macos.crash")
+        let highResult = try CLI.run(["-d", debug, highPath])
+        XCTAssertEqual(highResult.status, 0, highResult.summary(["-d", debug, highPath]))
+        let resolvedPlain = Self.frames(in: plain.stdoutText, after: "Thread 0 Crashed:").map(\.rest)
+        let resolvedSigned = Self.frames(in: highResult.stdoutText, after: "Thread 0 Crashed:").map(\.rest)
         XCTAssertEqual(resolvedSigned, resolvedPlain)
+
+        // Between bits 36 and 47: kept, so the frames stay unresolved.
+        let middle = Self.signing(text, with: Self.bitsBetweenTheWidths, format: "0x%llx")
+        XCTAssertGreaterThan(middle.lines.count, 0)
+        let middlePath = try write(middle.text, named: "pac-macos-kept.crash")
+        let middleResult = try CLI.run(["-d", debug, middlePath])
+        XCTAssertEqual(middleResult.status, 0, middleResult.summary(["-d", debug, middlePath]))
+        let signedAddresses = Set(middle.originals.map { $0 | Self.bitsBetweenTheWidths })
+        let outputLines = middleResult.stdoutText.components(separatedBy: "\n").filter { line in
+            Self.parseFrame(line).map { signedAddresses.contains($0.address) } ?? false
+        }
+        XCTAssertEqual(outputLines, middle.lines, "addresses with bits 40...46 set are not stripped on macOS")
     }
 
     /// Frames the device named (`<redacted> + N`, `symbol + N`) are resolved again; frames with
