@@ -53,18 +53,7 @@ public enum AtomicFile {
         }
         if fchmod(fd, mode) != 0 { failure = reason() }
         if failure == nil {
-            let written = body { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return false
-                    }
-                    offset += n
-                }
-                return true
-            }
+            let written = body { bytes in System.writeAll(fd, bytes) }
             if !written { failure = reason() }
         }
         if close(fd) != 0, failure == nil { failure = reason() }

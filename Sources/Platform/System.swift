@@ -8,25 +8,23 @@ import Darwin
 public enum System {
     /// Writes `text` to standard error, whole.
     public static func writeToStandardError(_ text: String) {
-        var bytes = Array(text.utf8)
-        writeAll(STDERR_FILENO, &bytes)
+        Array(text.utf8).withUnsafeBytes { _ = writeAll(STDERR_FILENO, $0) }
     }
 
-    /// Writes all of `bytes` to `fd`; false if the descriptor refused them (a closed pipe).
+    /// Writes all of `bytes` to `fd`, again after an interruption; false once the descriptor
+    /// refuses them (a closed pipe, a full disk: `errno` says which).
     @discardableResult
-    public static func writeAll(_ fd: Int32, _ bytes: inout [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
             }
-            return true
+            offset += n
         }
+        return true
     }
 
     /// Everything on standard input, until its end.

@@ -39,18 +39,7 @@ public final class OutputWriter {
     /// Writes out what is buffered.
     public func flush() {
         guard !closed, !buffer.isEmpty else { return }
-        var offset = 0
-        buffer.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    closed = true
-                    return
-                }
-                offset += n
-            }
-        }
+        if !buffer.withUnsafeBytes({ System.writeAll(fd, $0) }) { closed = true }
         buffer.removeAll(keepingCapacity: true)
     }
 }
