@@ -1,6 +1,7 @@
-/// One entry of a report's "Binary Images:" list: a Mach-O image loaded in the crashed process.
+/// One image loaded in the crashed process: an entry of an Apple report's "Binary Images:" list
+/// (a Mach-O image), or a module a Linux log's frame lines name (an ELF module; see `format`).
 ///
-/// Parsed from lines such as
+/// Apple reports list them in lines such as
 ///
 ///     0x104a30000 - 0x104a3ffff +App arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /private/var/.../App
 ///     0x1017ff000 - 0x101885fff +com.example.app (4.2.0 - 68) <7B639009-221F-3815-A7A3-657098146F8A> /Applications/...
@@ -16,7 +17,8 @@ public struct BinaryImage: Sendable, Equatable {
     /// The architecture ("arm64", "arm64e", "x86_64", ...); nil when the line carries none.
     public var arch: String?
     /// The image's UUID as 32 lowercase hexadecimal digits without dashes; nil when the report
-    /// prints "???" or no UUID.
+    /// prints "???" or no UUID. For an ELF module, its GNU build-id (lowercase hexadecimal digits)
+    /// when a frame line gives one.
     public var uuid: String?
     /// The image's path on the device; nil when printed as "???" or missing.
     public var path: String?

@@ -41,7 +41,8 @@ public struct Frame: Sendable, Equatable {
     /// address. Nil when the address and the image's load address say it all.
     public var imageOffset: UInt64?
     /// Whether the address is a return address (looked up at its call site), when the format
-    /// says so itself; nil leaves it to the position rule (every frame but a thread's first).
+    /// says so itself; nil leaves it to the position rule (in a thread, every frame but the first
+    /// one that is not inlined; in other backtraces, every frame).
     /// Sanitizers print addresses already moved to the call, so their frames say false.
     public var returnAddress: Bool?
     /// Whether the line is an inlined frame of an already symbolicated report (`foo + 4

@@ -8,8 +8,8 @@
 //
 //     {"imageOffset":16900,"imageIndex":0}
 //
-// the tree is three nodes: the object `0..<37`, then `16900` (`15..<20`, key `1..<14`) and `0`
-// (`35..<36`, key `21..<33`). Strings are decoded only when asked for.
+// the tree is three nodes: the object `0..<36`, then `16900` (`15..<20`, key `1..<14`) and `0`
+// (`34..<35`, key `21..<33`). Strings are decoded only when asked for.
 //
 // The scanner is iterative (its stack is an array), so deep nesting costs memory, never the call
 // stack. It accepts exactly RFC 8259 JSON, with two liberties met in real files: leading zeros in
