@@ -208,6 +208,9 @@ final class LinuxLogTests: XCTestCase {
         let rawRuns = SanitizerLog.rawRuns(raw)
         let ownRuns = SanitizerLog.symbolizedRuns(symbolized)
         XCTAssertFalse(rawRuns.isEmpty, "\(label): no frames in\n\(raw)")
+        guard rawRuns.joined().contains(where: { $0.module == binary }) else {
+            return XCTFail("\(label): no frame of \(binary) in the log:\n\(raw)")
+        }
         guard rawRuns.map(\.count) == ownRuns.map(\.count) else {
             return XCTFail("\(label): the raw and symbolized logs differ in shape: \(rawRuns.map(\.count)) frames "
                 + "vs \(ownRuns.map(\.count)) inline chains\n\(raw)\n\(symbolized)")
@@ -216,6 +219,12 @@ final class LinuxLogTests: XCTestCase {
 
         var unresolved: [String] = []
         defer { assertNoneUnresolved(unresolved, label: label, arguments: arguments) }
+        // Frames of the program the tool resolved and that were compared with the sanitizer's.
+        var comparedInFixture = 0
+        defer {
+            XCTAssertGreaterThan(comparedInFixture, 0, "\(label): no frame of the program was compared: "
+                + "`\(CLI.describe(arguments))` resolved none")
+        }
         var cursor = 0
         for (run, frames) in rawRuns.enumerated() {
             for (k, frame) in frames.enumerated() {
@@ -231,6 +240,7 @@ final class LinuxLogTests: XCTestCase {
                 // What the sanitizer prints after the address, "(module+offset)" included where it
                 // has a function but no file.
                 let expected = own
+                if inFixture { comparedInFixture += 1 }
                 let agreement = SanitizerLog.agreement(gotTexts, expected)
                 if agreement != .different {
                     tally.count(inFixture: inFixture, agreed: true, loosely: agreement == .libbacktraceStyle)
