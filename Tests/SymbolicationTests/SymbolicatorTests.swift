@@ -1,6 +1,7 @@
 import CrashReport
 import DebugInfo
 import Foundation
+import Platform
 @testable import Symbolication
 import TestSupport
 import XCTest
@@ -41,6 +42,32 @@ final class SymbolicatorTests: XCTestCase {
             if let f = candidate.frames.firstIndex(where: { $0.index == frame }) { return (t, f) }
         }
         return nil
+    }
+
+    /// A report lists every loaded image; only the debug files of images that frames point
+    /// into are indexed, while every matched image still names its debug file.
+    func testOnlyImagesWithFramesAreIndexed() throws {
+        let fixtures = try fixtures()
+        let url = fixtures.appendingPathComponent("reports/App-arm64.crash")
+        var report = try ClassicReportParser.parse(Array(try Data(contentsOf: url)), path: url.path)
+        let greeter = try XCTUnwrap(report.images.firstIndex { $0.name.hasPrefix("libGreeter") })
+        let app = try XCTUnwrap(report.images.firstIndex { $0.name == "App" })
+        for t in report.threads.indices { report.threads[t].frames.removeAll { $0.image == greeter } }
+        XCTAssertTrue(report.threads.contains { $0.frames.contains { $0.image == app } })
+
+        let diagnostics = Diagnostics { _ in }
+        let locator = DebugFileLocator(paths: [fixtures.appendingPathComponent("macho").path], diagnostics: diagnostics)
+        let built = Lock()
+        var indexed: [String] = []
+        let symbolicator = Symbolicator(locator: locator, diagnostics: diagnostics) { file in
+            built.withLock { indexed.append(file.path) }
+            return try SymbolIndex.build(file)
+        }
+        let result = symbolicator.symbolicate(report)
+        XCTAssertEqual(indexed.count, 1, "\(indexed)")
+        XCTAssertTrue(indexed.first?.hasSuffix("/App-arm64") == true, "\(indexed)")
+        XCTAssertNotNil(result.debugFiles[greeter], "the matched image still names its debug file")
+        XCTAssertFalse(result.frames.isEmpty)
     }
 
     func testAddressArithmeticMatchesTheFixtureScript() throws {
