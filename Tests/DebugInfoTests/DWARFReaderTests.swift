@@ -286,20 +286,22 @@ final class DWARFReaderTests: XCTestCase {
                 let url = directory.appendingPathComponent("\(original.lastPathComponent)-\(round)")
                 try Data(damaged).write(to: url)
                 guard let file = try? DebugFile.identify(path: url.path).first(where: \.hasDWARF) else { continue }
-                var readings: [Canonical] = []
-                for threads: UInt32 in [1, 3] {
-                    do {
-                        readings.append(Canonical(try self.read(file, .init(threads: threads))))
-                    } catch {
-                        XCTAssertTrue("\(error)".hasPrefix(url.path), "\(error)")
-                    }
+                // One result per thread count: both must fail alike or both read alike.
+                let results = [UInt32(1), 3].map { threads in
+                    Result { Canonical(try self.read(file, .init(threads: threads))) }
                 }
-                if readings.count == 2 {
+                switch (results[0], results[1]) {
+                case let (.success(one), .success(three)):
                     read += 1
-                    if readings[0].problem != nil { partial += 1 }
-                    if let difference = readings[0].difference(from: readings[1]) {
+                    if one.problem != nil { partial += 1 }
+                    if let difference = one.difference(from: three) {
                         XCTFail("\(url.lastPathComponent): 1 and 3 threads differ: \(difference)")
                     }
+                case let (.failure(one), .failure(three)):
+                    XCTAssertTrue("\(one)".hasPrefix(url.path), "\(one)")
+                    XCTAssertEqual("\(one)", "\(three)", "\(url.lastPathComponent): 1 and 3 threads fail differently")
+                case let (.success, .failure(error)), let (.failure(error), .success):
+                    XCTFail("\(url.lastPathComponent): read on one of 1 and 3 threads only; the other failed: \(error)")
                 }
             }
         }
