@@ -48,6 +48,26 @@ func hexDigitValue(_ byte: UInt8) -> UInt64? {
 }
 
 extension UnsafeBufferPointer where Element == UInt8 {
+    /// The byte ranges of the lines, each with its "\n"; the last line may have none. Empty
+    /// input has no lines, and a final "\n" starts none. Every parser splits its input this way,
+    /// so line `k` means the same bytes everywhere.
+    func lineRanges() -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        lines.reserveCapacity(count / 64 + 1)
+        var start = 0
+        for i in 0..<count where self[i] == ASCII.newline {
+            lines.append(start..<(i + 1))
+            start = i + 1
+        }
+        if start < count { lines.append(start..<count) }
+        return lines
+    }
+
+    /// The length of the UTF-8 byte-order mark the bytes start with: 3, or 0 if there is none.
+    var byteOrderMarkLength: Int {
+        count >= 3 && self[0] == 0xEF && self[1] == 0xBB && self[2] == 0xBF ? 3 : 0
+    }
+
     /// The first index at or after `index` that is not a space or tab (at most `end`).
     @inline(__always)
     func skipBlanks(from index: Int, to end: Int) -> Int {

@@ -89,7 +89,7 @@ private struct LineParser {
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         b = buffer
-        lines = Self.splitLines(buffer)
+        lines = buffer.lineRanges()
     }
 
     /// The crashed thread: from the header, else from the first thread header marked "Crashed".
@@ -101,25 +101,11 @@ private struct LineParser {
         return nil
     }
 
-    static func splitLines(_ b: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
-        var lines: [Range<Int>] = []
-        lines.reserveCapacity(b.count / 64 + 1)
-        var start = 0
-        for i in 0..<b.count where b[i] == ASCII.newline {
-            lines.append(start..<(i + 1))
-            start = i + 1
-        }
-        if start < b.count { lines.append(start..<b.count) }
-        return lines
-    }
-
     mutating func run() {
         for lineIndex in lines.indices {
             let range = lines[lineIndex]
             var start = range.lowerBound
-            if lineIndex == 0 && b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-                start += 3
-            }
+            if lineIndex == 0 { start += b.byteOrderMarkLength }
             let p = b.skipBlanks(from: start, to: range.upperBound)
             let e = b.trimEnd(p, range.upperBound - (b[range.upperBound - 1] == ASCII.newline ? 1 : 0))
             if p == e {

@@ -49,18 +49,4 @@ public struct IPSDocument: Sendable {
         self.inlinedFrames = inlinedFrames
         self.textBacktraces = textBacktraces
     }
-
-    /// The byte ranges of the lines of `text`, each with its "\n"; the last line may have none.
-    /// The same split as the classic parser's, so that line `k` of a text backtrace is line
-    /// `lines.lowerBound + k` of the translated report.
-    static func lineRanges(_ text: [UInt8]) -> [Range<Int>] {
-        var lines: [Range<Int>] = []
-        var start = 0
-        for (i, byte) in text.enumerated() where byte == ASCII.newline {
-            lines.append(start..<(i + 1))
-            start = i + 1
-        }
-        if start < text.count { lines.append(start..<text.count) }
-        return lines
-    }
 }

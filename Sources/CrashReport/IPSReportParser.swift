@@ -22,7 +22,7 @@ public enum IPSReportParser {
     /// and names a `bug_type`. Whether that object is valid is `parse`'s business.
     public static func looksLikeIPS(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { b in
-            var i = skipByteOrderMark(b)
+            var i = b.byteOrderMarkLength
             while i < b.count && isBlank(b[i]) { i += 1 }
             guard i < b.count, b[i] == 0x7B else { return false }  // {
             var end = i
@@ -37,7 +37,7 @@ public enum IPSReportParser {
     ///   valid JSON (a truncated file, most often), or the body is not an object; the errors of
     ///   `ClassicReportParser.parse` for other bug_types.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
-        let start = bytes.withUnsafeBufferPointer { skipByteOrderMark($0) }
+        let start = bytes.withUnsafeBufferPointer { $0.byteOrderMarkLength }
         let metadata: JSONTree
         let metadataEnd: Int
         do {
@@ -112,10 +112,6 @@ public enum IPSReportParser {
             return .invalidIPS(path, reason: "\(part) is not valid JSON: \(error.message) (\(place)): the file is cut short")
         }
         return .invalidIPS(path, reason: "\(part) is not valid JSON: \(error.message) at \(place)")
-    }
-
-    private static func skipByteOrderMark(_ b: UnsafeBufferPointer<UInt8>) -> Int {
-        b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0
     }
 }
 

@@ -321,7 +321,8 @@ struct IPSTranslator {
             line("Application Specific Backtrace \(number):")
             number += 1
             let first = lineCount
-            for range in IPSDocument.lineRanges(decoded) {
+            // The classic parser's split, so line `k` of the text is line `first + k` of the report.
+            for range in decoded.withUnsafeBufferPointer({ $0.lineRanges() }) {
                 var bytes = Array(decoded[range])
                 if bytes.last != ASCII.newline { bytes.append(ASCII.newline) }
                 for k in bytes.indices.dropLast() where Self.isControl(bytes[k]) && bytes[k] != ASCII.carriageReturn {

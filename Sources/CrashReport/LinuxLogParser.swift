@@ -68,18 +68,15 @@ public enum LinuxLogParser {
         bytes.withUnsafeBufferPointer { b in
             let scanner = LineScanner(b)
             var foundFrame = false
-            var start = 0
-            while start < b.count {
-                var end = start
-                while end < b.count && b[end] != ASCII.newline { end += 1 }
-                let line = scanner.content(start, end)
+            for range in b.lineRanges() {
+                let start = range.lowerBound
+                let line = scanner.content(start, scanner.contentEnd(range))
                 if line.p < line.e {
                     if scanner.isAppleMarker(line.p, line.e) { return false }
                     if !foundFrame, let frame = scanner.frame(lineStart: start, line.p, line.e), frame.isStrong {
                         foundFrame = true
                     }
                 }
-                start = end + 1
             }
             return foundFrame
         }
@@ -144,11 +141,16 @@ private struct LineScanner {
         b = buffer
     }
 
+    /// Where the line `range` (from `lineRanges`) ends without its "\n".
+    func contentEnd(_ range: Range<Int>) -> Int {
+        range.upperBound - (b[range.upperBound - 1] == ASCII.newline ? 1 : 0)
+    }
+
     /// The text of the line `start..<end` (`end` at its "\n" or the end of the input):
     /// without a leading byte-order mark, surrounding blanks, or "\r".
     func content(_ start: Int, _ end: Int) -> (p: Int, e: Int) {
         var s = start
-        if s == 0 && b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF { s = min(3, end) }
+        if s == 0 { s = min(b.byteOrderMarkLength, end) }
         let p = b.skipBlanks(from: s, to: end)
         return (p, b.trimEnd(p, end))
     }
@@ -421,15 +423,9 @@ private struct LogBuilder {
     }
 
     mutating func run() {
-        var start = 0
-        lines.reserveCapacity(b.count / 64 + 1)
-        while start < b.count {
-            var end = start
-            while end < b.count && b[end] != ASCII.newline { end += 1 }
-            let lineIndex = lines.count
-            lines.append(start..<min(end + 1, b.count))
-            handle(line: lineIndex, start: start, end: end)
-            start = end + 1
+        lines = b.lineRanges()
+        for (lineIndex, range) in lines.enumerated() {
+            handle(line: lineIndex, start: range.lowerBound, end: scanner.contentEnd(range))
         }
         endRun()
     }
