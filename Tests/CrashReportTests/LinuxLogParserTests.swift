@@ -418,6 +418,7 @@ final class LinuxLogParserTests: XCTestCase {
         var random = SplitMix64(seed: 0x11C0_FFEE)
         let alphabet = Array("#0x123456789abcdef()[]+-. /\tin:_BuildId<>unknown module\n\r".utf8)
         let sample = Array((Self.asanLog + "\n./prog(+0x1279)[0x55fd7aec4279]\n/lib/libc.so.6(abort+0xd3) [0x7f]\nprog[0x401269]\n[0x7f00]\n").utf8)
+        var parsed = 0, withFrames = 0
         for round in 0..<3000 {
             var bytes: [UInt8]
             switch round % 3 {
@@ -438,6 +439,8 @@ final class LinuxLogParserTests: XCTestCase {
             }
             _ = LinuxLogParser.looksLikeLinuxLog(bytes)
             guard let report = try? LinuxLogParser.parse(bytes, path: "fuzz.log") else { continue }
+            parsed += 1
+            if !report.threads.isEmpty { withFrames += 1 }
             XCTAssertEqual(report.lines.map { bytes[$0] }.joined().count, bytes.count)
             for thread in report.threads {
                 XCTAssertFalse(thread.frames.isEmpty)
@@ -450,5 +453,9 @@ final class LinuxLogParserTests: XCTestCase {
             }
             XCTAssertEqual(renderedUnchanged(report), bytes)
         }
+        // So that the checks above run: most inputs parse, and most damaged logs (a third of
+        // the inputs) keep frames whose lines and images are checked.
+        XCTAssertGreaterThan(parsed, 1500, "inputs parsed, of 3000")
+        XCTAssertGreaterThan(withFrames, 900, "inputs parsed with frames, of 3000 (1000 of them damaged logs)")
     }
 }
