@@ -93,8 +93,9 @@ CXXFLAGS_EXTRA=(-fno-exceptions -fno-rtti -std=c++17)
 
 # ---------------------------------------------------------------------------
 # Mach-O (clang + ld64.lld-14 + dsymutil 14). Sources are compiled by absolute
-# path, as Xcode does. DWARF 4 throughout: dsymutil 14 mistranslates DWARF 5
-# (DW_FORM_addrx, loclists), see README.md.
+# path, as Xcode does. DWARF 4 for everything dsymutil 14 links: it mistranslates
+# DWARF 5 (DW_FORM_addrx, loclists), see README.md. The one DWARF 5 build,
+# App-arm64-dwarf5, is linked and made a dSYM by LLVM 19's tools instead.
 
 # compile_macho TARGET OBJDIR [extra clang flags...]
 compile_macho() {

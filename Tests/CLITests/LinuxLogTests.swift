@@ -135,10 +135,9 @@ final class LinuxLogTests: XCTestCase {
         }
     }
 
-    /// `symbolicate -d DEBUG LOG`: the arguments, for messages, and the output's lines; checks
-    /// that the run succeeds and that its output read back changes nothing.
-    /// Writes `log` into `dir` and symbolicates it with `-d debug`; the output also comes back
-    /// unchanged when symbolicated again.
+    /// Writes `log` into `dir` and runs `symbolicate -d DEBUG LOG`; checks that the run succeeds
+    /// and that its output, symbolicated again, comes back unchanged. Returns the arguments, for
+    /// messages, and the output's lines.
     private func symbolicate(log: String, debug: String, label: String,
                              in dir: URL) throws -> (arguments: [String], output: [String]) {
         let logPath = dir.appendingPathComponent("\(label.replacingOccurrences(of: " ", with: "-")).log").path
