@@ -24,7 +24,36 @@ static int read_entry_formats(cursor *c, entry_format formats[256], unsigned *co
     return c->bad ? FAST_DAMAGED : FAST_OK;
 }
 
-// The unit's line table: its file list (see read_file_table) and rows. `program_bytes` gets
+// Moves the address and op_index registers `operations` operations on (DWARF 5 6.2.5.1): with
+// one operation per instruction, op_index stays 0 and this is the usual address advance.
+static inline void advance(uint64_t *address, uint64_t *op_index, uint64_t operations,
+                           unsigned minimum_length, unsigned maximum_operations) {
+    if (maximum_operations == 1) {
+        *address += (uint64_t)minimum_length * operations;
+        return;
+    }
+    uint64_t total = *op_index + operations;
+    *address += (uint64_t)minimum_length * (total / maximum_operations);
+    *op_index = total % maximum_operations;
+}
+
+// Adds the file a DW_LNE_define_file (DWARF 2-4) names to the unit's list, after the header's:
+// the entry is laid out as a file_names entry of the header, `c` spans it.
+static int define_file(sink *s, cursor *c, uint32_t first_file, uint32_t unit_index) {
+    const char *name = (const char *)c->p;
+    skip_cstring(c);
+    uint64_t directory = get_uleb(c);
+    skip_leb(c);  // modification time
+    skip_leb(c);  // length
+    if (c->bad) return FAST_DAMAGED;
+    if (s->r.file_count == first_file && add_file(s, 0, 0, unit_index) != 0) return FAST_NO_MEMORY;
+    int64_t string = add_section_string(s, name);
+    if (string < 0) return FAST_NO_MEMORY;
+    uint32_t recorded = directory > UINT32_MAX ? UINT32_MAX : (uint32_t)directory;
+    return add_file(s, (uint32_t)string, recorded, unit_index) != 0 ? FAST_NO_MEMORY : FAST_OK;
+}
+
+// The unit's line table: its file list (see cdw_file) and rows. `program_bytes` gets
 // the bytes of .debug_line the unit's line program spans (its header included).
 CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sections *sections,
                            int big_endian, const unit_header *h, const uint8_t *program_bytes[2]) {
@@ -51,11 +80,8 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
     c.end = end;
     uint16_t version = (uint16_t)get_fixed(&c, 2);
     if (version < 2 || version > 5) return FAST_UNSUPPORTED;
-    if (version >= 5) {
-        uint8_t address_size = (uint8_t)get_fixed(&c, 1);
-        uint8_t selector_size = (uint8_t)get_fixed(&c, 1);
-        if (address_size != h->address_size || selector_size != 0) return FAST_UNSUPPORTED;
-    }
+    // address_size and segment_selector_size: DW_LNE_set_address says its own width.
+    if (version >= 5) skip_bytes(&c, 2);
     uint64_t header_length = get_fixed(&c, offset_size);
     if (c.bad || header_length > (uint64_t)(end - c.p)) return FAST_DAMAGED;
     const uint8_t *program = c.p + header_length;
@@ -67,7 +93,7 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
     unsigned line_range = (unsigned)get_fixed(&c, 1);
     unsigned opcode_base = (unsigned)get_fixed(&c, 1);
     if (c.bad || line_range == 0 || opcode_base == 0) return FAST_DAMAGED;
-    if (maximum_operations != 1) return FAST_UNSUPPORTED;
+    if (maximum_operations == 0) maximum_operations = 1;
     const uint8_t *operand_counts = c.p;  // standard_opcode_lengths
     skip_bytes(&c, opcode_base - 1);
     if (c.bad) return FAST_DAMAGED;
@@ -170,13 +196,13 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
     // The line program. The file register starts at 1 in every version (DWARF 5 6.2.2).
     c.p = program;
     c.end = end;
-    uint64_t address = 0, file = 1, line_number = 1, column = 0;
+    uint64_t address = 0, op_index = 0, file = 1, line_number = 1, column = 0;
     while (c.p < c.end) {
         unsigned opcode = *c.p++;
         int row = 0;  // 1: a row, 2: the row ending a sequence
         if (opcode >= opcode_base) {
             unsigned adjusted = opcode - opcode_base;
-            address += (uint64_t)minimum_length * (adjusted / line_range);
+            advance(&address, &op_index, adjusted / line_range, minimum_length, maximum_operations);
             line_number += (uint64_t)(int64_t)(line_base + (int)(adjusted % line_range));
             row = 1;
         } else if (opcode == 0) {
@@ -188,16 +214,21 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
                 row = 2;
             } else if (sub == DW_LNE_set_address) {
                 uint64_t width = size - 1;
-                if (width != 1 && width != 2 && width != 4 && width != 8) return FAST_UNSUPPORTED;
+                if (width != 1 && width != 2 && width != 4 && width != 8) return FAST_DAMAGED;
                 address = get_fixed(&c, (unsigned)width);
-            } else if (sub == DW_LNE_define_file) {
-                return FAST_UNSUPPORTED;
+                op_index = 0;
+            } else if (sub == DW_LNE_define_file && version < 5) {
+                cursor entry = {c.p, next, big_endian, 0};
+                if ((res = define_file(s, &entry, first_file, unit_index)) != FAST_OK) return res;
+                file_count = s->r.file_count - first_file;
             }
             c.p = next;
         } else {
             switch (opcode) {
             case DW_LNS_copy: row = 1; break;
-            case DW_LNS_advance_pc: address += (uint64_t)minimum_length * get_uleb(&c); break;
+            case DW_LNS_advance_pc:
+                advance(&address, &op_index, get_uleb(&c), minimum_length, maximum_operations);
+                break;
             case DW_LNS_advance_line: line_number += (uint64_t)get_sleb(&c); break;
             case DW_LNS_set_file: file = get_uleb(&c); break;
             case DW_LNS_set_column: column = get_uleb(&c); break;
@@ -205,9 +236,13 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
             case DW_LNS_set_prologue_end: case DW_LNS_set_epilogue_begin:
                 break;
             case DW_LNS_const_add_pc:
-                address += (uint64_t)minimum_length * ((255 - opcode_base) / line_range);
+                advance(&address, &op_index, (255 - opcode_base) / line_range, minimum_length,
+                        maximum_operations);
                 break;
-            case DW_LNS_fixed_advance_pc: address += get_fixed(&c, 2); break;
+            case DW_LNS_fixed_advance_pc:
+                address += get_fixed(&c, 2);
+                op_index = 0;
+                break;
             case DW_LNS_set_isa: skip_leb(&c); break;
             default:
                 for (unsigned i = 0; i < operand_counts[opcode - 1]; i++) skip_leb(&c);
@@ -225,6 +260,7 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
         r->end_sequence = row == 2;
         if (row == 2) {
             address = 0;
+            op_index = 0;
             file = 1;
             line_number = 1;
             column = 0;

@@ -233,10 +233,6 @@ CDW_INTERNAL void free_reader(reader *rd) {
     for (uint32_t i = 0; rd->threads && i < rd->thread_count; i++) {
         sink_free(&rd->threads[i].s);
         abbrev_table_free(&rd->threads[i].abbrevs);
-        if (rd->threads[i].dbg) {
-            Dwarf_Error error = NULL;
-            dwarf_object_finish(rd->threads[i].dbg, &error);
-        }
     }
     free(rd->threads);
     free(rd->string_base);

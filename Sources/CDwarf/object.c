@@ -3,12 +3,19 @@
 
 #include "reader.h"
 
+#include <gelf.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
+
+// libelf before 0.189 (Debian 12 ships 0.188) knows zlib only; zstd sections are inflated here.
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2
+#endif
 
 CDW_INTERNAL void set_message(char *message, size_t size, const char *format, ...) {
     if (!message || size == 0) return;
@@ -19,11 +26,20 @@ CDW_INTERNAL void set_message(char *message, size_t size, const char *format, ..
 }
 
 
+CDW_INTERNAL const cdw_section *find_section(const cdw_object *o, const char *name) {
+    for (uint32_t i = 1; i < o->section_count; i++) {
+        if (o->sections[i].name && strcmp(o->sections[i].name, name) == 0) return &o->sections[i];
+    }
+    return NULL;
+}
+
+// Hands `o` out when it has DWARF to read.
 static int finish_open(cdw_object *o, cdw_object **out, char *message, size_t message_size) {
-    int status = libdwarf_open(o, message, message_size);
-    if (status != CDW_OK) {
+    const cdw_section *info = find_section(o, ".debug_info");
+    if (!info || !info->data || info->size == 0) {
+        set_message(message, message_size, "no DWARF debug information");
         cdw_close(o);
-        return status;
+        return CDW_NO_DWARF;
     }
     *out = o;
     return CDW_OK;
@@ -200,7 +216,6 @@ int cdw_open_elf(const void *image, size_t size, cdw_object **out, char *message
 
 void cdw_close(cdw_object *o) {
     if (!o) return;
-    libdwarf_close(o);
     if (o->elf) elf_end(o->elf);
     for (uint32_t i = 0; i < o->spelled_count; i++) free(o->spelled_names[i]);
     free(o->spelled_names);

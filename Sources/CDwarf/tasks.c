@@ -1,10 +1,10 @@
 // Units, tasks and threads.
 //
 // Each unit is two tasks: its line table (file list and rows) and its functions (and their
-// ranges). Threads take tasks in unit order from a shared counter, each into its own sink and
-// with its own libdwarf handle when it needs one; the results are put together in unit order
-// at the end (merge.c), so the result does not depend on the number of threads but for string
-// offsets.
+// ranges). Threads take tasks in unit order from a shared counter, each into its own sink; the
+// results are put together in unit order at the end (merge.c), so the result does not depend
+// on the number of threads but for string offsets. A task that fails leaves nothing behind but
+// its message: its unit is skipped.
 
 #include "reader.h"
 
@@ -22,44 +22,35 @@ static void run_task(thread_ctx *t, uint32_t k) {
     sink_counts(&t->s, result->start);
     char message[512];
     message[0] = '\0';
-    int failed = 0;
-    int res = FAST_UNSUPPORTED;  // libdwarf's, unless the fast reader takes it
     const uint8_t *line_read[2] = {NULL, NULL};
     t->s.lists_read[0] = t->s.lists_read[1] = NULL;
-    if (!rd->use_libdwarf) {
-        res = functions ? fast_unit_functions(&t->s, &t->abbrevs, &rd->sections,
+    int res = functions ? fast_unit_functions(&t->s, &t->abbrevs, &rd->sections,
                                               rd->object->big_endian, h)
                         : fast_unit_lines(&t->s, &t->abbrevs, &rd->sections,
                                           rd->object->big_endian, h, line_read);
-        // A line program is read once: its pages go now (those it shares with the programs
-        // either side stay; they go with the section at the end).
-        if (res == FAST_OK && !functions && line_read[0])
-            release_section_bytes(rd->object, line_read[0], line_read[1], 0);
-        // So are a unit's range lists, mostly side by side (what lies between, if anything,
-        // is read from the file again when another unit needs it).
-        if (res == FAST_OK && functions && t->s.lists_read[0])
-            release_section_bytes(rd->object, t->s.lists_read[0], t->s.lists_read[1], 0);
-        if (res == FAST_NO_MEMORY) {
-            set_message(message, sizeof(message), "compile unit at 0x%llx: out of memory",
-                        (unsigned long long)h->offset);
-            failed = 1;
-        } else if (res == FAST_DAMAGED) {
-            set_message(message, sizeof(message), "compile unit at 0x%llx: damaged %s",
-                        (unsigned long long)h->offset, functions ? "DIEs" : "line table");
-            failed = 1;
-        } else if (res == FAST_UNSUPPORTED) {
-            sink_truncate(&t->s, result->start);
-            if (rd->no_fallback) {
-                set_message(message, sizeof(message),
-                            "compile unit at 0x%llx: the fast reader cannot read its %s",
-                            (unsigned long long)h->offset, functions ? "DIEs" : "line table");
-                failed = 1;
-            } else {
-            }
-        }
+    // A line program is read once: its pages go now (those it shares with the programs either
+    // side stay; they go with the section at the end).
+    if (res == FAST_OK && !functions && line_read[0])
+        release_section_bytes(rd->object, line_read[0], line_read[1], 0);
+    // So are a unit's range lists, mostly side by side (what lies between, if anything, is read
+    // from the file again when another unit needs it).
+    if (res == FAST_OK && functions && t->s.lists_read[0])
+        release_section_bytes(rd->object, t->s.lists_read[0], t->s.lists_read[1], 0);
+    const char *what = functions ? "DIEs" : "line table";
+    if (res == FAST_NO_MEMORY) {
+        set_message(message, sizeof(message), "compile unit at 0x%llx: out of memory",
+                    (unsigned long long)h->offset);
+    } else if (res == FAST_DAMAGED) {
+        set_message(message, sizeof(message), "compile unit at 0x%llx: damaged %s, skipped",
+                    (unsigned long long)h->offset, what);
+    } else if (res == FAST_UNSUPPORTED) {
+        sink_truncate(&t->s, result->start);
+        set_message(message, sizeof(message),
+                    "compile unit at 0x%llx: its %s use a form or an encoding this reader does "
+                    "not know, skipped",
+                    (unsigned long long)h->offset, what);
     }
-    if (res == FAST_UNSUPPORTED && !failed)
-        failed = libdwarf_task(t, h, functions, message, sizeof(message)) != 0;
+    int failed = res != FAST_OK;
     if (failed) {
         result->failed = 1;
         result->message = strdup(message);
@@ -69,7 +60,7 @@ static void run_task(thread_ctx *t, uint32_t k) {
 
 // One task of `unit` is done: once every unit before some point is read (threads take tasks
 // in unit order, so that point follows them closely), the .debug_info pages before it are
-// released. The pages another unit still needs (a reference into an earlier unit, libdwarf)
+// released. The pages another unit still needs (a reference into an earlier unit)
 // are read from the file again.
 static void unit_read(reader *rd, uint32_t unit) {
     atomic_fetch_add_explicit(&rd->tasks_done[unit], 1, memory_order_release);
@@ -116,20 +107,9 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     }
     pthread_mutex_init(&rd->release_lock, NULL);
     rd->object = object;
-    rd->use_libdwarf = options->reader == CDW_READER_LIBDWARF;
-    rd->no_fallback = options->no_fallback != 0;
-    if (find_dwarf_sections(object, &rd->sections) != 0) {
-        // Not a plain object: libdwarf finds its units.
+    if (find_dwarf_sections(object, &rd->sections, message, message_size) != 0) {
         free_reader(rd);
-        int status = read_with_libdwarf_only(object, result, message, message_size);
-        release_sections(object);
-        if (status != CDW_OK && status != CDW_PARTIAL) return status;
-        if (!(*out = one_piece(result, object))) {
-            cdw_result_free(result);
-            set_message(message, message_size, "out of memory");
-            return CDW_ERROR;
-        }
-        return status;
+        return CDW_ERROR;
     }
     char header_message[512];
     header_message[0] = '\0';
@@ -179,14 +159,9 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     for (uint32_t i = 1; i < threads; i++) {
         if (rd->threads[i].started) pthread_join(rd->threads[i].thread, NULL);
     }
-    // What only reading needs goes now: libdwarf's handles, abbreviations, interned strings.
+    // What only reading needs goes now: abbreviations, interned strings.
     for (uint32_t i = 0; i < threads; i++) {
         thread_ctx *t = &rd->threads[i];
-        if (t->dbg) {
-            Dwarf_Error error = NULL;
-            dwarf_object_finish(t->dbg, &error);
-            t->dbg = NULL;
-        }
         abbrev_table_free(&t->abbrevs);
         free(t->s.interned);
         t->s.interned = NULL;

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Finds the sections the fast reader reads; 0 when they are all there at most once and
-// .debug_info and .debug_abbrev are present.
-CDW_INTERNAL int find_dwarf_sections(const cdw_object *o, dwarf_sections *out) {
+// Finds the sections the reader reads; 0 when they are all there at most once and .debug_info
+// and .debug_abbrev are present, else -1 with a message (several sections of one name come with
+// COMDAT groups in relocatable objects, which are not debug files).
+CDW_INTERNAL int find_dwarf_sections(const cdw_object *o, dwarf_sections *out, char *message,
+                                     size_t message_size) {
     static const char *const names[] = {
         ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str", ".debug_str_offsets",
         ".debug_addr", ".debug_ranges", ".debug_rnglists", ".debug_line",
@@ -21,12 +23,19 @@ CDW_INTERNAL int find_dwarf_sections(const cdw_object *o, dwarf_sections *out) {
         for (uint32_t i = 1; i < o->section_count; i++) {
             const cdw_section *s = &o->sections[i];
             if (!s->name || strcmp(s->name, names[k]) != 0) continue;
-            if (spans[k]->data) return -1;  // twice: COMDAT groups and the like, for libdwarf
+            if (spans[k]->data) {
+                set_message(message, message_size, "several %s sections", names[k]);
+                return -1;
+            }
             spans[k]->data = s->data;
             spans[k]->size = s->data ? s->size : 0;
         }
     }
-    return out->info.data && out->abbrev.data ? 0 : -1;
+    if (!out->info.data || !out->abbrev.data) {
+        set_message(message, message_size, "no %s section", out->info.data ? ".debug_abbrev" : ".debug_info");
+        return -1;
+    }
+    return 0;
 }
 
 // MARK: Unit headers
@@ -160,6 +169,7 @@ CDW_INTERNAL int read_unit_die(abbrev_table *abbrevs, const dwarf_sections *sect
             u->has_str_offsets_base = 1;
             break;
         case DW_AT_addr_base:
+        case DW_AT_GNU_addr_base:  // GNU split DWARF 4
             read_value(c, spec->form, spec->implicit_const, u, &v);
             if ((res = value_offset(&v, &u->addr_base)) != FAST_OK) return res;
             u->has_addr_base = 1;
@@ -174,9 +184,6 @@ CDW_INTERNAL int read_unit_die(abbrev_table *abbrevs, const dwarf_sections *sect
             if ((res = value_offset(&v, &u->stmt_list)) != FAST_OK) return res;
             u->has_stmt_list = 1;
             break;
-        case DW_AT_GNU_ranges_base:
-        case DW_AT_GNU_addr_base:
-            return FAST_UNSUPPORTED;  // split DWARF (GNU): libdwarf's
         default:
             if (spec->size >= 0) skip_bytes(c, (uint64_t)spec->size);
             else skip_value(c, spec->form, u);

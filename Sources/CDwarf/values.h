@@ -117,12 +117,19 @@ static inline int value_string(const unit_ctx *u, const value *v, const char **o
     case DW_FORM_string: *out = (const char *)v->data; break;
     case DW_FORM_strp: *out = section_string(&s->str, v->u); break;
     case DW_FORM_line_strp: *out = section_string(&s->line_str, v->u); break;
+    case DW_FORM_GNU_strp_alt:
+        // In the supplementary file of dwz (.gnu_debugaltlink), which is not read: no string.
+        *out = NULL;
+        return FAST_OK;
     case DW_FORM_strx: case DW_FORM_strx1: case DW_FORM_strx2: case DW_FORM_strx3:
-    case DW_FORM_strx4: {
-        if (!u->has_str_offsets_base || !s->str_offsets.data) return FAST_UNSUPPORTED;
+    case DW_FORM_strx4: case DW_FORM_GNU_str_index: {
+        // GNU split DWARF 4 has no DW_AT_str_offsets_base: its table starts the section.
+        int gnu = v->form == DW_FORM_GNU_str_index;
+        if ((!u->has_str_offsets_base && !gnu) || !s->str_offsets.data) return FAST_DAMAGED;
+        uint64_t base = u->has_str_offsets_base ? u->str_offsets_base : 0;
         uint64_t size = u->offset_size;
-        if (v->u > (UINT64_MAX - u->str_offsets_base) / size) return FAST_DAMAGED;
-        uint64_t at = u->str_offsets_base + v->u * size;
+        if (v->u > (UINT64_MAX - base) / size) return FAST_DAMAGED;
+        uint64_t at = base + v->u * size;
         if (at > s->str_offsets.size || s->str_offsets.size - at < size) return FAST_DAMAGED;
         cursor c = {s->str_offsets.data + at, s->str_offsets.data + s->str_offsets.size,
                     u->big_endian, 0};
@@ -152,7 +159,7 @@ static inline int value_address(const unit_ctx *u, const value *v, uint64_t *out
     switch (v->form) {
     case DW_FORM_addr: *out = v->u; return FAST_OK;
     case DW_FORM_addrx: case DW_FORM_addrx1: case DW_FORM_addrx2: case DW_FORM_addrx3:
-    case DW_FORM_addrx4:
+    case DW_FORM_addrx4: case DW_FORM_GNU_addr_index:
         return indexed_address(u, v->u, out);
     default:
         return FAST_UNSUPPORTED;
@@ -168,6 +175,9 @@ static inline int value_reference(const unit_ctx *u, const value *v, uint64_t *o
         return FAST_OK;
     case DW_FORM_ref_addr:
         *out = v->u;
+        return FAST_OK;
+    case DW_FORM_GNU_ref_alt:  // into dwz's supplementary file, which is not read
+        *out = CDW_NO_REFERENCE;
         return FAST_OK;
     default:
         return FAST_UNSUPPORTED;

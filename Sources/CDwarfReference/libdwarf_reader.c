@@ -1,13 +1,17 @@
-// libdwarf (20210528) reading units into the same sinks as the fast reader: the reference the
-// fast reader is compared with, and the reader of what the fast reader does not take.
+// libdwarf (20210528) reading every unit into a sink of the CDwarf reader: the independent
+// reference the tests compare that reader with. Never linked into the shipped program.
 
-#include "reader.h"
+#include "CDwarfReference.h"
+
+#include "../CDwarf/sink.h"
+
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
 
 #include <stdlib.h>
 #include <string.h>
 
 // MARK: - Object access over a section list
-
 
 static int access_section_info(void *object, Dwarf_Half index, Dwarf_Obj_Access_Section *out,
                                int *error) {
@@ -54,35 +58,9 @@ static const Dwarf_Obj_Access_Methods access_methods = {
     NULL,
 };
 
-CDW_INTERNAL int libdwarf_open(cdw_object *o, char *message, size_t message_size) {
-    o->interface.object = o;
-    o->interface.methods = &access_methods;
-    Dwarf_Error error = NULL;
-    dwarf_set_de_alloc_flag(0);
-    int res = dwarf_object_init_b(&o->interface, NULL, NULL, DW_GROUPNUMBER_ANY, &o->dbg, &error);
-    if (res == DW_DLV_NO_ENTRY) {
-        set_message(message, message_size, "no DWARF debug information");
-        return CDW_NO_DWARF;
-    }
-    if (res != DW_DLV_OK) {
-        set_message(message, message_size, "%s", error ? dwarf_errmsg(error) : "libdwarf failed");
-        if (error) dwarf_dealloc(NULL, error, DW_DLA_ERROR);
-        return CDW_ERROR;
-    }
-    return CDW_OK;
-}
-
-CDW_INTERNAL void libdwarf_close(cdw_object *o) {
-    if (o->dbg) {
-        Dwarf_Error error = NULL;
-        dwarf_object_finish(o->dbg, &error);
-    }
-}
-
 // MARK: - Reading a unit through libdwarf
 //
-// The reference reader: every unit when the object is not plain (no .debug_info of its own,
-// several sections of one name) or when asked for, and any unit the fast reader below does not
+// One walker per unit: what reading its DIEs needs.
 
 typedef struct walker {
     Dwarf_Debug dbg;
@@ -353,13 +331,6 @@ static uint64_t line_uleb(line_reader *r) {
 
 #define FILE_REGISTER_INITIAL (-1)
 
-static const cdw_section *find_section(const cdw_object *o, const char *name) {
-    for (uint32_t i = 1; i < o->section_count; i++) {
-        if (o->sections[i].name && strcmp(o->sections[i].name, name) == 0) return &o->sections[i];
-    }
-    return NULL;
-}
-
 // The file register at each row of the line program at `offset` in .debug_line, in row order:
 // FILE_REGISTER_INITIAL where it still holds its initial value. NULL (with *count 0) when the
 // program cannot be walked; malloc'ed otherwise.
@@ -615,11 +586,10 @@ static int libdwarf_unit_functions(walker *w, Dwarf_Die unit_die, uint16_t versi
 }
 
 
-// Every unit through libdwarf, found by libdwarf: for objects without a .debug_info and
-// .debug_abbrev of their own or with several sections of one name (relocatable objects with
-// COMDAT groups, split DWARF).
-CDW_INTERNAL int read_with_libdwarf_only(cdw_object *object, cdw_result *result, char *message,
-                                   size_t message_size) {
+// MARK: - Every unit
+
+int cdwref_read(cdw_object *object, cdw_result *result, char *message, size_t message_size) {
+    memset(result, 0, sizeof(*result));
     sink s;
     if (sink_init(&s) != 0) {
         sink_free(&s);
@@ -628,8 +598,9 @@ CDW_INTERNAL int read_with_libdwarf_only(cdw_object *object, cdw_result *result,
     }
     Dwarf_Debug dbg = NULL;
     Dwarf_Error error = NULL;
-    int res = dwarf_object_init_b(&object->interface, NULL, NULL, DW_GROUPNUMBER_ANY, &dbg,
-                                  &error);
+    Dwarf_Obj_Access_Interface interface = {object, &access_methods};
+    dwarf_set_de_alloc_flag(0);
+    int res = dwarf_object_init_b(&interface, NULL, NULL, DW_GROUPNUMBER_ANY, &dbg, &error);
     if (res != DW_DLV_OK) {
         sink_free(&s);
         set_message(message, message_size, "%s",
@@ -687,62 +658,4 @@ CDW_INTERNAL int read_with_libdwarf_only(cdw_object *object, cdw_result *result,
     memset(&s.r, 0, sizeof(s.r));
     sink_free(&s);
     return failed ? CDW_PARTIAL : CDW_OK;
-}
-
-
-
-static Dwarf_Debug thread_dbg(thread_ctx *t, char *message, size_t message_size) {
-    if (t->dbg || t->dbg_failed) {
-        if (!t->dbg) set_message(message, message_size, "libdwarf could not open the object");
-        return t->dbg;
-    }
-    const cdw_object *o = t->reader->object;
-    Dwarf_Error error = NULL;
-    int res = dwarf_object_init_b((Dwarf_Obj_Access_Interface *)&o->interface, NULL, NULL,
-                                  DW_GROUPNUMBER_ANY, &t->dbg, &error);
-    if (res != DW_DLV_OK) {
-        set_message(message, message_size, "%s",
-                    error ? dwarf_errmsg(error) : "libdwarf could not open the object");
-        if (error) dwarf_dealloc(NULL, error, DW_DLA_ERROR);
-        t->dbg = NULL;
-        t->dbg_failed = 1;
-    }
-    return t->dbg;
-}
-
-// Reads one task of a unit through libdwarf. 0, or -1 with a message.
-CDW_INTERNAL int libdwarf_task(thread_ctx *t, const unit_header *h, int functions, char *message,
-                         size_t message_size) {
-    Dwarf_Debug dbg = thread_dbg(t, message, message_size);
-    if (!dbg) return -1;
-    Dwarf_Error error = NULL;
-    Dwarf_Die unit_die = NULL;
-    int res = dwarf_offdie_b(dbg, h->die_offset, 1, &unit_die, &error);
-    if (res == DW_DLV_OK) {
-        walker w;
-        memset(&w, 0, sizeof(w));
-        w.dbg = dbg;
-        w.object = t->reader->object;
-        w.s = &t->s;
-        res = functions ? libdwarf_unit_functions(&w, unit_die, h->version, &error)
-                        : libdwarf_unit_lines(&w, unit_die, &error);
-        dwarf_dealloc_die(unit_die);
-    } else if (res == DW_DLV_NO_ENTRY) {
-        res = DW_DLV_OK;
-    }
-    if (res == DW_DLV_ERROR) {
-        set_message(message, message_size, "compile unit at 0x%llx: %s",
-                    (unsigned long long)h->offset, error ? dwarf_errmsg(error) : "libdwarf failed");
-        if (error) dwarf_dealloc(dbg, error, DW_DLA_ERROR);
-        return -1;
-    }
-    return 0;
-}
-
-// Closes the thread's libdwarf handle, if it opened one.
-CDW_INTERNAL void libdwarf_thread_finish(thread_ctx *t) {
-    if (!t->dbg) return;
-    Dwarf_Error error = NULL;
-    dwarf_object_finish(t->dbg, &error);
-    t->dbg = NULL;
 }
