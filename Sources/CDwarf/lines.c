@@ -10,8 +10,12 @@ typedef struct entry_format {
 } entry_format;
 
 // Reads a DWARF 5 entry format list (directory_entry_format or file_name_entry_format).
-static int read_entry_formats(cursor *c, entry_format formats[256], unsigned *count) {
+// `minimum` gets the fewest bytes an entry in these formats takes, so that an entry count can be
+// checked against the bytes left before any entry is read.
+static int read_entry_formats(cursor *c, const unit_ctx *forms, entry_format formats[256],
+                              unsigned *count, uint64_t *minimum) {
     *count = (unsigned)get_fixed(c, 1);
+    *minimum = 0;
     for (unsigned i = 0; i < *count; i++) {
         formats[i].content = get_uleb(c);
         uint64_t form = get_uleb(c);
@@ -20,8 +24,18 @@ static int read_entry_formats(cursor *c, entry_format formats[256], unsigned *co
             form_size((unsigned)form, 5, 8, 8) == -2)
             return FAST_UNSUPPORTED;
         formats[i].form = (unsigned)form;
+        int size = form_size((unsigned)form, 5, forms->address_size, forms->offset_size);
+        *minimum += size >= 0 ? (uint64_t)size : 1;  // a string, a block, a LEB128: a byte at least
     }
     return c->bad ? FAST_DAMAGED : FAST_OK;
+}
+
+// Whether `count` entries of at least `minimum` bytes each fit in what is left of the header.
+// Entries of no bytes at all (no formats, or only flag_present) name nothing: only a count of 0
+// is whole.
+static inline int entries_fit(const cursor *c, uint64_t count, uint64_t minimum) {
+    if (count == 0) return 1;
+    return minimum > 0 && count <= (uint64_t)(c->end - c->p) / minimum;
 }
 
 // Moves the address and op_index registers `operations` operations on (DWARF 5 6.2.5.1): with
@@ -151,9 +165,10 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
         forms.offset_size = (uint8_t)offset_size;
         entry_format formats[256];
         unsigned format_count = 0;
-        if ((res = read_entry_formats(&c, formats, &format_count)) != FAST_OK) return res;
+        uint64_t minimum = 0;
+        if ((res = read_entry_formats(&c, &forms, formats, &format_count, &minimum)) != FAST_OK) return res;
         uint64_t directories = get_uleb(&c);
-        if (c.bad) return FAST_DAMAGED;
+        if (c.bad || !entries_fit(&c, directories, minimum)) return FAST_DAMAGED;
         for (uint64_t i = 0; i < directories; i++) {
             const char *name = NULL;
             for (unsigned k = 0; k < format_count; k++) {
@@ -169,9 +184,9 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sec
         }
         unit.directory_count = (uint32_t)(s->r.directory_count - unit.first_directory);
         if (add_unit(s, unit) != 0) return FAST_NO_MEMORY;
-        if ((res = read_entry_formats(&c, formats, &format_count)) != FAST_OK) return res;
+        if ((res = read_entry_formats(&c, &forms, formats, &format_count, &minimum)) != FAST_OK) return res;
         uint64_t files = get_uleb(&c);
-        if (c.bad) return FAST_DAMAGED;
+        if (c.bad || !entries_fit(&c, files, minimum)) return FAST_DAMAGED;
         for (uint64_t i = 0; i < files; i++) {
             const char *name = NULL;
             uint64_t directory = 0;

@@ -67,6 +67,7 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
             }
             if (res != FAST_OK) return res;
             if (c.bad) return FAST_DAMAGED;
+            if (add && s->r.range_count >= u->range_limit) return FAST_DAMAGED;
             if (add && add_range(s, low, high) != 0) return FAST_NO_MEMORY;
         }
     }
@@ -85,6 +86,8 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
         }
         if (first == largest) {
             base = second;
+        } else if (s->r.range_count >= u->range_limit) {
+            return FAST_DAMAGED;
         } else if (add_range(s, base + first, base + second) != 0) {
             return FAST_NO_MEMORY;
         }

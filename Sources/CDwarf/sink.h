@@ -24,6 +24,9 @@ typedef struct sink {
     // a name met again in the same section is not copied again.
     struct interned *interned;
     uint64_t interned_capacity, interned_count;
+    // Set once the string table was cut back (sink_truncate): an interned offset may then name
+    // bytes that were reused, and is checked before it is trusted.
+    int strings_cut;
     // The bytes of .debug_ranges / .debug_rnglists the current unit's range lists span.
     const uint8_t *lists_read[2];
 } sink;
@@ -33,7 +36,11 @@ typedef struct sink {
 #define CALL_FILE_NONE UINT32_MAX
 
 // The arrays a task fills, in the order of task_result.start / .end.
-enum { ARR_FUNCTIONS, ARR_RANGES, ARR_ROWS, ARR_FILES, ARR_UNITS, ARR_DIRECTORIES, ARR_COUNT };
+// ARR_STRINGS counts bytes of the sink's string table (each thread keeps its own).
+enum {
+    ARR_FUNCTIONS, ARR_RANGES, ARR_ROWS, ARR_FILES, ARR_UNITS, ARR_DIRECTORIES, ARR_STRINGS,
+    ARR_COUNT
+};
 
 // What one thread reads (sink.c).
 CDW_INTERNAL int64_t add_string(sink *s, const char *text);

@@ -44,13 +44,13 @@ static void run_task(thread_ctx *t, uint32_t k) {
         set_message(message, sizeof(message), "compile unit at 0x%llx: damaged %s, skipped",
                     (unsigned long long)h->offset, what);
     } else if (res == FAST_UNSUPPORTED) {
-        sink_truncate(&t->s, result->start);
         set_message(message, sizeof(message),
                     "compile unit at 0x%llx: its %s use a form or an encoding this reader does "
                     "not know, skipped",
                     (unsigned long long)h->offset, what);
     }
     int failed = res != FAST_OK;
+    if (failed) sink_truncate(&t->s, result->start);
     if (failed) {
         result->failed = 1;
         result->message = strdup(message);
@@ -169,22 +169,24 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     }
     release_sections(object);
 
+    // A unit one of whose tasks failed is skipped whole: what its other task read is left out.
     int status = header_status;
     const char *first = header_status != CDW_OK ? header_message : NULL;
     for (uint32_t u = 0; u < rd->unit_count; u++) {
         task_result *tasks[2] = {&rd->lines[u], &rd->functions[u]};
+        if (!tasks[0]->failed && !tasks[1]->failed) continue;
         for (int k = 0; k < 2; k++) {
-            if (!tasks[k]->failed) continue;
-            if (status == CDW_OK || first == header_message) {
+            if (tasks[k]->failed && (status == CDW_OK || first == header_message))
                 first = tasks[k]->message ? tasks[k]->message : "out of memory";
-            }
-            status = CDW_PARTIAL;
+            tasks[k]->thread = -1;
         }
+        status = CDW_PARTIAL;
     }
     if (first) set_message(message, message_size, "%s", first);
 
     cdw_reading *reading = NULL;
-    if (threads == 1) {
+    // One thread's arrays are the result as they are, unless a skipped unit left some behind.
+    if (threads == 1 && status == CDW_OK) {
         finish_in_place(rd);
         *result = rd->threads[0].s.r;
         memset(&rd->threads[0].s.r, 0, sizeof(cdw_result));
@@ -195,7 +197,7 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         if (reading) reading->rd = rd;
     }
     if (!reading) {
-        if (rd && threads > 1) free_reader(rd);
+        if (rd && !(threads == 1 && status == CDW_OK)) free_reader(rd);
         cdw_result_free(result);
         set_message(message, message_size, "out of memory");
         return CDW_ERROR;

@@ -361,6 +361,9 @@ CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *abbrevs, const dwarf
     const abbrev *unit_abbrev = NULL;
     int res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
     if (res != 0 || !unit_abbrev || !unit_abbrev->children) return res;
+    // Compilers give a DIE a few ranges at most: two per byte of the unit is room enough, and
+    // keeps what a unit adds proportional to its size.
+    u.range_limit = s->r.range_count + 2 * (h->end - h->offset) + 1024;
     const uint8_t *info = sections->info.data;
     int32_t enclosing[MAX_DEPTH + 2];
     unsigned level = 0;  // of the siblings being read: 0 for the unit DIE's children

@@ -15,6 +15,9 @@ typedef struct unit_ctx {
     uint64_t base;  // DW_AT_low_pc of the unit DIE, 0 without
     uint64_t str_offsets_base, addr_base, rnglists_base, stmt_list;
     uint8_t has_str_offsets_base, has_addr_base, has_rnglists_base, has_stmt_list;
+    // Ranges the unit may add: a range list may be named by any number of DIEs, so that without
+    // a bound a small unit could add ranges without end (see fast_unit_functions).
+    uint64_t range_limit;
     const char *comp_dir;
     uint8_t comp_dir_inline;  // DW_FORM_string: not worth interning
 } unit_ctx;
