@@ -31,7 +31,7 @@ CDW_INTERNAL void release_pages(const void *from, const void *to) {
 
 // Releases the pages of section bytes [from, to) that lie where cdw_allow_page_release allows,
 // but for pages that share bytes with what libelf may write (`kept`, from range `k` on). They
-// read the file again when touched (libdwarf, a unit read again): only memory, not answers, is
+// read the file again when touched (a unit read again, a reference into it): only memory, not answers, is
 // at stake in what is released when.
 CDW_INTERNAL void release_section_bytes(const cdw_object *o, const uint8_t *from, const uint8_t *to,
                                   unsigned k) {
