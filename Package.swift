@@ -13,10 +13,12 @@ let package = Package(
         .target(
             name: "CDwarf",
             linkerSettings: [
-                .linkedLibrary("dwarf"), .linkedLibrary("elf"), .linkedLibrary("z"), .linkedLibrary("zstd"),
-                .linkedLibrary("stdc++"),
+                .linkedLibrary("elf"), .linkedLibrary("z"), .linkedLibrary("zstd"), .linkedLibrary("stdc++"),
             ]
         ),
+        // libdwarf reading what CDwarf reads, as the reference the tests compare with: only test
+        // targets depend on it, so that the shipped program does not link libdwarf.
+        .target(name: "CDwarfReference", dependencies: ["CDwarf"], linkerSettings: [.linkedLibrary("dwarf")]),
         .target(name: "Platform"),
         .target(name: "DebugInfo", dependencies: ["CDwarf", "Platform"]),
         .target(name: "CrashReport"),
@@ -30,7 +32,7 @@ let package = Package(
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
-        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "TestSupport"]),
+        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDwarfReference", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
         .testTarget(name: "SymbolicationTests", dependencies: ["Symbolication", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

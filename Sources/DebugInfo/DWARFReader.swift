@@ -25,10 +25,6 @@ enum DWARFReader {
     struct Options {
         /// Threads reading units at once; 0: one per core (one for small files).
         var threads: UInt32 = 0
-        /// Every unit through libdwarf instead of the shim's own reader.
-        var libdwarfOnly = false
-        /// Report the units the shim's own reader does not take instead of handing them to libdwarf.
-        var noFallback = false
         /// Let the shim release the mapped file's pages once read (``cdw_allow_page_release``).
         var releasePages = true
         /// Bytes released at a time (0: the shim's default); small ones are for tests.
@@ -40,6 +36,15 @@ enum DWARFReader {
     /// Reads the DWARF of `file` (one slice of `mapped`, laid out as `layout` says).
     static func read(_ file: DebugFile, layout: ObjectLayout, in mapped: MappedFile,
                      options: Options = .standard) throws -> RawDWARF {
+        try withObject(file, layout: layout, in: mapped) { object in
+            try collect(object, path: file.path, releasing: options.releasePages ? mapped.bytes : nil, options: options)
+        }
+    }
+
+    /// Opens the DWARF of `file` (one slice of `mapped`, laid out as `layout` says) as a shim
+    /// object for `body`, which must not keep it: it is closed when `body` returns.
+    static func withObject<T>(_ file: DebugFile, layout: ObjectLayout, in mapped: MappedFile,
+                              _ body: (OpaquePointer) throws -> T) throws -> T {
         var message = [CChar](repeating: 0, count: 512)
         var object: OpaquePointer?
         let status: Int32
@@ -61,33 +66,36 @@ enum DWARFReader {
             }
             status = cdw_open_sections(&sections, UInt32(sections.count), slice.is64Bit ? 8 : 4, 0, &object,
                                        &message, message.count)
-            if status == CDW_OK, let object { return try collect(object, file: file, in: mapped, options: options) }
+            if status == CDW_OK, let object {
+                defer { cdw_close(object) }
+                return try body(object)
+            }
         }
         if status == CDW_NO_DWARF { throw DebugInfoError.noDWARF(path: file.path) }
         guard status == CDW_OK, let object else {
             throw DebugInfoError.corruptDWARF(path: file.path, reason: String(cString: message))
         }
-        return try collect(object, file: file, in: mapped, options: options)
+        defer { cdw_close(object) }
+        return try body(object)
     }
 
-    private static func collect(_ object: OpaquePointer, file: DebugFile, in mapped: MappedFile,
-                                options: Options) throws -> RawDWARF {
-        defer { cdw_close(object) }
+    /// Reads an open shim object; errors name `path`. `releasing`: the private file mapping whose
+    /// pages the shim may release once read, if any.
+    static func collect(_ object: OpaquePointer, path: String, releasing mapping: UnsafeRawBufferPointer?,
+                        options: Options) throws -> RawDWARF {
         // The sections' pages go once read: the file stays mapped (and its pages cached) while
         // the index is built from what was read, but not resident in this process.
-        if options.releasePages {
-            cdw_allow_page_release(object, mapped.bytes.baseAddress, mapped.bytes.count, options.releaseStep)
+        if let mapping {
+            cdw_allow_page_release(object, mapping.baseAddress, mapping.count, options.releaseStep)
         }
         var message = [CChar](repeating: 0, count: 512)
         var result = cdw_result()
         var reading: OpaquePointer?
-        var settings = cdw_read_options(threads: options.threads,
-                                        reader: UInt32(options.libdwarfOnly ? CDW_READER_LIBDWARF : CDW_READER_FAST),
-                                        no_fallback: options.noFallback ? 1 : 0)
+        var settings = cdw_read_options(threads: options.threads)
         let status = cdw_read_start(object, &settings, &result, &reading, &message, message.count)
         defer { cdw_result_free(&result) }
         guard status == CDW_OK || status == CDW_PARTIAL else {
-            throw DebugInfoError.corruptDWARF(path: file.path, reason: String(cString: message))
+            throw DebugInfoError.corruptDWARF(path: path, reason: String(cString: message))
         }
         // The large arrays are copied once, by the reading threads, straight into ours.
         let functionCount = Int(result.function_count), rangeCount = Int(result.range_count), rowCount = Int(result.row_count)
@@ -100,25 +108,40 @@ enum DWARFReader {
             }
             functionsMade = functionCount
         }
-        let rows = rowWriter.array
-        func buffer<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: UInt64) -> UnsafeBufferPointer<T> {
-            guard let pointer, count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
-            return UnsafeBufferPointer(start: pointer, count: Int(count))
-        }
-        let zero: [UInt8] = [0]
-        let (files, strings) = zero.withUnsafeBytes { zero in
-            joinedPaths(files: buffer(result.files, result.file_count), units: buffer(result.units, result.unit_count),
-                        directories: buffer(result.directories, result.directory_count),
-                        strings: result.strings.map { UnsafeRawBufferPointer(start: $0, count: Int(result.strings_size)) } ?? zero)
-        }
+        let (files, strings) = joinedPaths(of: result)
         cdw_result_free(&result)  // before the arrays are handed on, so that their copies do not add up
         return RawDWARF(
             functions: functions,
             ranges: ranges,
-            rows: rows,
+            rows: rowWriter.array,
             files: files,
             strings: strings,
             problem: status == CDW_PARTIAL ? String(cString: message) : nil)
+    }
+
+    /// A RawDWARF of a result whose arrays are all filled (one another reader made, say);
+    /// `result` itself is left as it is.
+    static func raw(of result: cdw_result, problem: String?) -> RawDWARF {
+        let rows = FlatArray(count: Int(result.row_count)) { result.rows[$0] }
+        let (files, strings) = joinedPaths(of: result)
+        return RawDWARF(functions: Array(buffer(result.functions, result.function_count)),
+                        ranges: Array(buffer(result.ranges, result.range_count)),
+                        rows: rows, files: files, strings: strings, problem: problem)
+    }
+
+    private static func buffer<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: UInt64) -> UnsafeBufferPointer<T> {
+        guard let pointer, count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: pointer, count: Int(count))
+    }
+
+    /// ``joinedPaths(files:units:directories:strings:)`` of a result's file lists.
+    private static func joinedPaths(of result: cdw_result) -> (files: [UInt32], strings: [UInt8]) {
+        let zero: [UInt8] = [0]
+        return zero.withUnsafeBytes { zero in
+            joinedPaths(files: buffer(result.files, result.file_count), units: buffer(result.units, result.unit_count),
+                        directories: buffer(result.directories, result.directory_count),
+                        strings: result.strings.map { UnsafeRawBufferPointer(start: $0, count: Int(result.strings_size)) } ?? zero)
+        }
     }
 
     /// The path of every file entry (see ``SourcePath``), as an offset into the string table

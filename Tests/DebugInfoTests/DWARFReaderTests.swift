@@ -3,8 +3,8 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The shim's own DWARF reader, on one thread and on several, against libdwarf reading every
-/// unit: the same functions, ranges, rows and paths, in the same order, for every fixture and
+/// The shim's own DWARF reader, on one thread and on several, against libdwarf (the test-only
+/// CDwarfReference) reading every unit: the same functions, ranges, rows and paths, in the same order, for every fixture and
 /// corpus debug file, glibc's debug file, and objects built here in the encodings the
 /// fixtures lack (DWARF 64, type units, DWARF 2, split DWARF, big-endian, -O0 siblings).
 final class DWARFReaderTests: XCTestCase {
@@ -64,21 +64,17 @@ final class DWARFReaderTests: XCTestCase {
         return try DWARFReader.read(file, layout: layout, in: mapped, options: options)
     }
 
-    /// Reads `file` with libdwarf alone and with the fast reader on 1, 2 and 3 threads; all must
-    /// agree. Returns the libdwarf reading.
+    /// Reads `file` with libdwarf and with the shim's reader on 1, 2 and 3 threads; all must
+    /// agree, and the shim's reader must read every unit. Returns the libdwarf reading.
     @discardableResult
-    private func checkReadersAgree(_ file: DebugFile, label: String, fastReaderTakesEverything: Bool = true,
-                                   file line: UInt = #line) throws -> Canonical {
-        let reference = Canonical(try read(file, .init(threads: 1, libdwarfOnly: true)))
+    private func checkReadersAgree(_ file: DebugFile, label: String, file line: UInt = #line) throws -> Canonical {
+        let reference = Canonical(try LibdwarfReference.read(file))
         for threads: UInt32 in [1, 2, 3] {
             let fast = Canonical(try read(file, .init(threads: threads)))
+            XCTAssertNil(fast.problem, "\(label): a unit the reader skips", line: line)
             if let difference = fast.difference(from: reference) {
                 XCTFail("\(label): the fast reader on \(threads) thread(s) differs from libdwarf: \(difference)", line: line)
             }
-        }
-        if fastReaderTakesEverything {
-            let alone = try read(file, .init(threads: 2, noFallback: true))
-            XCTAssertNil(alone.problem, "\(label): a unit the fast reader hands to libdwarf", line: line)
         }
         return reference
     }
@@ -121,8 +117,8 @@ final class DWARFReaderTests: XCTestCase {
         if let corpus = TestPaths.corpus { subjects += debugFiles(under: corpus.appendingPathComponent("debug")) }
         guard !subjects.isEmpty else { throw XCTSkip("\(TestPaths.fixturesAbsent); \(TestPaths.corpusAbsent)") }
         for (file, label) in subjects {
-            let kept = Canonical(try read(file, .init(threads: 1, libdwarfOnly: true, releasePages: false)))
-            var readings = [("libdwarf", try read(file, .init(threads: 1, libdwarfOnly: true, releaseStep: 4096)))]
+            let kept = Canonical(try read(file, .init(threads: 1, releasePages: false)))
+            var readings: [(String, RawDWARF)] = []
             for threads: UInt32 in [1, 2, 3] {
                 readings.append(("\(threads) thread(s)", try read(file, .init(threads: threads, releaseStep: 4096))))
             }
@@ -183,7 +179,6 @@ final class DWARFReaderTests: XCTestCase {
         var compile: [String]
         var link: [String]?  // nil: the compiler links
         var source: String
-        var fastReaderTakesEverything = true
         /// Split DWARF: the functions are in the .dwo files, the executable has their line tables.
         var split = false
     }
@@ -206,9 +201,9 @@ final class DWARFReaderTests: XCTestCase {
                 Build(name: "gcc-dwarf5-types", compile: [gxx, "-g", "-O2", "-gdwarf-5", "-fdebug-types-section"], source: Self.cxxSource),
                 Build(name: "gcc-dwarf2-strict", compile: [gxx, "-g", "-O2", "-gdwarf-2", "-gstrict-dwarf"], source: Self.cxxSource),
                 Build(name: "gcc-O0", compile: [gxx, "-g", "-O0"], source: Self.cxxSource),
-                // The skeleton units of GNU split DWARF are libdwarf's.
+                // The skeleton units of GNU split DWARF 4 (DW_AT_GNU_addr_base, DW_FORM_GNU_addr_index).
                 Build(name: "gcc-split-dwarf4", compile: [gxx, "-g", "-O2", "-gdwarf-4", "-gsplit-dwarf"], source: Self.cxxSource,
-                      fastReaderTakesEverything: false, split: true),
+                      split: true),
                 Build(name: "gcc-split-dwarf5", compile: [gxx, "-g", "-O2", "-gdwarf-5", "-gsplit-dwarf"], source: Self.cxxSource,
                       split: true),
             ]
@@ -248,7 +243,7 @@ final class DWARFReaderTests: XCTestCase {
             let files = try DebugFile.identify(path: output.path).filter(\.hasDWARF)
             XCTAssertFalse(files.isEmpty, "\(build.name): no DWARF")
             for file in files {
-                let reference = try checkReadersAgree(file, label: build.name, fastReaderTakesEverything: build.fastReaderTakesEverything)
+                let reference = try checkReadersAgree(file, label: build.name)
                 XCTAssertEqual(reference.functions.isEmpty, build.split, build.name)
                 XCTAssertFalse(reference.rows.isEmpty, build.name)
                 checked += 1

@@ -8,11 +8,11 @@
 // Names, paths and policy are left to the Swift code above.
 //
 // Units are read by a reader of the shim's own over the section bytes, several at once on
-// separate threads; a unit in an encoding that reader does not take is read by libdwarf
-// (20210528), which can also read every unit, as the reference the tests compare with.
+// separate threads. A unit it cannot read (damage, an encoding it does not know) is skipped
+// whole, and the read reports it (CDW_PARTIAL). No DWARF library is involved: libdwarf reads
+// the same objects only in the tests, as the reference (CDwarfReference).
 //
-// Every function reports failure through a return code and a message buffer; no
-// libdwarf error is ever fatal.
+// Every function reports failure through a return code and a message buffer.
 
 #ifndef CDWARF_H
 #define CDWARF_H
@@ -126,7 +126,7 @@ typedef struct cdw_object cdw_object;
 int cdw_open_sections(const cdw_section *sections, uint32_t count, uint8_t pointer_size,
                       int big_endian, cdw_object **out, char *message, size_t message_size);
 
-/// Opens an ELF image held in memory through libelf; compressed debug sections
+/// Opens an ELF image held in memory; compressed debug sections
 /// (SHF_COMPRESSED with zlib or zstd, and legacy .zdebug_*) are inflated, zstd ones by libzstd
 /// into buffers freed by `cdw_close`. `image` must stay valid until `cdw_close`.
 int cdw_open_elf(const void *image, size_t size, cdw_object **out,
@@ -142,23 +142,9 @@ int cdw_open_elf(const void *image, size_t size, cdw_object **out,
 /// `step`: the bytes released at a time, here and as `cdw_read_finish` copies (0: 1 MiB).
 void cdw_allow_page_release(cdw_object *object, const void *base, size_t size, size_t step);
 
-/// `cdw_read_options.reader` values.
-enum {
-    /// The shim's own reader over the section bytes; a unit it does not take (an encoding it
-    /// does not know, damage) is read by libdwarf.
-    CDW_READER_FAST = 0,
-    /// libdwarf for every unit: the reference the fast reader is compared with.
-    CDW_READER_LIBDWARF = 1,
-};
-
 typedef struct cdw_read_options {
     /// Threads reading units at once: 0 for one per core (at most 8; one for small objects).
     uint32_t threads;
-    /// CDW_READER_*.
-    uint32_t reader;
-    /// Nonzero: a unit the fast reader does not take is reported (CDW_PARTIAL) instead of
-    /// being handed to libdwarf. For tests.
-    uint32_t no_fallback;
 } cdw_read_options;
 
 /// A read whose functions, ranges and rows are still in the reading threads' hands.

@@ -1,0 +1,90 @@
+// What one thread reads: the arrays of a cdw_result, grown as units are read. Shared by the
+// readers of the CDwarf target and of the reference.
+
+#ifndef CDWARF_SINK_H
+#define CDWARF_SINK_H
+
+#include "object.h"
+
+#include <stdlib.h>
+
+// The arrays one thread fills, laid out as `cdw_result`. With one thread they become the
+// result; with more, every thread's arrays are copied into the result unit by unit, their
+// indexes and string offsets rebased (see `lay_out` and `cdw_read_finish`).
+struct interned {
+    const char *text;
+    uint64_t offset;
+};
+
+typedef struct sink {
+    cdw_result r;
+    uint64_t function_capacity, range_capacity, row_capacity, file_capacity, unit_capacity,
+        directory_capacity, string_capacity;
+    // Strings copied from DWARF sections, by their address there (stable until cdw_close):
+    // a name met again in the same section is not copied again.
+    struct interned *interned;
+    uint64_t interned_capacity, interned_count;
+    // Set once the string table was cut back (sink_truncate): an interned offset may then name
+    // bytes that were reused, and is checked before it is trusted.
+    int strings_cut;
+    // The bytes of .debug_ranges / .debug_rnglists the current unit's range lists span.
+    const uint8_t *lists_read[2];
+} sink;
+
+// `call_file` of a function entry while units are read: the raw DW_AT_call_file value, or
+// CALL_FILE_NONE; turned into an index into `files` once the unit's file list is known.
+#define CALL_FILE_NONE UINT32_MAX
+
+// The arrays a task fills, in the order of task_result.start / .end.
+// ARR_STRINGS counts bytes of the sink's string table (each thread keeps its own).
+enum {
+    ARR_FUNCTIONS, ARR_RANGES, ARR_ROWS, ARR_FILES, ARR_UNITS, ARR_DIRECTORIES, ARR_STRINGS,
+    ARR_COUNT
+};
+
+// What one thread reads (sink.c).
+CDW_INTERNAL int64_t add_string(sink *s, const char *text);
+CDW_INTERNAL int64_t add_section_string(sink *s, const char *text);
+CDW_INTERNAL int add_file(sink *s, uint32_t name, uint32_t directory, uint32_t unit);
+CDW_INTERNAL int add_directory(sink *s, uint32_t string);
+CDW_INTERNAL int add_unit(sink *s, cdw_unit unit);
+CDW_INTERNAL int grow_rows(sink *s);
+CDW_INTERNAL int grow_functions(sink *s);
+CDW_INTERNAL int sink_init(sink *s);
+CDW_INTERNAL void sink_free(sink *s);
+CDW_INTERNAL void sink_counts(const sink *s, uint64_t counts[ARR_COUNT]);
+CDW_INTERNAL void sink_truncate(sink *s, const uint64_t counts[ARR_COUNT]);
+
+// Makes room for one more element of `array`, or returns `failure` from the caller.
+#define GROW(s, array, count, capacity, failure)                                      \
+    do {                                                                              \
+        if ((s)->r.count == (s)->capacity) {                                          \
+            uint64_t next = (s)->capacity ? (s)->capacity * 2 : 1024;                 \
+            void *grown = realloc((s)->r.array, next * sizeof(*(s)->r.array));        \
+            if (!grown) return (failure);                                             \
+            (s)->r.array = grown;                                                     \
+            (s)->capacity = next;                                                     \
+        }                                                                             \
+    } while (0)
+
+static inline int add_range(sink *s, uint64_t low, uint64_t high) {
+    if (high <= low) return 0;
+    GROW(s, ranges, range_count, range_capacity, -1);
+    s->r.ranges[s->r.range_count++] = (cdw_range){low, high};
+    return 0;
+}
+
+// Notes that the range list at [from, to) was read.
+static inline void note_list_read(sink *s, const uint8_t *from, const uint8_t *to) {
+    if (!s->lists_read[0] || from < s->lists_read[0]) s->lists_read[0] = from;
+    if (to > s->lists_read[1]) s->lists_read[1] = to;
+}
+
+
+// Children deeper than this are not walked (malformed nesting).
+#define MAX_DEPTH 256
+
+// Tags whose children may hold subprograms or inlined subroutines (abbrev.c).
+CDW_INTERNAL int may_hold_functions(uint64_t tag);
+
+#endif

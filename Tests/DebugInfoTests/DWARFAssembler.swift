@@ -1,0 +1,140 @@
+import CDwarf
+import CDwarfReference
+@testable import DebugInfo
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small DWARF made here byte by byte, for the encodings and the damage that no compiler emits:
+/// units of a compile-unit DIE (name, line table, compilation directory, address range) whose
+/// children are subprograms, and DWARF 4 or 5 line tables around a given line program. Read
+/// through `cdw_open_sections`, as a Mach-O file's sections are.
+enum DWARFAssembler {
+    struct Bytes {
+        var data: [UInt8] = []
+        mutating func u8(_ v: UInt8) { data.append(v) }
+        mutating func u16(_ v: UInt16) { data += withUnsafeBytes(of: v.littleEndian, Array.init) }
+        mutating func u32(_ v: UInt32) { data += withUnsafeBytes(of: v.littleEndian, Array.init) }
+        mutating func u64(_ v: UInt64) { data += withUnsafeBytes(of: v.littleEndian, Array.init) }
+        mutating func uleb(_ v: UInt64) {
+            var v = v
+            repeat {
+                let byte = UInt8(v & 0x7f)
+                v >>= 7
+                data.append(v == 0 ? byte : byte | 0x80)
+            } while v != 0
+        }
+        mutating func string(_ s: String) { data += Array(s.utf8) + [0] }
+        mutating func bytes(_ b: [UInt8]) { data += b }
+    }
+
+    /// Abbreviation 1: a compile unit with children (name, stmt_list, comp_dir, low_pc,
+    /// high_pc); 2: a subprogram without (name, low_pc, high_pc).
+    static let abbrev: [UInt8] = {
+        var b = Bytes()
+        b.uleb(1); b.uleb(0x11); b.u8(1)
+        for (at, form) in [(0x03, 0x08), (0x10, 0x17), (0x1b, 0x08), (0x11, 0x01), (0x12, 0x07)] {
+            b.uleb(UInt64(at)); b.uleb(UInt64(form))
+        }
+        b.u8(0); b.u8(0)
+        b.uleb(2); b.uleb(0x2e); b.u8(0)
+        for (at, form) in [(0x03, 0x08), (0x11, 0x01), (0x12, 0x07)] { b.uleb(UInt64(at)); b.uleb(UInt64(form)) }
+        b.u8(0); b.u8(0)
+        b.u8(0)
+        return b.data
+    }()
+
+    /// A DWARF 4 unit whose line table is at `lineOffset`; `functions` are (name, low, size);
+    /// `tail` goes after the children, before the terminating 0 (a damaged DIE, say).
+    static func unit(name: String, lineOffset: UInt32, functions: [(String, UInt64, UInt64)], tail: [UInt8] = []) -> [UInt8] {
+        var body = Bytes()
+        body.u16(4); body.u32(0); body.u8(8)
+        body.uleb(1); body.string(name); body.u32(lineOffset); body.string("/src"); body.u64(0x1000); body.u64(0x1000)
+        for (name, low, size) in functions {
+            body.uleb(2); body.string(name); body.u64(low); body.u64(size)
+        }
+        body.bytes(tail)
+        body.u8(0)
+        var unit = Bytes()
+        unit.u32(UInt32(body.data.count))
+        unit.bytes(body.data)
+        return unit.data
+    }
+
+    /// The header fields every version shares after header_length: opcode_base 13.
+    private static func commonHeader(_ b: inout Bytes) {
+        b.u8(1); b.u8(1); b.u8(1); b.u8(UInt8(bitPattern: -5)); b.u8(14); b.u8(13)
+        b.bytes([0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1])
+    }
+
+    /// A DWARF 4 line table: include directory "inc", `files` in it, then `program`.
+    static func lineTable4(files: [String], program: [UInt8]) -> [UInt8] {
+        var header = Bytes()
+        commonHeader(&header)
+        header.string("inc"); header.u8(0)
+        for file in files { header.string(file); header.uleb(1); header.uleb(0); header.uleb(0) }
+        header.u8(0)
+        var body = Bytes()
+        body.u16(4); body.u32(UInt32(header.data.count)); body.bytes(header.data); body.bytes(program)
+        var table = Bytes()
+        table.u32(UInt32(body.data.count)); table.bytes(body.data)
+        return table.data
+    }
+
+    /// A DWARF 5 line table whose header is given from directory_entry_format_count on.
+    static func lineTable5(entries: [UInt8], program: [UInt8]) -> [UInt8] {
+        var header = Bytes()
+        commonHeader(&header)
+        header.bytes(entries)
+        var body = Bytes()
+        body.u16(5); body.u8(8); body.u8(0); body.u32(UInt32(header.data.count)); body.bytes(header.data); body.bytes(program)
+        var table = Bytes()
+        table.u32(UInt32(body.data.count)); table.bytes(body.data)
+        return table.data
+    }
+
+    /// A line program: rows at 0x1000 (line 1) and 0x1004 (line 5) in file `file`, then the end.
+    static func program(file: UInt64 = 1, before: [UInt8] = []) -> [UInt8] {
+        var b = Bytes()
+        b.bytes(before)
+        b.u8(0); b.uleb(9); b.u8(2); b.u64(0x1000)
+        b.u8(4); b.uleb(file)
+        b.u8(1)
+        b.u8(3); b.uleb(4); b.u8(2); b.uleb(4); b.u8(1)
+        b.u8(2); b.uleb(8); b.u8(0); b.uleb(1); b.u8(1)
+        return b.data
+    }
+
+    /// Reads `sections` with the shim's reader (or libdwarf's, the reference).
+    static func read(_ sections: [(name: String, bytes: [UInt8])], threads: UInt32 = 1,
+                     libdwarf: Bool = false) throws -> RawDWARF {
+        let names = sections.map { strdup($0.name) }
+        defer { names.forEach { free($0) } }
+        let buffers = sections.map { section -> UnsafeMutablePointer<UInt8> in
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, section.bytes.count))
+            buffer.initialize(from: section.bytes, count: section.bytes.count)
+            return buffer
+        }
+        defer { buffers.forEach { $0.deallocate() } }
+        var described = zip(zip(sections, names), buffers).map { pair, buffer in
+            cdw_section(name: UnsafePointer(pair.1), data: UnsafePointer(buffer), size: UInt64(pair.0.bytes.count), address: 0)
+        }
+        var message = [CChar](repeating: 0, count: 512)
+        var object: OpaquePointer?
+        let status = cdw_open_sections(&described, UInt32(described.count), 8, 0, &object, &message, message.count)
+        guard status == CDW_OK, let object else {
+            throw DebugInfoError.corruptDWARF(path: "<sections>", reason: String(cString: message))
+        }
+        defer { cdw_close(object) }
+        if !libdwarf {
+            return try DWARFReader.collect(object, path: "<sections>", releasing: nil, options: .init(threads: threads))
+        }
+        var result = cdw_result()
+        let read = cdwref_read(object, &result, &message, message.count)
+        defer { cdw_result_free(&result) }
+        guard read == CDW_OK || read == CDW_PARTIAL else {
+            throw DebugInfoError.corruptDWARF(path: "<sections>", reason: String(cString: message))
+        }
+        return DWARFReader.raw(of: result, problem: read == CDW_PARTIAL ? String(cString: message) : nil)
+    }
+}

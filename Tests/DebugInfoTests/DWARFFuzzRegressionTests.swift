@@ -1,0 +1,82 @@
+import CDwarf
+@testable import DebugInfo
+import Foundation
+import TestSupport
+import XCTest
+
+/// Every input the fuzz targets dwarf_elf and dwarf_sections once crashed, hung or exhausted
+/// memory with (Tests/FuzzRegressions/dwarf_*), through the entry points the harnesses use
+/// (Fuzz/dwarf_elf.c, Fuzz/dwarf_sections.c): each must be read or refused with an error.
+final class DWARFFuzzRegressionTests: XCTestCase {
+    private static let names = [".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
+                                ".debug_ranges", ".debug_rnglists", ".debug_addr", ".debug_str_offsets",
+                                ".debug_loclists", ".debug_loc", ".debug_types", ".debug_aranges"]
+
+    private func inputs(_ target: String) throws -> [URL] {
+        let folder = TestPaths.packageRoot.appendingPathComponent("Tests/FuzzRegressions/\(target)")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        return files.filter { !$0.lastPathComponent.hasPrefix(".") }.sorted { $0.path < $1.path }
+    }
+
+    /// Reads `object` in full on `threads` threads as the harness does: an answer or an error.
+    private func readAll(_ object: OpaquePointer, threads: UInt32, _ name: String) {
+        let start = Date()
+        let outcome = Result { try DWARFReader.collect(object, path: name, releasing: nil, options: .init(threads: threads)) }
+        if case .failure(let error) = outcome { XCTAssertTrue("\(error)".hasPrefix(name), "\(error)") }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "\(name) on \(threads) thread(s)")
+    }
+
+    func testDwarfElfInputs() throws {
+        let files = try inputs("dwarf_elf")
+        XCTAssertFalse(files.isEmpty)
+        for url in files {
+            var bytes = try [UInt8](Data(contentsOf: url))
+            bytes.withUnsafeMutableBytes { image in
+                for threads: UInt32 in [1, 2] {
+                    var object: OpaquePointer?
+                    var message = [CChar](repeating: 0, count: 512)
+                    guard cdw_open_elf(image.baseAddress, image.count, &object, &message, message.count) == CDW_OK,
+                          let object else { continue }
+                    defer { cdw_close(object) }
+                    readAll(object, threads: threads, url.lastPathComponent)
+                }
+            }
+        }
+    }
+
+    func testDwarfSectionsInputs() throws {
+        let files = try inputs("dwarf_sections")
+        XCTAssertFalse(files.isEmpty)
+        for url in files {
+            let data = try [UInt8](Data(contentsOf: url))
+            guard let flags = data.first else { continue }
+            // Records: section number, 4-byte little-endian length (cut to what is left), bytes.
+            var sections: [(name: String, bytes: [UInt8])] = []
+            var at = 1
+            while at + 5 <= data.count && sections.count < 32 {
+                let length = min(data[(at + 1)..<(at + 5)].reversed().reduce(0) { $0 << 8 | Int($1) }, data.count - at - 5)
+                sections.append((Self.names[Int(data[at]) % Self.names.count], Array(data[(at + 5)..<(at + 5 + length)])))
+                at += 5 + length
+            }
+            let names = sections.map { strdup($0.name) }
+            defer { names.forEach { free($0) } }
+            let buffers = sections.map { section -> UnsafeMutablePointer<UInt8> in
+                let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, section.bytes.count))
+                buffer.initialize(from: section.bytes, count: section.bytes.count)
+                return buffer
+            }
+            defer { buffers.forEach { $0.deallocate() } }
+            var described = zip(zip(sections, names), buffers).map { pair, buffer in
+                cdw_section(name: UnsafePointer(pair.1), data: UnsafePointer(buffer), size: UInt64(pair.0.bytes.count), address: 0)
+            }
+            for threads: UInt32 in [1, 2] {
+                var object: OpaquePointer?
+                var message = [CChar](repeating: 0, count: 512)
+                guard cdw_open_sections(&described, UInt32(described.count), flags & 2 != 0 ? 4 : 8, Int32(flags & 1),
+                                        &object, &message, message.count) == CDW_OK, let object else { continue }
+                defer { cdw_close(object) }
+                readAll(object, threads: threads, url.lastPathComponent)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+@testable import DebugInfo
+import XCTest
+
+/// DWARF made byte by byte (DWARFAssembler): encodings no compiler here emits, read by the
+/// shim's reader alike with libdwarf.
+final class HandMadeDWARFTests: XCTestCase {
+    private typealias A = DWARFAssembler
+
+    private func sections(line: [UInt8], units: [[UInt8]]? = nil) -> [(name: String, bytes: [UInt8])] {
+        let info = units ?? [A.unit(name: "a.c", lineOffset: 0, functions: [("f", 0x1000, 0x10)])]
+        return [(".debug_info", info.flatMap { $0 }), (".debug_abbrev", A.abbrev), (".debug_line", line)]
+    }
+
+    private func assertAgree(_ sections: [(name: String, bytes: [UInt8])], file: StaticString = #filePath, line: UInt = #line) throws -> DWARFReaderTests.Canonical {
+        let reference = DWARFReaderTests.Canonical(try A.read(sections, libdwarf: true))
+        for threads: UInt32 in [1, 2] {
+            let read = DWARFReaderTests.Canonical(try A.read(sections, threads: threads))
+            XCTAssertNil(read.problem, file: file, line: line)
+            if let difference = read.difference(from: reference) { XCTFail("differs from libdwarf: \(difference)", file: file, line: line) }
+        }
+        return reference
+    }
+
+    /// DW_LNE_define_file (DWARF 2-4) adds a file to the list after the header's.
+    func testDefineFileAddsAFile() throws {
+        var define = A.Bytes()
+        var entry = A.Bytes()
+        entry.u8(3); entry.string("defined.c"); entry.uleb(1); entry.uleb(0); entry.uleb(0)
+        define.u8(0); define.uleb(UInt64(entry.data.count)); define.bytes(entry.data)
+        let read = try assertAgree(sections(line: A.lineTable4(files: ["a.c"], program: A.program(file: 2, before: define.data))))
+        XCTAssertEqual(read.rows.count, 3)
+        XCTAssertEqual(read.files[Int(read.rows[0].file)], "/src/inc/defined.c")
+    }
+
+    /// A line table that says 4 operations per instruction (VLIW): op_index takes the remainder.
+    func testVLIWLineTablesAdvanceByInstructions() throws {
+        var table = A.lineTable4(files: ["a.c"], program: A.program())
+        table[11] = 4  // maximum_operations_per_instruction (after length 4, version 2, header_length 4, minimum_instruction_length 1)
+        let read = DWARFReaderTests.Canonical(try A.read(sections(line: table)))
+        XCTAssertNil(read.problem)
+        // advance_pc 4 is one instruction on from 0x1000, advance_pc 8 two more.
+        XCTAssertEqual(read.rows.map(\.address), [0x1000, 0x1001, 0x1003])
+    }
+}
