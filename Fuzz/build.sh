@@ -16,6 +16,7 @@ OUT=.build-fuzz
 MODULES="$OUT/modules"
 
 target=${1:?usage: Fuzz/build.sh <target>}
+[ -x "$SWIFTC" ] && [ -x "$CLANG" ] || { echo "fuzz: no Swift toolchain at $TOOLCHAIN (set TOOLCHAIN)" >&2; exit 2; }
 mkdir -p "$MODULES"
 
 cdwarf_sources=(Sources/CDwarf/*.c)
