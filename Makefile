@@ -3,15 +3,17 @@
 #   make run     installs what is missing, builds, symbolicates the bundled example
 #   make test    builds the fixtures and runs every test
 #   make bench   measures against llvm-symbolizer
+#   make fuzz    fuzzes every parser for FUZZ_SECONDS each (default 60); fails on any finding
 
 SWIFT       ?= swift
 RELEASE_BIN := .build/release/symbolicate
 FIXTURES    := Fixtures/build/manifest.txt
+FUZZ_SECONDS ?= 60
 
 # Debian packages the build, the fixtures and the tests need.
 PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg
 
-.PHONY: setup build run test bench fixtures clean
+.PHONY: setup build run test bench fuzz fixtures clean
 
 setup:
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -37,5 +39,8 @@ test: setup fixtures
 bench: build fixtures
 	bench/run.sh
 
+fuzz: setup fixtures
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
+
 clean:
-	rm -rf .build Fixtures/build
+	rm -rf .build .build-fuzz Fixtures/build

@@ -82,7 +82,7 @@ enum ELF {
 
         if shoff > 0, shoff < fileSize, shentsize > 0 {
             // Extended numbering: counts live in section 0.
-            if shnum == 0, let extended = word(Int(shoff) + (is64 ? 32 : 20)) { shnum = Int(extended) }
+            if shnum == 0, let extended = word(Int(shoff) + (is64 ? 32 : 20)) { shnum = Int(clamping: extended) }
             if shstrndx == 0xffff, let extended = r.u32(Int(shoff) + (is64 ? 40 : 24)) { shstrndx = Int(extended) }
             guard shnum < 1 << 20 else { throw DebugInfoError.malformed(path: path, reason: "too many sections") }
             var raw: [(name: UInt32, section: ELFImage.Section)] = []

@@ -1,0 +1,11 @@
+// The JSON scanner the .ips parser reads with.
+// The checks are ReportFuzzChecks.jsonScanner, which the replay tests share:
+// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+@testable import CrashReport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let broken = ReportFuzzChecks.jsonScanner(Array(UnsafeBufferPointer(start: data, count: size)))
+    if !broken.isEmpty { fatalError(broken.joined(separator: "\n")) }
+    return 0
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Builds and runs fuzz targets: Fuzz/run.sh [target...]   (default: every Fuzz/*.swift and Fuzz/*.c)
+#
+#   FUZZ_SECONDS  how long each target runs (default 60)
+#   FUZZ_JOBS     how many targets run at once (default 2)
+#
+# Each target keeps its corpus in .build-fuzz/corpus/<target> from run to run; seeds are taken
+# afresh from Fixtures/build and ../shared/corpus. Anything found (a crash, a broken promise,
+# more than 2 GB of memory, an input taking over 10 s) lands in .build-fuzz/findings/<target>/
+# and makes the script exit non-zero.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+JOBS=${FUZZ_JOBS:-2}
+OUT=.build-fuzz
+SHARED=../shared/corpus
+# Swift's own backtracer would take the crash signal before libFuzzer and AddressSanitizer do.
+export SWIFT_BACKTRACE=enable=no
+# A smaller quarantine: with the default 256 MB, every large output buffer lands on fresh pages
+# and the kernel's page clearing took more time than the code under test.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16}
+
+if [ $# -gt 0 ]; then
+    targets=("$@")
+else
+    targets=($(ls Fuzz/*.swift Fuzz/*.c 2>/dev/null | xargs -n1 basename | sed 's/\.[a-z]*$//' | sort -u))
+fi
+
+started=$(date +%s)
+for target in "${targets[@]}"; do
+    Fuzz/build.sh "$target" || { echo "fuzz: building $target failed" >&2; exit 2; }
+done
+echo "fuzz: built ${#targets[@]} targets in $(( $(date +%s) - started ))s"
+
+# Seeds, by the kind of input a target reads.
+seeds="$OUT/seeds"
+rm -rf "$seeds" && mkdir -p "$seeds"/{reports,objects,indexes}
+copy_seeds() {  # kind, files...
+    local kind=$1; shift
+    for file in "$@"; do
+        [ -f "$file" ] && [ "$(stat -c %s "$file")" -le 1048576 ] || continue
+        cp "$file" "$seeds/$kind/$(echo "$file" | sed 's|^[./]*||' | tr '/' '_')"
+    done
+}
+if [ -d Fixtures/build ]; then
+    copy_seeds reports Fixtures/build/reports/*.crash Fixtures/build/ips/*
+    copy_seeds objects $(find Fixtures/build/macho Fixtures/build/elf Fixtures/build/debuglink Fixtures/build/obj -type f)
+else
+    echo "fuzz: Fixtures/build is absent (make fixtures builds it): no seeds from the fixtures"
+fi
+if [ -d "$SHARED" ]; then
+    copy_seeds reports "$SHARED"/reports/*
+    copy_seeds objects $(find "$SHARED/debug" -type f ! -name '*.plist')
+else
+    echo "fuzz: $SHARED is absent: no seeds from the shared corpus"
+fi
+# Linux logs: a glibc backtrace and a sanitizer report, the two shapes the parser reads.
+printf '%s\n' 'Obtained 3 stack frames.' './app(crash_here+0x1d)[0x55d0c0a011a9]' \
+    '/lib/x86_64-linux-gnu/libc.so.6(+0x271ca)[0x7f3a2b8271ca]' './app(+0x1155)[0x55d0c0a01155]' \
+    >"$seeds/reports/glibc-backtrace.log"
+printf '%s\n' '==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000014' \
+    '    #0 0x4c5e2f in parse_record /src/parser.c:31:5' '    #1 0x4c6001 in main (/build/app+0x4c6001)' \
+    '    #2 0x7f1e2a229d8f  (/lib/x86_64-linux-gnu/libc.so.6+0x29d8f) (BuildId: 4f7b0c955c3f81b5)' \
+    >"$seeds/reports/asan.log"
+# Index files: written by the tool itself into a cache of its own, when it has been built.
+tool=""
+for candidate in .build/release/symbolicate .build/debug/symbolicate; do
+    [ -x "$candidate" ] && { tool=$candidate; break; }
+done
+if [ -n "$tool" ] && [ -d Fixtures/build ]; then
+    cache="$OUT/index-cache"
+    rm -rf "$cache"
+    for pair in macho:Fixtures/build/reports/App-x86_64.crash macho:Fixtures/build/reports/App-arm64.crash; do
+        XDG_CACHE_HOME="$PWD/$cache" "$tool" -d "Fixtures/build/${pair%%:*}" "${pair#*:}" >/dev/null 2>&1
+    done
+    copy_seeds indexes $(find "$cache" -name '*.index' 2>/dev/null)
+else
+    echo "fuzz: no built symbolicate or no fixtures: index_file starts without stored index files"
+fi
+
+seed_kind() {
+    case $1 in
+        object_identity|dwarf_*) echo objects ;;
+        index_file) echo indexes ;;
+        *) echo reports ;;
+    esac
+}
+
+run_one() {
+    local target=$1
+    local corpus="$OUT/corpus/$target" findings="$OUT/findings/$target" limits=()
+    mkdir -p "$corpus" "$findings"
+    # Reports: mutations of small inputs run many times faster and reach the same code.
+    [ "$(seed_kind "$target")" = reports ] && limits=(-max_len=32768)
+    "$OUT/$target" "${limits[@]}" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$seeds/$(seed_kind "$target")" \
+        >"$OUT/$target.log" 2>&1
+}
+
+echo "fuzz: running ${#targets[@]} targets for ${SECONDS_EACH}s each, $JOBS at a time"
+rm -rf "$OUT/findings"
+running=0
+for target in "${targets[@]}"; do
+    if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
+    run_one "$target" &
+    running=$((running + 1))
+done
+wait
+
+failed=0
+for target in "${targets[@]}"; do
+    executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/$target.log" | tail -1)
+    found=$(find "$OUT/findings/$target" -type f ! -name 'slow-unit-*' 2>/dev/null)
+    if [ -z "$found" ]; then
+        printf 'fuzz: %-16s %10s executions, nothing found\n' "$target" "${executions:-?}"
+        continue
+    fi
+    failed=1
+    printf 'fuzz: %-16s %10s executions, FOUND:\n' "$target" "${executions:-?}"
+    grep -m1 -E 'ERROR:|Fatal error|runtime failure|out-of-memory|timeout' "$OUT/$target.log" | sed 's/^/      /'
+    for file in $found; do
+        echo "      $file"
+        echo "      replay: $OUT/$target $file   (log: $OUT/$target.log)"
+        echo "      keep it as a regression input: cp $file Tests/FuzzRegressions/$target/<what-it-exercises>"
+    done
+done
+echo "fuzz: done in $(( $(date +%s) - started ))s"
+exit $failed

@@ -1,0 +1,25 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Replays the inputs the report fuzz targets found (Tests/FuzzRegressions/<target>/) through
+/// the checks the fuzz harnesses run, so that a fixed crash or broken promise stays fixed
+/// without a sanitizer build.
+final class FuzzRegressionTests: XCTestCase {
+    func testClassicReportRegressions() throws { try replay("classic_report", ReportFuzzChecks.classicReport) }
+    func testIPSReportRegressions() throws { try replay("ips_report", ReportFuzzChecks.ipsReport) }
+    func testLinuxLogRegressions() throws { try replay("linux_log", ReportFuzzChecks.linuxLog) }
+    func testJSONScannerRegressions() throws { try replay("json_scanner", ReportFuzzChecks.jsonScanner) }
+    func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
+
+    /// Runs every input of `target` through `check`; a target without inputs yet has nothing to replay.
+    private func replay(_ target: String, _ check: ([UInt8]) -> [String]) throws {
+        let directory = TestPaths.packageRoot.appendingPathComponent("Tests/FuzzRegressions/\(target)")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { !$0.hasPrefix(".") }.sorted()
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+            XCTAssertEqual(check(bytes), [], "\(target)/\(name)")
+        }
+    }
+}

@@ -1,0 +1,158 @@
+@testable import CrashReport
+import Foundation
+
+/// What the report fuzz targets (Fuzz/*.swift) check of one input, shared with the tests that
+/// replay the inputs the fuzzers found (Tests/FuzzRegressions): each function reads the bytes as
+/// its target does, renders the report every way, and returns the promises the result breaks
+/// (empty when none). An input the parser refuses with an error is no finding.
+///
+/// The promises: a report rendered as text with nothing resolved is its input byte for byte
+/// (for a JSON `.ips`, the `.ips` rendering is, and the text rendering is the translation); the
+/// lines of a report cover its input exactly; JSON output parses; every frames line has eight
+/// fields. Rendering with every frame resolved must keep the last two.
+enum ReportFuzzChecks {
+    /// The classic text parser.
+    static func classicReport(_ bytes: [UInt8]) -> [String] {
+        guard let report = try? ClassicReportParser.parse(bytes, path: "fuzz.crash") else { return [] }
+        return check(report, input: bytes)
+    }
+
+    /// The `.ips` parser, its translator and the `.ips` renderer.
+    static func ipsReport(_ bytes: [UInt8]) -> [String] {
+        guard IPSReportParser.looksLikeIPS(bytes), let report = try? IPSReportParser.parse(bytes, path: "fuzz.ips")
+        else { return [] }
+        return check(report, input: bytes)
+    }
+
+    /// The Linux log parser and its text rendering.
+    static func linuxLog(_ bytes: [UInt8]) -> [String] {
+        guard let report = try? LinuxLogParser.parse(bytes, path: "fuzz.log") else { return [] }
+        return check(report, input: bytes)
+    }
+
+    /// Any bytes, read as the tool reads a file of unknown kind.
+    static func reportAny(_ bytes: [UInt8]) -> [String] {
+        guard let report = try? ReportParser.parse(bytes, path: "fuzz.txt") else { return [] }
+        return check(report, input: bytes)
+    }
+
+    /// The JSON scanner: every value it accepts makes a tree whose nodes nest inside each other
+    /// and the input, and whose strings, numbers and members can all be read.
+    static func jsonScanner(_ bytes: [UInt8]) -> [String] {
+        guard let (tree, end) = try? JSONScanner.parse(bytes) else { return [] }
+        var broken: [String] = []
+        let nodes = tree.nodes
+        guard !nodes.isEmpty, end <= bytes.count, nodes[0].end == end else {
+            return ["the root value does not end where the scanner stopped (\(end))"]
+        }
+        let opening: [JSONKind: Set<UInt8>] = [
+            .object: [0x7B], .array: [0x5B], .string: [0x22], .bool: [0x74, 0x66], .null: [0x6E],
+            .number: Set(Array("-0123456789".utf8)),
+        ]
+        for (n, node) in nodes.enumerated() {
+            guard 0 <= node.start, node.start < node.end, node.end <= end else {
+                broken.append("node \(n) has range \(node.start)..<\(node.end) outside 0..<\(end)")
+                continue
+            }
+            if !(opening[node.kind]?.contains(bytes[node.start]) ?? false) {
+                broken.append("node \(n), a \(node.kind), starts with byte \(bytes[node.start])")
+            }
+            var previousEnd = node.kind == .object || node.kind == .array ? node.start + 1 : node.end
+            for child in tree.children(of: n) {
+                guard child > n, child < nodes.count else {
+                    broken.append("node \(n) has child \(child)")
+                    break
+                }
+                let c = nodes[child]
+                if c.start < previousEnd || c.end > node.end - 1 {
+                    broken.append("child \(child) of node \(n) is out of place")
+                }
+                if (node.kind == .object) != (c.keyRange != nil) {
+                    broken.append("child \(child) of node \(n) has a key only objects give")
+                }
+                if let key = c.keyRange {
+                    _ = tree.keyEquals(child, "bug_type")
+                    if key.lowerBound < previousEnd || key.upperBound > c.start { broken.append("key of \(child) out of place") }
+                }
+                previousEnd = c.end
+            }
+            _ = tree.text(n)
+            _ = tree.stringBytes(n)
+            _ = tree.unsigned(n)
+            _ = tree.int(n)
+            _ = tree.bool(n)
+            _ = tree.member("bug_type", of: n)
+        }
+        return broken
+    }
+
+    // MARK: Renderings
+
+    /// The promises of every rendering of `report`, read from `input`.
+    static func check(_ report: CrashReport, input: [UInt8]) -> [String] {
+        var broken: [String] = []
+        let concatenated = report.lines.flatMap { report.bytes[$0] }
+        if concatenated != report.bytes {
+            broken.append("the lines do not cover the report's bytes exactly")
+        }
+        let unresolved = SymbolicatedReport(report: report)
+        var text: [UInt8] = []
+        TextRenderer().render(unresolved, into: &text)
+        if let document = report.ips {
+            var ips: [UInt8] = []
+            IPSRenderer.render(unresolved, fullPath: false, into: &ips)
+            if ips != input { broken.append("the .ips output with nothing resolved is not the input: \(difference(input, ips))") }
+            if document.bytes != input { broken.append("the .ips document is not the input") }
+            if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
+        } else if text != input {
+            broken.append("the text output with nothing resolved is not the input: \(difference(input, text))")
+        }
+        broken += checkStructuredOutput(unresolved, "nothing resolved")
+
+        // Every frame resolved, with an inlined frame: the rewriting paths of every renderer.
+        var frames: [FrameKey: [SourceFrame]] = [:]
+        for (t, thread) in report.threads.enumerated() {
+            for f in thread.frames.indices {
+                frames[FrameKey(thread: t, frame: f)] = [
+                    SourceFrame(function: "inner\t\"x\"\n", offset: 4, file: "/src/a b.c", line: 3, column: 2, inlined: true),
+                    SourceFrame(function: "outer", offset: UInt64(f), file: "/src/main.c", line: f),
+                ]
+            }
+        }
+        let resolved = SymbolicatedReport(report: report, frames: frames)
+        var out: [UInt8] = []
+        TextRenderer(fullPath: true).render(resolved, into: &out)
+        out = []
+        IPSRenderer.render(resolved, fullPath: true, into: &out)
+        broken += checkStructuredOutput(resolved, "every frame resolved")
+        return broken
+    }
+
+    /// JSON output parses; every frames line has eight tab-separated fields.
+    private static func checkStructuredOutput(_ symbolicated: SymbolicatedReport, _ label: String) -> [String] {
+        var broken: [String] = []
+        var json: [UInt8] = []
+        JSONRenderer.render([symbolicated], into: &json)
+        if (try? JSONSerialization.jsonObject(with: Data(json))) == nil {
+            broken.append("\(label): the JSON output does not parse: \(String(decoding: json.prefix(300), as: UTF8.self).debugDescription)")
+        }
+        var frames: [UInt8] = []
+        FramesRenderer().render(symbolicated, into: &frames)
+        if !frames.isEmpty && frames.last != 0x0A { broken.append("\(label): the frames output does not end a line") }
+        for line in frames.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast()
+        where line.count(where: { $0 == 0x09 }) != 7 {
+            broken.append("\(label): a frames line has \(line.count(where: { $0 == 0x09 }) + 1) fields: \(String(decoding: line, as: UTF8.self).debugDescription)")
+            break
+        }
+        return broken
+    }
+
+    /// Where two byte strings first differ, for messages.
+    private static func difference(_ expected: [UInt8], _ found: [UInt8]) -> String {
+        let common = zip(expected, found).prefix(while: { $0 == $1 }).count
+        func around(_ bytes: [UInt8]) -> String {
+            String(decoding: bytes[max(0, common - 30)..<min(bytes.count, common + 30)], as: UTF8.self).debugDescription
+        }
+        return "first difference at byte \(common) of \(expected.count) vs \(found.count): expected \(around(expected)), found \(around(found))"
+    }
+}
