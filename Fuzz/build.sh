@@ -21,7 +21,7 @@ mkdir -p "$MODULES"
 
 cdwarf_sources=(Sources/CDwarf/*.c)
 # libdwarf is linked only while the C sources still use it.
-c_libs=(-lelf -lz -lzstd -lpthread)
+c_libs=(-lelf -lz -lzstd -lpthread -lstdc++)
 if grep -qs '<libdwarf/' "${cdwarf_sources[@]}"; then c_libs=(-ldwarf "${c_libs[@]}"); fi
 
 # Whether $1 is missing or older than any of the files after it.
@@ -36,7 +36,7 @@ if [ -f "Fuzz/$target.c" ]; then
         echo "fuzz: building $target (C)"
         "$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
             -ISources/CDwarf/include "Fuzz/$target.c" "${cdwarf_sources[@]}" \
-            "${c_libs[@]}" -o "$OUT/$target"
+            "${c_libs[@]}" -fuse-ld=lld -o "$OUT/$target"
     fi
     exit 0
 fi
@@ -81,5 +81,5 @@ if stale "$OUT/$target" "Fuzz/$target.swift" "${support[@]}" "$cdwarf_lib" "${ob
     echo "fuzz: building $target (Swift)"
     "$SWIFTC" "${swift_flags[@]}" -module-name "FuzzTarget" "Fuzz/$target.swift" "${support[@]}" \
         "${objects[@]}" "$cdwarf_lib" \
-        "${c_libs[@]}" -lstdc++ -use-ld=lld -o "$OUT/$target"
+        "${c_libs[@]}" -use-ld=lld -o "$OUT/$target"
 fi

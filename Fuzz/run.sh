@@ -79,8 +79,15 @@ else
     echo "fuzz: no built symbolicate or no fixtures: index_file starts without stored index files"
 fi
 
+# The dwarf_sections target reads DWARF sections in a layout of its own (Fuzz/dwarf_sections.c),
+# made from the same object files.
+mkdir -p "$seeds/sections"
+python3 Fuzz/make_dwarf_seeds.py "$seeds/sections" "$seeds"/objects/* >/dev/null 2>&1 \
+    || echo "fuzz: no section seeds for dwarf_sections (make_dwarf_seeds.py failed)"
+
 seed_kind() {
     case $1 in
+        dwarf_sections) echo sections ;;
         object_identity|dwarf_*) echo objects ;;
         index_file) echo indexes ;;
         *) echo reports ;;
