@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Small byte-level helpers shared by the parsers and renderers. Reports are scanned as UTF-8
 // bytes; only the pieces that end up in the model are turned into `String`s.
 
@@ -61,6 +67,13 @@ extension UnsafeBufferPointer where Element == UInt8 {
         }
         if start < count { lines.append(start..<count) }
         return lines
+    }
+
+    /// Whether `range` holds a NUL byte. Such a line is kept as it is but never read as a frame
+    /// or an image: a NUL is no part of any report's text.
+    func containsNUL(_ range: Range<Int>) -> Bool {
+        guard let base = baseAddress, !range.isEmpty else { return false }
+        return memchr(base + range.lowerBound, 0, range.count) != nil
     }
 
     /// The length of the UTF-8 byte-order mark the bytes start with: 3, or 0 if there is none.

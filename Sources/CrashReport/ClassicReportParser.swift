@@ -32,7 +32,8 @@ public enum ClassicReportParser {
     ///
     /// Never throws on odd content: unknown lines are simply not frames or images.
     /// - Throws: `ReportError.empty(path)` if the bytes are empty or only whitespace;
-    ///   `ReportError.notAReport(path)` if they contain NUL bytes or are mostly control characters.
+    ///   `ReportError.notAReport(path)` if they are binary data (see `checkText`). Lines with a
+    ///   NUL byte are kept but read as neither frames nor images.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
         var report = try bytes.withUnsafeBufferPointer { buffer -> CrashReport in
             try checkText(buffer, path: path)
@@ -48,18 +49,44 @@ public enum ClassicReportParser {
     }
 
     /// Rejects empty and binary input (for every text format).
+    ///
+    /// A NUL byte or two (a line a logger cut short, a stray byte from a crash) spoils a line,
+    /// not a report; a binary file is told by its magic number (Mach-O, ELF, archives and the
+    /// like) or by its proportions: in the first 64 KiB, more than one byte in 100 NUL, or more
+    /// than one in 10 another control character (blanks, line ends and ESC of colour codes
+    /// aside).
     static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
-        guard let base = b.baseAddress else { throw ReportError.empty(path) }
-        if memchr(base, 0, b.count) != nil { throw ReportError.notAReport(path) }
-        guard b.contains(where: { $0 > ASCII.space }) else { throw ReportError.empty(path) }
-        // Control characters other than blanks and ESC (colour codes) in the first 4 KiB.
-        let sample = min(b.count, 4096)
+        guard b.baseAddress != nil else { throw ReportError.empty(path) }
+        if hasBinaryMagic(b) { throw ReportError.notAReport(path) }
+        let sample = min(b.count, 65536)
+        var nuls = 0
         var controls = 0
         for i in 0..<sample {
             let byte = b[i]
-            if byte == 0x7F || (byte < ASCII.space && !((0x09...0x0D).contains(byte) || byte == 0x1B)) { controls += 1 }
+            if byte == 0 {
+                nuls += 1
+            } else if byte == 0x7F || (byte < ASCII.space && !((0x09...0x0D).contains(byte) || byte == 0x1B)) {
+                controls += 1
+            }
         }
-        if controls * 10 > sample { throw ReportError.notAReport(path) }
+        if nuls * 100 > sample || controls * 10 > sample { throw ReportError.notAReport(path) }
+        guard b.contains(where: { $0 > ASCII.space }) else { throw ReportError.empty(path) }
+    }
+
+    /// Whether the bytes start with the magic number of an object file or an archive.
+    private static func hasBinaryMagic(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count >= 4 else { return false }
+        let magic = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
+        let known: [UInt32] = [
+            0xFEEDFACE, 0xFEEDFACF, 0xCEFAEDFE, 0xCFFAEDFE,  // Mach-O, both byte orders
+            0xCAFEBABE, 0xBEBAFECA,  // universal
+            0x7F454C46,  // ELF
+            0x213C6172,  // "!<ar" archive
+            0x1F8B0800, 0x1F8B0808,  // gzip
+            0x504B0304,  // zip
+            0x28B52FFD,  // zstd
+        ]
+        return known.contains(magic)
     }
 }
 
@@ -113,6 +140,7 @@ private struct LineParser {
                 inAddressList = false
                 continue
             }
+            if b.containsNUL(range) { continue }
             handle(line: lineIndex, start: range.lowerBound, p: p, e: e, indented: p > start)
         }
         if let crashed = crashedThread {

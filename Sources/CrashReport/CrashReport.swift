@@ -106,7 +106,7 @@ public struct CrashReport: Sendable {
     /// The index into `images` of the smallest image whose range contains `address` (the
     /// earliest one among equals); nil if none does.
     public func image(containing address: UInt64) -> Int? {
-        imageIndex.lookup(address, in: images)
+        imageIndex.lookup(address)
     }
 
     /// Sets every frame's `image`: by address range first, by name when no range matches.
@@ -188,62 +188,79 @@ public enum ReportFormat: Sendable, Equatable {
     case linuxLog
 }
 
-/// Address → image lookup: images sorted by load address, with the running maximum of their end
-/// addresses so that a search can stop walking back once no earlier image can reach the address.
-/// Images spanning more than 2^40 bytes (the macOS 12 `0x0 - 0xffffffffffffffff ???` placeholder)
-/// would make every walk go to the start, so they are checked separately.
+/// Address → image lookup in O(log n), built in O(n log n) however the images overlap.
+///
+/// The address space is cut at every image's start and just past its end into segments no
+/// image starts or ends inside; each segment gets, once, the image that wins it: the smallest
+/// holding it, the earliest in the report among equals. Images are taken in that order and each
+/// paints the segments of its range not painted yet, a skip list of "next unpainted segment"
+/// pointers (union-find) making each segment's paint a step.
 private struct ImageIndex: Sendable {
+    /// Segment `k` runs from `starts[k]` up to `starts[k + 1]` (the last to the end of memory).
     private var starts: [UInt64] = []
-    private var ends: [UInt64] = []
-    private var reach: [UInt64] = []
-    private var order: [Int] = []
-    private var wide: [Int] = []
+    /// The image each segment belongs to, or -1.
+    private var owners: [Int] = []
 
     init(_ images: [BinaryImage]) {
-        var sorted: [Int] = []
-        sorted.reserveCapacity(images.count)
-        for (index, image) in images.enumerated() where image.loadAddress <= image.endAddress {
-            if image.isPlaceholder {
-                wide.append(index)
-            } else {
-                sorted.append(index)
-            }
+        var cuts: [UInt64] = []
+        cuts.reserveCapacity(images.count * 2)
+        for image in images where image.loadAddress <= image.endAddress {
+            cuts.append(image.loadAddress)
+            if image.endAddress < .max { cuts.append(image.endAddress + 1) }
         }
-        sorted.sort { (images[$0].loadAddress, $0) < (images[$1].loadAddress, $1) }
-        order = sorted
-        starts = sorted.map { images[$0].loadAddress }
-        ends = sorted.map { images[$0].endAddress }
-        var maximum: UInt64 = 0
-        reach = ends.map { end in
-            maximum = max(maximum, end)
-            return maximum
+        cuts.sort()
+        var unique: [UInt64] = []
+        unique.reserveCapacity(cuts.count)
+        for cut in cuts where unique.last != cut { unique.append(cut) }
+        starts = unique
+        owners = Array(repeating: -1, count: unique.count)
+
+        let order = images.indices.filter { images[$0].loadAddress <= images[$0].endAddress }.sorted {
+            (images[$0].endAddress - images[$0].loadAddress, $0) < (images[$1].endAddress - images[$1].loadAddress, $1)
+        }
+        // next[k]: the first segment at or after k not painted yet (path-halving union-find).
+        var next = Array(0...unique.count)
+        func unpainted(_ k: Int) -> Int {
+            var k = k
+            while next[k] != k {
+                next[k] = next[next[k]]
+                k = next[k]
+            }
+            return k
+        }
+        for index in order {
+            let image = images[index]
+            let first = Self.segment(startingAt: image.loadAddress, in: unique)
+            let end = image.endAddress == .max ? unique.count : Self.segment(startingAt: image.endAddress + 1, in: unique)
+            var k = unpainted(first)
+            while k < end {
+                owners[k] = index
+                next[k] = k + 1
+                k = unpainted(k + 1)
+            }
         }
     }
 
-    func lookup(_ address: UInt64, in images: [BinaryImage]) -> Int? {
-        var best: Int?
-        var bestSize = UInt64.max
-        func consider(_ index: Int, _ size: UInt64) {
-            if best == nil || size < bestSize || (size == bestSize && index < best!) {
-                best = index
-                bestSize = size
-            }
+    /// The index of the segment that starts exactly at `address`, which is one of the cuts.
+    private static func segment(startingAt address: UInt64, in starts: [UInt64]) -> Int {
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[mid] < address { low = mid + 1 } else { high = mid }
         }
-        // The first sorted position whose start is above the address.
+        return low
+    }
+
+    func lookup(_ address: UInt64) -> Int? {
+        // The last segment starting at or below the address.
         var low = 0
         var high = starts.count
         while low < high {
             let mid = (low + high) / 2
             if starts[mid] <= address { low = mid + 1 } else { high = mid }
         }
-        var i = low - 1
-        while i >= 0 && reach[i] >= address {
-            if ends[i] >= address { consider(order[i], ends[i] - starts[i]) }
-            i -= 1
-        }
-        for index in wide where images[index].contains(address) {
-            consider(index, images[index].endAddress - images[index].loadAddress)
-        }
-        return best
+        guard low > 0, owners[low - 1] >= 0 else { return nil }
+        return owners[low - 1]
     }
 }

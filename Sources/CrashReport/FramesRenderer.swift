@@ -11,7 +11,9 @@
 ///   first, and end in `[inlined]`; the last field is empty otherwise.
 /// - FUNCTION and FILE:LINE are what the debug file says, or for an unresolved frame what the
 ///   report itself says (`<redacted>`, `foo (File.m:42)`); empty where nothing is known.
-/// - Tabs and line breaks inside a field become blanks, so every line has exactly eight fields.
+/// - Control characters inside a field (tabs and line breaks included) are written as `\x09`,
+///   `\x0a`, ... (`OutputEscaping`), so every line has exactly eight fields and nothing in a
+///   name can drive a terminal.
 public struct FramesRenderer: Sendable {
     /// Print each source file as the debug information records it, rather than its file name.
     public var fullPath: Bool
@@ -85,10 +87,7 @@ public struct FramesRenderer: Sendable {
         out.append(ASCII.newline)
     }
 
-    /// The field's UTF-8, with tabs and line breaks as blanks.
     private func appendField(_ text: String, to out: inout [UInt8]) {
-        for byte in text.utf8 {
-            out.append(byte == ASCII.tab || byte == ASCII.newline || byte == ASCII.carriageReturn ? ASCII.space : byte)
-        }
+        OutputEscaping.append(text, to: &out)
     }
 }

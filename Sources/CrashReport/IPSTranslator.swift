@@ -33,7 +33,8 @@
 /// (`"inline":true`) print as lines of their own ending ` [inlined]`, numbered like the concrete
 /// frame that follows them. The strings of `asiBacktraces` are backtraces printed as text; they
 /// become "Application Specific Backtrace N:" blocks, line for line. Missing keys leave their
-/// lines out; control characters in names become spaces so that every value stays on its line.
+/// lines out; control characters in names are written visibly (`OutputEscaping`) so that every
+/// value stays on its line and none reaches a terminal.
 struct IPSTranslator {
     /// One frame line written from a JSON frame object.
     struct FrameLine {
@@ -302,7 +303,7 @@ struct IPSTranslator {
 
         var number = String(index)
         number += String(repeating: " ", count: max(1, 4 - number.count))
-        var name = sanitized(image?.displayName ?? "???") + " "
+        var name = OutputEscaping.escaped(image?.displayName ?? "???") + " "
         if name.utf8.count < 36 { name += String(repeating: " ", count: 36 - name.utf8.count) }
         let hexAddress = String(address, radix: 16)
         let lineIndex = lineCount
@@ -440,15 +441,9 @@ struct IPSTranslator {
         (byte < 0x20 && byte != ASCII.tab && byte != ASCII.newline) || byte == 0x7F
     }
 
-    /// `text` with control characters (newlines included) turned into spaces.
-    private func sanitized(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
-        return String(decoding: text.utf8.map { $0 < 0x20 || $0 == 0x7F ? ASCII.space : $0 }, as: UTF8.self)
-    }
-
     /// Appends one line of text.
     private mutating func line(_ content: String) {
-        text += sanitized(content).utf8
+        OutputEscaping.append(content, to: &text)
         text.append(ASCII.newline)
         lineCount += 1
     }

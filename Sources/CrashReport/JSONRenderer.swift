@@ -157,39 +157,53 @@ public enum JSONRenderer {
         }
     }
 
-    /// A JSON string, or null. Quotes, backslashes and control characters are escaped; all other
-    /// text is copied as UTF-8.
+    /// A JSON string, or null. Quotes, backslashes, control characters (C0, DEL and the C1
+    /// controls U+0080–U+009F, which some terminals obey) are escaped; all other text, valid
+    /// UTF-8 as every `String` is, is copied in runs.
     static func appendString(_ string: String?, to out: inout [UInt8]) {
-        guard let string else {
+        guard var string else {
             out.append(literal: "null")
             return
         }
         out.append(ASCII.quote)
-        for byte in string.utf8 {
-            switch byte {
-            case ASCII.quote:
-                out.append(literal: "\\\"")
-            case ASCII.backslash:
-                out.append(literal: "\\\\")
-            case ASCII.newline:
-                out.append(literal: "\\n")
-            case ASCII.carriageReturn:
-                out.append(literal: "\\r")
-            case ASCII.tab:
-                out.append(literal: "\\t")
-            case 0x08:
-                out.append(literal: "\\b")
-            case 0x0C:
-                out.append(literal: "\\f")
-            case ..<0x20, 0x7F:
-                out.append(literal: "\\u00")
-                let digits: StaticString = "0123456789abcdef"
-                out.append(digits.utf8Start[Int(byte >> 4)])
-                out.append(digits.utf8Start[Int(byte & 0xF)])
-            default:
-                out.append(byte)
+        string.withUTF8 { bytes in
+            var copied = 0
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                let control: UInt8
+                if byte == 0xC2, i + 1 < bytes.count, bytes[i + 1] < 0xA0 {
+                    control = bytes[i + 1]
+                } else if byte < 0x20 || byte == 0x7F || byte == ASCII.quote || byte == ASCII.backslash {
+                    control = byte
+                } else {
+                    i += 1
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<i]))
+                appendEscape(control, to: &out)
+                i += control >= 0x80 ? 2 : 1
+                copied = i
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<bytes.count]))
         }
         out.append(ASCII.quote)
+    }
+
+    private static func appendEscape(_ scalar: UInt8, to out: inout [UInt8]) {
+        switch scalar {
+        case ASCII.quote: out.append(literal: "\\\"")
+        case ASCII.backslash: out.append(literal: "\\\\")
+        case ASCII.newline: out.append(literal: "\\n")
+        case ASCII.carriageReturn: out.append(literal: "\\r")
+        case ASCII.tab: out.append(literal: "\\t")
+        case 0x08: out.append(literal: "\\b")
+        case 0x0C: out.append(literal: "\\f")
+        default:
+            let digits: StaticString = "0123456789abcdef"
+            out.append(literal: "\\u00")
+            out.append(digits.utf8Start[Int(scalar >> 4)])
+            out.append(digits.utf8Start[Int(scalar & 0xF)])
+        }
     }
 }

@@ -71,7 +71,7 @@ public enum LinuxLogParser {
             for range in b.lineRanges() {
                 let start = range.lowerBound
                 let line = scanner.content(start, scanner.contentEnd(range))
-                if line.p < line.e {
+                if line.p < line.e, !b.containsNUL(range) {
                     if scanner.isAppleMarker(line.p, line.e) { return false }
                     if !foundFrame, let frame = scanner.frame(lineStart: start, line.p, line.e), frame.isStrong {
                         foundFrame = true
@@ -86,7 +86,8 @@ public enum LinuxLogParser {
     ///
     /// Never throws on odd content: lines that are not frames are simply kept as text.
     /// - Throws: `ReportError.empty(path)` if the bytes are empty or only whitespace;
-    ///   `ReportError.notAReport(path)` if they contain NUL bytes or are mostly control characters.
+    ///   `ReportError.notAReport(path)` if they are binary data (see `ClassicReportParser.checkText`).
+    ///   Lines with a NUL byte are kept but never read as frames.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
         try bytes.withUnsafeBufferPointer { b in
             try ClassicReportParser.checkText(b, path: path)
@@ -432,7 +433,7 @@ private struct LogBuilder {
 
     private mutating func handle(line: Int, start: Int, end: Int) {
         let (p, e) = scanner.content(start, end)
-        guard p < e, let frame = scanner.frame(lineStart: start, p, e) else {
+        guard p < e, !b.containsNUL(start..<end), let frame = scanner.frame(lineStart: start, p, e) else {
             endRun()
             pending.removeAll()
             previousText = p < e ? (line, p, e) : nil

@@ -1,6 +1,7 @@
 /// Why a file could not be read as a crash report. Each case carries the file's path.
 public enum ReportError: Error, Equatable, CustomStringConvertible {
-    /// The file holds NUL bytes or is mostly control characters: binary data, not a report.
+    /// The file is binary data, not a report: an object file or archive, or mostly NUL bytes
+    /// or control characters.
     case notAReport(String)
     /// The file is empty or holds only whitespace.
     case empty(String)

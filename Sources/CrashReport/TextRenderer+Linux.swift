@@ -31,10 +31,10 @@ extension TextRenderer {
         let afterGlibcLine = last >= 0 && out[last] == 0x5D  // ]
 
         out.append(literal: "in ")
-        out.append(utf8: frame.function)
+        OutputEscaping.append(frame.function, to: &out)
         if let file = frame.file, !file.isEmpty {
             out.append(ASCII.space)
-            out.append(utf8: file)
+            OutputEscaping.append(file, to: &out)
             if let line = frame.line, line > 0 {
                 out.append(ASCII.colon)
                 out.append(decimal: line)
@@ -46,7 +46,7 @@ extension TextRenderer {
         }
         if frame.file?.isEmpty ?? true, let module = Self.moduleText(replaced) {
             out.append(ASCII.space)
-            out.append(contentsOf: module)
+            OutputEscaping.append(module, to: &out)
         }
         if afterGlibcLine && frame.inlined { out.append(literal: " [inlined]") }
     }

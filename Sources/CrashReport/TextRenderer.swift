@@ -5,7 +5,9 @@
 /// A resolved frame line keeps its bytes up to the text after the address (index, image, address
 /// and padding as they were) and gets `function + offset (File.m:42)` and its own line terminator
 /// in place of the rest. Inlined frames each get a line of their own with the same prefix, innermost
-/// first and marked ` [inlined]`; the concrete frame comes last:
+/// first and marked ` [inlined]`; the concrete frame comes last. What is written in place of the
+/// rest (names from the debug file) is escaped by `OutputEscaping`, so that it stays on its line
+/// and cannot drive a terminal:
 ///
 ///     3   App                           	0x0000000104a3c5e0 clamp + 8 (Math.h:12) [inlined]
 ///     3   App                           	0x0000000104a3c5e0 compute + 40 (main.c:42)
@@ -121,9 +123,9 @@ public struct TextRenderer: Sendable {
             let number = String(f)
             prefix.append(utf8: number)
             prefix.append(contentsOf: repeatElement(ASCII.space, count: max(1, 4 - number.utf8.count)))
-            let name = image?.name ?? "???"
-            prefix.append(utf8: name)
-            prefix.append(contentsOf: repeatElement(ASCII.space, count: max(1, 30 - name.utf8.count)))
+            let nameStart = prefix.count
+            OutputEscaping.append(image?.name ?? "???", to: &prefix)
+            prefix.append(contentsOf: repeatElement(ASCII.space, count: max(1, 30 - (prefix.count - nameStart))))
             prefix.append(ASCII.tab)
             prefix.append(literal: "0x")
             let hex = String(frame.address, radix: 16)
@@ -172,18 +174,14 @@ public struct TextRenderer: Sendable {
 
     /// `function + offset (file:line)`, then ` [inlined]` for inlined frames.
     private func append(_ frame: SourceFrame, to out: inout [UInt8]) {
-        out.append(utf8: frame.function)
+        OutputEscaping.append(frame.function, to: &out)
         if let offset = frame.offset {
             out.append(literal: " + ")
             out.append(decimal: offset)
         }
         if let file = frame.file {
             out.append(literal: " (")
-            if fullPath {
-                out.append(utf8: file)
-            } else {
-                out.append(contentsOf: basename(file).utf8)
-            }
+            OutputEscaping.append(fullPath ? file[...] : basename(file), to: &out)
             if let line = frame.line, line > 0 {
                 out.append(ASCII.colon)
                 out.append(decimal: line)

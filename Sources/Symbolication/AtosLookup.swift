@@ -1,3 +1,4 @@
+import CrashReport
 import DebugInfo
 #if canImport(Glibc)
 import Glibc
@@ -108,7 +109,12 @@ public struct AtosLookup {
         return [line(single, at: fileAddress)]
     }
 
+    /// The line for one frame, its names from the object file escaped (`OutputEscaping`).
     private func line(_ frame: SourceLocation, at address: UInt64) -> String {
+        OutputEscaping.escaped(unescapedLine(frame, at: address))
+    }
+
+    private func unescapedLine(_ frame: SourceLocation, at address: UInt64) -> String {
         let head = "\(frame.function) (in \(imageName))"
         if let file = frame.file, frame.line > 0 {
             let shown = options.fullPath ? file : Path.lastComponent(file)

@@ -3,12 +3,17 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CrashReport
 import Platform
 
-/// Warnings and errors meant for the user: one line each, on stderr, each said once.
+/// Warnings, errors and the summary meant for the user: one line each, on stderr, warnings each
+/// said once. Every line the tool writes to stderr goes through here.
 ///
 /// A debug file that cannot be read is reported the first time it is needed, not for every
 /// frame that needed it.
+///
+/// Lines name files and images from untrusted input, so each is escaped (`OutputEscaping`):
+/// a newline in a path cannot make two lines of one, nor an escape sequence reach the terminal.
 public final class Diagnostics: @unchecked Sendable {
     private let lock = Lock()
     private var said: Set<String> = []
@@ -37,6 +42,11 @@ public final class Diagnostics: @unchecked Sendable {
         lock.lock()
         let isNew = said.insert(key).inserted
         lock.unlock()
-        if isNew { sink(line) }
+        if isNew { sink(OutputEscaping.escaped(line)) }
+    }
+
+    /// Says each of `lines`, however often they were said before.
+    public func say(_ lines: [String]) {
+        for line in lines { sink(OutputEscaping.escaped(line)) }
     }
 }

@@ -146,7 +146,9 @@ public final class ReportRunner {
         case .stream:
             var bytes: [UInt8] = []
             if streamed && (options.format == .text || options.format == .ips) {
-                bytes += Array("==> \(job.path) <==\n".utf8)
+                bytes.append(contentsOf: "==> ".utf8)
+                OutputEscaping.append(job.path, to: &bytes)
+                bytes.append(contentsOf: " <==\n".utf8)
             }
             render(symbolicated, format: options.format, into: &bytes)
             return Outcome(bytes: bytes, failed: false, tally: tally)
@@ -289,6 +291,6 @@ public final class ReportRunner {
             }
             if costly.count > 20 { lines.append("  ... and \(costly.count - 20) more") }
         }
-        System.writeToStandardError(lines.map { "symbolicate: " + $0 + "\n" }.joined())
+        diagnostics.say(lines)
     }
 }

@@ -1,4 +1,5 @@
 import CrashReport
+import Foundation
 import XCTest
 
 final class CrashReportTests: XCTestCase {
@@ -55,5 +56,46 @@ final class CrashReportTests: XCTestCase {
     func testThreadIsReachableBesideFoundation() {
         let thread: CrashReport.Thread = ReportThread(kind: .thread(3), crashed: true)
         XCTAssertEqual(thread.kind, .thread(3))
+    }
+}
+
+final class ImageLookupTests: XCTestCase {
+    /// The rule, the slow way: the smallest image holding the address, the earliest among equals.
+    private func expected(_ images: [BinaryImage], _ address: UInt64) -> Int? {
+        images.indices.filter { images[$0].loadAddress <= address && address <= images[$0].endAddress }
+            .min { (images[$0].endAddress - images[$0].loadAddress, $0) < (images[$1].endAddress - images[$1].loadAddress, $1) }
+    }
+
+    func testOverlappingImagesFollowTheRule() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            var images: [BinaryImage] = []
+            for _ in 0..<Int.random(in: 1...30, using: &generator) {
+                let start = UInt64.random(in: 0...200, using: &generator)
+                let end = Bool.random() ? start + UInt64.random(in: 0...80, using: &generator) : start &- 1
+                images.append(BinaryImage(loadAddress: start, endAddress: end, name: "i"))
+            }
+            if Bool.random() { images.append(BinaryImage(loadAddress: 0, endAddress: .max, name: "???")) }
+            let report = CrashReport(path: "r", bytes: [], lines: [], images: images)
+            for address in UInt64(0)...300 {
+                XCTAssertEqual(report.image(containing: address), expected(images, address), "\(address) in \(images)")
+            }
+            XCTAssertEqual(report.image(containing: .max), expected(images, .max))
+        }
+    }
+
+    func testManyNestedImagesAreLookedUpQuickly() {
+        let count = 20000
+        let images = (0..<count).map {
+            BinaryImage(loadAddress: 0x1000 + UInt64($0), endAddress: 0x1000_0000 - UInt64($0), name: "n\($0)")
+        }
+        let start = Date()
+        let report = CrashReport(path: "r", bytes: [], lines: [], images: images)
+        var found = 0
+        for k in 0..<count where report.image(containing: 0x1000 + UInt64(k)) == k { found += 1 }
+        XCTAssertEqual(found, count)
+        XCTAssertEqual(report.image(containing: 0x2000_0000), nil)
+        XCTAssertEqual(report.image(containing: 0x800_0000), count - 1)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "lookups must not walk every overlapping image")
     }
 }

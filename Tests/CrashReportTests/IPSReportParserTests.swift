@@ -297,7 +297,7 @@ final class IPSReportParserTests: XCTestCase {
         XCTAssertEqual(report.threads[0].frames.count, 2)
         XCTAssertEqual(report.threads[0].frames[0].form, .symbol(name: "two\nlines\u{0}", offset: 1),
                        "the form says what the JSON says")
-        XCTAssertEqual(restText(report, report.threads[0].frames[0]), "two lines  + 1")
+        XCTAssertEqual(restText(report, report.threads[0].frames[0]), "two\\x0alines\\x00 + 1")
         XCTAssertFalse(report.bytes.contains(0), "the translation holds no NUL")
     }
 

@@ -28,4 +28,46 @@ final class DemanglerTests: XCTestCase {
             XCTAssertEqual(Demangler.demangle(name), name)
         }
     }
+
+    /// Names that nest deeply, are long, or expand through back-references: printed mangled,
+    /// quickly, on a worker thread as in a batch.
+    static func hostileNames() -> [String] {
+        func sequence(_ i: Int) -> String {
+            let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            return i < 36 ? "S\(digits[i])_" : "S\(digits[i / 36])\(digits[i % 36])_"
+        }
+        var doubling = "_Z1f1AIS_S_E"
+        for i in 0..<30 { doubling += "S_I\(sequence(i))\(sequence(i))E" }
+        return [
+            doubling,
+            "$sSi" + String(repeating: "Sp", count: 600) + "D",
+            "$s" + String(repeating: "Say", count: 20000) + "Si" + String(repeating: "G", count: 20000) + "D",
+            "_Z1fP" + String(repeating: "FP", count: 3000) + "i" + String(repeating: "vE", count: 3000),
+            "_Z1f" + String(repeating: "I1A", count: 50000) + "i" + String(repeating: "E", count: 50000),
+        ]
+    }
+
+    func testHostileNamesArePrintedMangled() {
+        let names = Self.hostileNames()
+        final class Results: @unchecked Sendable { var names: [String] = [] }
+        let results = Results()
+        let start = Date()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            results.names = names.map { Demangler.demangle($0) }
+            done.signal()
+        }
+        done.wait()
+        XCTAssertEqual(results.names, names)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "bounded names take no time to refuse")
+    }
+
+    func testRealNamesAreWithinTheBounds() {
+        let names = ["_ZNSt6vectorIiSaIiEE9push_backERKi", "_Z4foldIiZN6engine9Scheduler12total_weightEvEUliiE_EiPKiiiT0_",
+                     "_ZNSt3mapINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt6vectorIS5_SaIS5_EESt4lessIS5_ESaISt4pairIKS5_S8_EEEixERSC_",
+                     "$sSS7cStringSSSPys4Int8VG_tcfC", "$sSaySiSgGD", "$sSi" + String(repeating: "Sp", count: 100) + "D"]
+        for name in names {
+            XCTAssertNotEqual(Demangler.demangle(name), name, name)
+        }
+    }
 }
