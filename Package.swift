@@ -17,8 +17,9 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
+        .target(name: "CFaultGuard"),
         .target(name: "Platform"),
-        .target(name: "DebugInfo", dependencies: ["CDwarf", "Platform"]),
+        .target(name: "DebugInfo", dependencies: ["CDwarf", "CFaultGuard", "Platform"]),
         .target(name: "CrashReport"),
         .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform"]),
         .executableTarget(
@@ -29,6 +30,7 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CFaultGuardTests", dependencies: ["CFaultGuard"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),

@@ -69,19 +69,22 @@ public final class SymbolIndex: @unchecked Sendable {
     private let symbolAddressesLock = Lock()
     private var symbolAddresses: [String: UInt64] = [:]
 
-    /// Reads `file` (its DWARF and its symbol table) and builds the index.
+    /// Reads `file` (its DWARF and its symbol table) and builds the index. Throws
+    /// ``DebugInfoError/changedWhileRead(path:)`` when the file changed while it was read.
     public static func build(_ file: DebugFile) throws -> SymbolIndex {
         // The file is unmapped before the tables are made: its pages and the tables' are
         // never held at once.
         let (symbols, raw) = try { () throws -> (SymbolTable, RawDWARF?) in
             let mapped = try MappedFile(path: file.path)
-            let layout = try ObjectLayout(file, in: mapped)
-            let symbols = SymbolTable(layout, of: file, in: mapped)
-            if !file.hasDWARF {
-                guard !symbols.isEmpty else { throw DebugInfoError.noDWARF(path: file.path) }
-                return (symbols, nil)
+            return try mapped.reading {
+                let layout = try ObjectLayout(file, in: mapped)
+                let symbols = SymbolTable(layout, of: file, in: mapped)
+                if !file.hasDWARF {
+                    guard !symbols.isEmpty else { throw DebugInfoError.noDWARF(path: file.path) }
+                    return (symbols, nil)
+                }
+                return (symbols, try DWARFReader.read(file, layout: layout, in: mapped))
             }
-            return (symbols, try DWARFReader.read(file, layout: layout, in: mapped))
         }()
         return try SymbolIndex(file: file, raw: consume raw, symbols: symbols)
     }
