@@ -400,6 +400,46 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertTrue(loaded.isDamaged)
     }
 
+    /// A FIFO, a device or a link put in the folder in place of an index file: opened without
+    /// waiting or not at all, said in one line, and replaced by the index built again; a file
+    /// elsewhere that a link points to is left alone.
+    func testWhatIsNotARegularFileInPlaceOfAnIndexIsReplaced() throws {
+        let (file, store, built, _, path, original) = try storedFixture()
+        let addresses = try IndexStoreTests.sample(file, count: 100)
+        let elsewhere = scratch.appendingPathComponent("elsewhere").path, fifo = scratch.appendingPathComponent("fifo").path
+        try Data(original).write(to: URL(fileURLWithPath: elsewhere))
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let places: [(String, () -> Int32)] = [
+            ("a FIFO", { mkfifo(path, 0o600) }),
+            ("a link to /dev/zero", { symlink("/dev/zero", path) }),
+            ("a link to a FIFO", { symlink(fifo, path) }),
+            ("a link to an index elsewhere", { symlink(elsewhere, path) }),
+        ]
+        for (what, make) in places {
+            XCTAssertEqual(unlink(path), 0, what)
+            XCTAssertEqual(make(), 0, what)
+            let warnings = Warnings()
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var loaded: SymbolIndex?
+            Thread {
+                loaded = try? store.index(for: file, warning: warnings.add)
+                done.signal()
+            }.start()
+            guard done.wait(timeout: .now() + 10) == .success, let loaded else {
+                XCTFail("\(what): the index did not come")
+                continue
+            }
+            _ = assertSameAnswers(loaded, built, addresses, what)
+            XCTAssertEqual(warnings.lines.count, 1, "\(what): \(warnings.lines)")
+            XCTAssertTrue(warnings.lines.first?.hasPrefix(path + ": damaged index cache file (") ?? false, "\(warnings.lines)")
+            var info = stat()
+            XCTAssertEqual(lstat(path, &info), 0)
+            XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "\(what): replaced")
+            XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), original, what)
+        }
+        XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: elsewhere))), original, "left alone")
+    }
+
     /// The section table of an index file: kind, offset and length in bytes.
     static func sections(of bytes: [UInt8]) -> [(kind: UInt32, offset: Int, length: Int, entry: Int)] {
         bytes.withUnsafeBytes { raw in
