@@ -93,6 +93,12 @@ int cfg_is_damaged(int handle) {
     return atomic_load_explicit(&regions[handle].damaged, memory_order_acquire);
 }
 
+const int *cfg_damaged_flag(int handle) {
+    static const int never = 0;
+    if (handle < 0 || handle >= CFG_MAXIMUM_REGIONS) return &never;
+    return (const int *)&regions[handle].damaged;
+}
+
 void cfg_make_private(void *from, size_t length) {
     if (!from || length == 0) return;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);

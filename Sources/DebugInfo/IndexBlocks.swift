@@ -30,8 +30,11 @@ final class IndexBlocks: @unchecked Sendable {
     /// One 64-bit checksum per block, in the mapped header (itself checked when the file was opened).
     private let checksums: UnsafeRawPointer
     private let count: Int
-    private let verified: UnsafeMutablePointer<UInt64>
+    /// One byte per block, 1 once checked: a byte, not a bit, so that the test is one load.
+    private let verified: UnsafeMutablePointer<UInt8>
     private let failed: UnsafeMutablePointer<Int32>
+    /// The guard's flag for the mapping: set when a page vanished under a read.
+    private let cutShort: UnsafePointer<Int32>
 
     /// The blocks of `mapping` from byte `dataOffset` to its end, with `count` checksums at
     /// byte `checksumsOffset`.
@@ -41,11 +44,11 @@ final class IndexBlocks: @unchecked Sendable {
         dataSize = mapping.bytes.count - dataOffset
         checksums = mapping.bytes.baseAddress! + checksumsOffset
         self.count = count
-        let words = (count + 63) / 64
-        verified = .allocate(capacity: max(words, 1))
-        verified.initialize(repeating: 0, count: max(words, 1))
+        verified = .allocate(capacity: max(count, 1))
+        verified.initialize(repeating: 0, count: max(count, 1))
         failed = .allocate(capacity: 1)
         failed.initialize(to: 0)
+        cutShort = mapping.damagedFlag
     }
 
     deinit {
@@ -55,19 +58,18 @@ final class IndexBlocks: @unchecked Sendable {
 
     /// Whether a block read so far did not match its checksum, or the file was cut short under
     /// a read: what was read from it may be wrong.
-    var isDamaged: Bool { cfg_load_flag(failed) != 0 || mapping.wasCutShort }
+    @inline(__always)
+    var isDamaged: Bool { cfg_load_flag(failed) | cfg_load_flag(cutShort) != 0 }
 
     /// Checks the blocks holding `[start, start + length)` (bytes of the mapped data) unless
     /// they were checked before.
     @inline(__always)
     func verify(_ start: UnsafeRawPointer, _ length: Int) {
         let offset = start - dataStart
-        let first = offset >> IndexBlocks.shift, last = (offset + length - 1) >> IndexBlocks.shift
+        let block = offset >> IndexBlocks.shift
         // An element outside the data (an index a lookup has not checked yet) is not read.
-        if UInt(bitPattern: first) < UInt(bitPattern: count), cfg_bit_is_set(verified, first) == 0 { verifyBlock(first) }
-        if last != first, UInt(bitPattern: last) < UInt(bitPattern: count), cfg_bit_is_set(verified, last) == 0 {
-            verifyBlock(last)
-        }
+        if UInt(bitPattern: block) < UInt(bitPattern: count), cfg_load_byte(verified, block) == 0 { verifyBlock(block) }
+        if (offset & (IndexBlocks.size - 1)) + length > IndexBlocks.size { verifyAll(start, length) }
     }
 
     /// Checks every block of `[start, start + length)`.
@@ -76,7 +78,7 @@ final class IndexBlocks: @unchecked Sendable {
         let first = max(0, (start - dataStart) >> IndexBlocks.shift)
         let last = min(count - 1, (start - dataStart + length - 1) >> IndexBlocks.shift)
         guard first <= last else { return }
-        for block in first...last where cfg_bit_is_set(verified, block) == 0 { verifyBlock(block) }
+        for block in first...last where cfg_load_byte(verified, block) == 0 { verifyBlock(block) }
     }
 
     @inline(never)
@@ -85,7 +87,7 @@ final class IndexBlocks: @unchecked Sendable {
         let start = block << IndexBlocks.shift
         let bytes = UnsafeRawBufferPointer(start: dataStart + start, count: min(IndexBlocks.size, dataSize - start))
         if IndexChecksum.hash(bytes) == checksums.loadUnaligned(fromByteOffset: block * 8, as: UInt64.self) {
-            cfg_set_bit(verified, block)
+            cfg_store_byte(verified, block, 1)
         } else {
             cfg_store_flag(failed, 1)
         }
@@ -109,8 +111,14 @@ final class StoredIndex: @unchecked Sendable {
 
     /// nil while no damage has been found; else the index to answer from instead, itself
     /// nil when it could not be made (the frames are then left as they are).
+    @inline(__always)
     func replacementIfDamaged() -> SymbolIndex?? {
         guard blocks.isDamaged else { return nil }
+        return replaced()
+    }
+
+    @inline(never)
+    private func replaced() -> SymbolIndex?? {
         lock.lock()
         defer { lock.unlock() }
         if !rebuilt {

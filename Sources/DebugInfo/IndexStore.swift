@@ -275,7 +275,7 @@ public final class IndexStore: @unchecked Sendable {
 ///
 /// Guarded (`CFaultGuard`): the store never rewrites a file in place, but someone else may
 /// cut it short while it is mapped; its vanished pages then read as zeros, and
-/// ``wasCutShort`` says so.
+/// ``damagedFlag`` says so.
 final class IndexMapping: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
     private let region: Int32
@@ -291,8 +291,8 @@ final class IndexMapping: @unchecked Sendable {
         region = cfg_register(base, size)
     }
 
-    /// Whether a page vanished under a read: the file was cut short.
-    var wasCutShort: Bool { cfg_is_damaged(region) != 0 }
+    /// Set when a page vanished under a read: the file was cut short. Valid while this lives.
+    var damagedFlag: UnsafePointer<Int32> { cfg_damaged_flag(region) }
 
     deinit {
         cfg_unregister(region)

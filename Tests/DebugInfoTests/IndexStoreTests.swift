@@ -285,7 +285,7 @@ final class IndexStoreTests: XCTestCase {
             }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let warnings = Warnings()
-            let rebuilt = try store.index(for: file, warning: warnings.add)
+            let rebuilt = try store.index(for: file, warning: { warnings.add($0) })
             XCTAssertEqual(warnings.lines.count, 1, "\(label): \(warnings.lines)")
             XCTAssertTrue(warnings.lines.allSatisfy { $0.hasPrefix(path + ": damaged index cache file (") }, "\(warnings.lines)")
             _ = assertSameAnswers(rebuilt, built, addresses, label)
@@ -303,7 +303,7 @@ final class IndexStoreTests: XCTestCase {
     /// answers every question exactly as the undamaged index does, having been built again
     /// from the debug file with one line saying so, or having never read the damage.
     func testDamagedTablesNeverChangeAnAnswer() throws {
-        let (file, store, built, stamp, path, original) = try storedFixture()
+        let (file, store, built, _, path, original) = try storedFixture()
         let sections = IndexStoreTests.sections(of: original).filter { $0.length > 0 }
         var addresses = try IndexStoreTests.sample(file, count: 200)
         addresses += [0, 1, UInt64.max, UInt64.max - 1] + (addresses.map { $0 &+ 0x10_000 })
@@ -341,7 +341,7 @@ final class IndexStoreTests: XCTestCase {
         for (label, bytes) in variants where bytes != original {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let warnings = Warnings()
-            let loaded = try store.index(for: file, warning: warnings.add)
+            let loaded = try store.index(for: file, warning: { warnings.add($0) })
             for (n, address) in addresses.enumerated() {
                 XCTAssertEqual(loaded.lookup(address), wanted[n], "\(label) 0x\(String(address, radix: 16))")
                 XCTAssertEqual(loaded.symbolName(startingAt: address), wantedNames[n], label)
@@ -392,7 +392,7 @@ final class IndexStoreTests: XCTestCase {
         let (file, store, built, _, path, original) = try storedFixture()
         let addresses = try IndexStoreTests.sample(file, count: 300)
         let warnings = Warnings()
-        let loaded = try store.index(for: file, warning: warnings.add)
+        let loaded = try store.index(for: file, warning: { warnings.add($0) })
         XCTAssertEqual(warnings.lines, [])
         XCTAssertEqual(truncate(path, off_t(original.count / 3)), 0)
         _ = assertSameAnswers(loaded, built, addresses, "cut while mapped")
@@ -422,7 +422,7 @@ final class IndexStoreTests: XCTestCase {
             let done = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var loaded: SymbolIndex?
             Thread {
-                loaded = try? store.index(for: file, warning: warnings.add)
+                loaded = try? store.index(for: file, warning: { warnings.add($0) })
                 done.signal()
             }.start()
             guard done.wait(timeout: .now() + 10) == .success, let loaded else {
@@ -680,7 +680,7 @@ final class IndexStoreTests: XCTestCase {
         try Data("not a folder".utf8).write(to: blocker)
         let store = IndexStore(directory: blocker.appendingPathComponent("indexes").path)
         let warnings = Warnings()
-        let index = try store.index(for: file, warning: warnings.add)
+        let index = try store.index(for: file, warning: { warnings.add($0) })
         XCTAssertGreaterThan(index.tables.functions.count, 0)
         XCTAssertEqual(warnings.lines.count, 1)
         XCTAssertTrue(warnings.lines.first?.contains(blocker.path) ?? false, "\(warnings.lines)")

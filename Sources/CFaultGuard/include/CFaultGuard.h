@@ -31,6 +31,10 @@ void cfg_unregister(int handle);
 /// Whether a fault has been answered inside the region `handle` since it was registered.
 int cfg_is_damaged(int handle);
 
+/// The flag `cfg_is_damaged` reads, for reading it often (`cfg_load_flag`): valid while the
+/// region is registered; for -1, a flag that stays 0.
+const int *cfg_damaged_flag(int handle);
+
 /// Makes every page touching `[from, from + length)` of a private, writable file mapping a
 /// copy of its own (each page's first byte is written back to itself), so that what is read
 /// there no longer follows the file.
@@ -39,14 +43,14 @@ void cfg_make_private(void *from, size_t length);
 /// The number of SIGBUS faults answered so far, in every region.
 uint64_t cfg_answered_faults(void);
 
-/// Bit `bit` of an array of 64-bit words shared between threads.
-static inline int cfg_bit_is_set(const uint64_t *words, size_t bit) {
-    return (int)((__atomic_load_n(&words[bit >> 6], __ATOMIC_ACQUIRE) >> (bit & 63)) & 1);
+/// Byte `index` of an array of bytes shared between threads.
+static inline uint8_t cfg_load_byte(const uint8_t *bytes, size_t index) {
+    return __atomic_load_n(&bytes[index], __ATOMIC_ACQUIRE);
 }
 
-/// Sets bit `bit` of an array of 64-bit words shared between threads.
-static inline void cfg_set_bit(uint64_t *words, size_t bit) {
-    __atomic_fetch_or(&words[bit >> 6], (uint64_t)1 << (bit & 63), __ATOMIC_RELEASE);
+/// Sets byte `index` of an array of bytes shared between threads.
+static inline void cfg_store_byte(uint8_t *bytes, size_t index, uint8_t value) {
+    __atomic_store_n(&bytes[index], value, __ATOMIC_RELEASE);
 }
 
 /// An int flag shared between threads.
