@@ -95,11 +95,14 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the file starts like a Mach-O (thin or universal) or ELF file; reads 16 bytes.
-    /// For passing over the other files of a searched directory cheaply.
+    /// For passing over the other files of a searched directory cheaply. Only a regular file
+    /// can be one, and opening another (a FIFO) never waits.
     public static func looksLikeObjectFile(path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         var head = [UInt8](repeating: 0, count: 16)
         let count = read(fd, &head, head.count)
         guard count > 0 else { return false }
