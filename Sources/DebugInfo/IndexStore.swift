@@ -26,7 +26,9 @@ import Platform
 /// Several runs may share the folder: an index is written to a temporary file beside its
 /// place and renamed over it, so a reader sees the old file or the new one, whole; no file is
 /// ever rewritten in place, so a mapping never changes or shrinks under a run reading it, and
-/// runs that map a file keep their mapping when another run replaces or evicts it.
+/// runs that map a file keep their mapping when another run replaces or evicts it. (A file
+/// damaged or cut short by anything else is found by its checksums and the fault guard: see
+/// ``IndexBlocks`` and ``IndexMapping``.)
 ///
 /// The folder is kept under ``sizeLimit`` bytes: after each store, the files used least
 /// recently go first (each use sets a file's mtime to the time of use).

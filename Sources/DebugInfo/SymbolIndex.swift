@@ -94,8 +94,8 @@ public final class SymbolIndex: @unchecked Sendable {
 
     /// An index from tables made elsewhere (mapped by ``IndexStore``); nil unless their
     /// shapes agree (``Tables/hasConsistentShape``). Their contents are not read here: every
-    /// lookup checks what it reads, so a damaged table can make an answer wrong, never a
-    /// lookup fault or loop, and a mapped index costs only the pages its lookups touch.
+    /// lookup checks what it reads, so a damaged table can make a lookup's result wrong, never
+    /// make it fault or loop, and a mapped index costs only the pages its lookups touch.
     ///
     /// `stored` holds the checks of the file the tables are in: once they find damage, every
     /// answer comes from the index it gives instead (see ``StoredIndex``).
