@@ -30,7 +30,7 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "CFaultGuardTests", dependencies: ["CFaultGuard"]),
+        .testTarget(name: "CFaultGuardTests", dependencies: ["CFaultGuard", "TestSupport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
