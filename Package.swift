@@ -19,8 +19,9 @@ let package = Package(
         // libdwarf reading what CDwarf reads, as the reference the tests compare with: only test
         // targets depend on it, so that the shipped program does not link libdwarf.
         .target(name: "CDwarfReference", dependencies: ["CDwarf"], linkerSettings: [.linkedLibrary("dwarf")]),
+        .target(name: "CFaultGuard"),
         .target(name: "Platform"),
-        .target(name: "DebugInfo", dependencies: ["CDwarf", "Platform"]),
+        .target(name: "DebugInfo", dependencies: ["CDwarf", "CFaultGuard", "Platform"]),
         .target(name: "CrashReport"),
         .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform"]),
         .executableTarget(
@@ -31,6 +32,7 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CFaultGuardTests", dependencies: ["CFaultGuard", "TestSupport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDwarfReference", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),

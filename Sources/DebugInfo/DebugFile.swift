@@ -33,7 +33,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
         /// file: for a candidate that has no build-id to compare instead.
         public static func checksum(ofFileAt path: String) throws -> UInt32 {
             let file = try MappedFile(path: path)
-            return withExtendedLifetime(file) {
+            return try file.reading {
                 guard let base = file.bytes.baseAddress else { return 0 }
                 return cdw_crc32(0, base, file.bytes.count)
             }
@@ -87,17 +87,22 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
 
     /// The files or slices at `path`: one for a thin Mach-O or ELF file, one per slice for a
     /// universal file.
+    ///
+    /// Throws ``DebugInfoError/changedWhileRead(path:)`` when the file changed while it was read.
     public static func identify(path: String) throws -> [DebugFile] {
         let file = try MappedFile(path: path)
-        return try identify(file)
+        return try file.reading { try identify(file) }
     }
 
     /// Whether the file starts like a Mach-O (thin or universal) or ELF file; reads 16 bytes.
-    /// For passing over the other files of a searched directory cheaply.
+    /// For passing over the other files of a searched directory cheaply. Only a regular file
+    /// can be one, and opening another (a FIFO) never waits.
     public static func looksLikeObjectFile(path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         var head = [UInt8](repeating: 0, count: 16)
         let count = read(fd, &head, head.count)
         guard count > 0 else { return false }
@@ -110,6 +115,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     static func identify(_ file: MappedFile) throws -> [DebugFile] {
         let bytes = file.bytes
         if MachO.isMachO(bytes) {
+            MachO.pinHeaders(of: file)
             return try MachO.slices(of: bytes, path: file.path).map { slice in
                 DebugFile(path: file.path, format: .machO, architecture: slice.architecture,
                           identifier: slice.uuid, textVMAddress: slice.textVMAddress,
@@ -120,6 +126,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
             }
         }
         if ELF.isELF(bytes) {
+            ELF.pinHeaders(of: file)
             let image = try ELF.parse(bytes, path: file.path)
             return [DebugFile(path: file.path, format: .elf, architecture: image.architecture,
                               identifier: image.buildID, textVMAddress: image.firstLoadAddress,

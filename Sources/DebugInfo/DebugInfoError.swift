@@ -5,6 +5,8 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
     case malformed(path: String, reason: String)
     case noDWARF(path: String)
     case corruptDWARF(path: String, reason: String)
+    /// The file was cut short or written while it was read: what was read is not used.
+    case changedWhileRead(path: String)
 
     public var description: String {
         switch self {
@@ -13,6 +15,7 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
         case let .malformed(path, reason): return "\(path): malformed object file: \(reason)"
         case let .noDWARF(path): return "\(path): no DWARF debug information"
         case let .corruptDWARF(path, reason): return "\(path): corrupt DWARF: \(reason)"
+        case let .changedWhileRead(path): return "\(path): the file changed while it was being read; its frames are left as they are"
         }
     }
 }

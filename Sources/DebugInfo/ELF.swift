@@ -43,6 +43,33 @@ enum ELF {
         bytes.count >= 16 && bytes[0] == 0x7f && bytes[1] == 0x45 && bytes[2] == 0x4c && bytes[3] == 0x46
     }
 
+    /// Makes the pages of the ELF header and of the program and section header tables private
+    /// copies (``MappedFile/makePrivate(_:_:)``) before ``parse(_:path:)`` reads them: each
+    /// table's place is read from a header already copied, so what is checked there holds.
+    static func pinHeaders(of file: MappedFile) {
+        let bytes = file.bytes
+        file.makePrivate(0, 64)
+        guard isELF(bytes) else { return }
+        let is64 = bytes[4] == 2
+        let r = ByteReader(bytes, bigEndian: bytes[5] == 2)
+        func word(_ offset: Int) -> UInt64? { is64 ? r.u64(offset) : r.u32(offset).map(UInt64.init) }
+        func pin(_ offset: UInt64, _ count: UInt64, _ entrySize: UInt16) {
+            guard offset < UInt64(bytes.count) else { return }
+            file.makePrivate(Int(offset), Int(min(count * UInt64(entrySize), UInt64(bytes.count))))
+        }
+        guard let phoff = word(is64 ? 32 : 28), let shoff = word(is64 ? 40 : 32),
+              let phentsize = r.u16(is64 ? 54 : 42), let phnum = r.u16(is64 ? 56 : 44),
+              let shentsize = r.u16(is64 ? 58 : 46), let shnum = r.u16(is64 ? 60 : 48)
+        else { return }
+        pin(phoff, UInt64(phnum), phentsize)
+        pin(shoff, 1, shentsize)  // section 0 holds the counts of extended numbering
+        let extended = shoff < UInt64(bytes.count) && shnum == 0 ? word(Int(shoff) + (is64 ? 32 : 20)) : nil
+        pin(shoff, min(extended ?? UInt64(shnum), ELF.maximumSections), shentsize)
+    }
+
+    /// More sections than any linker makes: a count above is damage.
+    static let maximumSections: UInt64 = 1 << 20
+
     static func parse(_ bytes: UnsafeRawBufferPointer, path: String) throws -> ELFImage {
         guard isELF(bytes) else { throw DebugInfoError.unknownFormat(path: path) }
         let is64 = bytes[4] == 2
@@ -68,8 +95,11 @@ enum ELF {
                              bigEndian: bigEndian, buildID: nil, firstLoadAddress: 0, sections: [], debugLink: nil)
         var notes: [(offset: UInt64, size: UInt64)] = []
         var sawLoad = false
-        for i in 0..<Int(phnum) {
-            let at = Int(min(phoff, fileSize)) + i * Int(phentsize)
+        // Program headers that do not fit are not read: the build-id is also in a section.
+        let programHeaders = Int(phentsize) >= (is64 ? 56 : 32) && phoff < fileSize
+            ? min(Int(phnum), Int((fileSize - phoff) / UInt64(phentsize))) : 0
+        for i in 0..<programHeaders {
+            let at = Int(phoff) + i * Int(phentsize)
             guard let type = r.u32(at) else { break }
             if type == 1, !sawLoad {
                 sawLoad = true
@@ -80,11 +110,19 @@ enum ELF {
             }
         }
 
-        if shoff > 0, shoff < fileSize, shentsize > 0 {
+        if shoff > 0, shoff < fileSize {
+            guard Int(shentsize) >= (is64 ? 64 : 40) else {
+                throw DebugInfoError.malformed(path: path, reason: "section headers of \(shentsize) bytes")
+            }
             // Extended numbering: counts live in section 0.
-            if shnum == 0, let extended = word(Int(shoff) + (is64 ? 32 : 20)) { shnum = Int(clamping: extended) }
+            if shnum == 0, let extended = word(Int(shoff) + (is64 ? 32 : 20)) {
+                guard extended < ELF.maximumSections else { throw DebugInfoError.malformed(path: path, reason: "too many sections") }
+                shnum = Int(extended)
+            }
             if shstrndx == 0xffff, let extended = r.u32(Int(shoff) + (is64 ? 40 : 24)) { shstrndx = Int(extended) }
-            guard shnum < 1 << 20 else { throw DebugInfoError.malformed(path: path, reason: "too many sections") }
+            guard UInt64(shnum) * UInt64(shentsize) <= fileSize - shoff else {
+                throw DebugInfoError.malformed(path: path, reason: "\(shnum) section headers do not fit in the file")
+            }
             var raw: [(name: UInt32, section: ELFImage.Section)] = []
             for i in 0..<shnum {
                 let at = Int(shoff) + i * Int(shentsize)

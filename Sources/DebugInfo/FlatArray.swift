@@ -22,8 +22,12 @@ import Darwin
 struct FlatArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked Sendable {
     /// The elements.
     let buffer: UnsafeBufferPointer<Element>
-    /// What keeps `buffer` valid: an ``OwnedBlock`` or the mapping of a file.
+    /// What keeps `buffer` valid: an ``OwnedBlock``, the mapping of a file, or the
+    /// ``IndexBlocks`` of a mapped index.
     private let owner: AnyObject?
+    /// For an array in a mapped index: checks each block the first time it is read. Kept
+    /// alive by `owner`.
+    private unowned(unsafe) let blocks: IndexBlocks?
 
     /// A copy of `elements`, in memory of its own.
     init(_ elements: [Element]) {
@@ -53,19 +57,40 @@ struct FlatArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked S
     init(start base: UnsafeRawPointer, count: Int, owner: AnyObject) {
         buffer = UnsafeBufferPointer(start: base.bindMemory(to: Element.self, capacity: count), count: count)
         self.owner = owner
+        blocks = nil
+    }
+
+    /// `count` elements at `base`, inside the mapped index that `blocks` checks and keeps.
+    init(start base: UnsafeRawPointer, count: Int, blocks: IndexBlocks) {
+        buffer = UnsafeBufferPointer(start: base.bindMemory(to: Element.self, capacity: count), count: count)
+        owner = blocks
+        self.blocks = blocks
     }
 
     /// No elements.
     init() {
         buffer = UnsafeBufferPointer(start: nil, count: 0)
         owner = nil
+        blocks = nil
     }
 
     var startIndex: Int { 0 }
     var endIndex: Int { buffer.count }
 
     @inline(__always)
-    subscript(position: Int) -> Element { buffer[position] }
+    subscript(position: Int) -> Element {
+        if let blocks, let base = buffer.baseAddress {
+            blocks.verify(UnsafeRawPointer(base + position), MemoryLayout<Element>.size)
+        }
+        return buffer[position]
+    }
+
+    /// Checks elements `range` of an array in a mapped index (``IndexBlocks``), for code that
+    /// reads them through `buffer`; nothing for an array in memory.
+    func verify(_ range: Range<Int>) {
+        guard let blocks, let base = buffer.baseAddress, !range.isEmpty else { return }
+        blocks.verifyAll(UnsafeRawPointer(base + range.lowerBound), range.count * MemoryLayout<Element>.stride)
+    }
 
     /// The elements' bytes, as they are stored.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(buffer) }
@@ -98,8 +123,17 @@ extension FlatArray where Element == UInt8 {
     /// when the table is made or mapped); nil for 0, which stands for none, and for an offset
     /// outside the table.
     func cString(at offset: UInt32) -> String? {
-        guard offset != 0, Int(offset) < count else { return nil }
-        return String(cString: buffer.baseAddress! + Int(offset))
+        guard let start = verifiedCString(at: offset) else { return nil }
+        return String(cString: start)
+    }
+
+    /// Where the NUL-terminated string at `offset` starts, its bytes checked (``verify(_:)``);
+    /// nil for 0 and for an offset outside the table.
+    func verifiedCString(at offset: UInt32) -> UnsafePointer<UInt8>? {
+        guard offset != 0, Int(offset) < count, let base = buffer.baseAddress else { return nil }
+        let start = base + Int(offset)
+        verify(Int(offset)..<(Int(offset) + strnlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), count - Int(offset)) + 1))
+        return start
     }
 }
 

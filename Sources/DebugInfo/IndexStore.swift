@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CFaultGuard
 import Platform
 
 /// Built indexes kept on disk between runs, so a debug file's DWARF is read once, not once
@@ -25,7 +26,9 @@ import Platform
 /// Several runs may share the folder: an index is written to a temporary file beside its
 /// place and renamed over it, so a reader sees the old file or the new one, whole; no file is
 /// ever rewritten in place, so a mapping never changes or shrinks under a run reading it, and
-/// runs that map a file keep their mapping when another run replaces or evicts it.
+/// runs that map a file keep their mapping when another run replaces or evicts it. (A file
+/// damaged or cut short by anything else is found by its checksums and the fault guard: see
+/// ``IndexBlocks`` and ``IndexMapping``.)
 ///
 /// The folder is kept under ``sizeLimit`` bytes: after each store, the files used least
 /// recently go first (each use sets a file's mtime to the time of use).
@@ -66,9 +69,28 @@ public final class IndexStore: @unchecked Sendable {
     /// it is now, else one built from the file (``SymbolIndex/build(_:)``, whose errors are
     /// thrown) and stored for the next run. Failing to store is not an error: `warning` is
     /// told why, once, and the built index is returned.
-    public func index(for file: DebugFile, warning: (String) -> Void = { _ in }) throws -> SymbolIndex {
+    ///
+    /// A stored index found damaged, when it is opened or later by a lookup (``IndexBlocks``),
+    /// is built again from the debug file and replaced, and `warning` is told so in one line:
+    /// a damaged cache never changes an answer.
+    public func index(for file: DebugFile, warning: @escaping @Sendable (String) -> Void = { _ in }) throws -> SymbolIndex {
         guard let stamp = DebugFileStamp(path: file.path) else { return try SymbolIndex.build(file) }
-        if let stored = try? load(file, stamp: stamp) { return stored }
+        do {
+            return try load(file, stamp: stamp, warning: warning)
+        } catch .damaged(let reason) {
+            warning("\(path(for: file, stamp: stamp)): damaged index cache file (\(reason)); the index is built again")
+        } catch {}
+        return try buildAndStore(file, stamp: stamp, warning: warning)
+    }
+
+    /// The stored index of `file` if there is an intact one built from the file as it is now.
+    public func cachedIndex(for file: DebugFile) -> SymbolIndex? {
+        guard let stamp = DebugFileStamp(path: file.path) else { return nil }
+        return try? load(file, stamp: stamp)
+    }
+
+    /// The index of `file` built from it, and stored unless it changed meanwhile.
+    private func buildAndStore(_ file: DebugFile, stamp: DebugFileStamp, warning: (String) -> Void) throws -> SymbolIndex {
         let index = try SymbolIndex.build(file)
         // A file that changed while it was read is not stored: the next run reads it again.
         guard DebugFileStamp(path: file.path) == stamp else { return index }
@@ -78,12 +100,6 @@ public final class IndexStore: @unchecked Sendable {
             warning("\(error)")
         }
         return index
-    }
-
-    /// The stored index of `file` if there is an intact one built from the file as it is now.
-    public func cachedIndex(for file: DebugFile) -> SymbolIndex? {
-        guard let stamp = DebugFileStamp(path: file.path) else { return nil }
-        return try? load(file, stamp: stamp)
     }
 
     /// Where the index of `file`, as `stamp` describes it, is stored.
@@ -110,18 +126,42 @@ public final class IndexStore: @unchecked Sendable {
 
     // MARK: - Loading
 
-    /// The stored index of `file` as `stamp` describes it. Marks the file used.
-    func load(_ file: DebugFile, stamp: DebugFileStamp) throws(IndexStoreFormat.Rejection) -> SymbolIndex {
+    /// The stored index of `file` as `stamp` describes it. Marks the file used. Once a lookup
+    /// finds it damaged, the index is built again from `file` (``buildAndStore``), which
+    /// `warning` is told.
+    ///
+    /// Only a regular file of a size the store can hold is read, and opening it never waits:
+    /// a FIFO, a device or a link put in the folder in place of an index file is damage,
+    /// removed (the file is the store's own to replace).
+    func load(_ file: DebugFile, stamp: DebugFileStamp,
+              warning: @escaping @Sendable (String) -> Void = { _ in }) throws(IndexStoreFormat.Rejection) -> SymbolIndex {
         let path = path(for: file, stamp: stamp)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .absent }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else {
+            guard errno == ELOOP else { throw .absent }
+            unlink(path)
+            throw .damaged("a symbolic link")
+        }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .damaged("not a file") }
+        guard fstat(fd, &info) == 0 else { throw .damaged("cannot be examined") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            unlink(path)
+            throw .damaged("not a regular file")
+        }
         guard info.st_size >= IndexStoreFormat.fixedHeaderSize else { throw .damaged("cut short") }
+        guard info.st_size <= sizeLimit else { throw .damaged("larger than the cache may be") }
         let mapping = try IndexMapping(fd: fd, size: Int(info.st_size))
-        let index = try IndexStoreFormat.read(mapping.bytes, owner: mapping, file: file,
-                                              identity: IndexStoreFormat.Identity(file, stamp: stamp))
+        let index = try IndexStoreFormat.read(mapping, file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp)) {
+            [self] in
+            warning("\(path): damaged index cache file (block checksum); the index is built again")
+            do {
+                return try buildAndStore(file, stamp: stamp, warning: warning)
+            } catch {
+                warning("\(error)")
+                return nil
+            }
+        }
         futimens(fd, nil)  // used now; in a read-only store, the time stays as it was
         return index
     }
@@ -234,8 +274,13 @@ public final class IndexStore: @unchecked Sendable {
 }
 
 /// An index file mapped read-only, unmapped when the last table reading it is gone.
+///
+/// Guarded (`CFaultGuard`): the store never rewrites a file in place, but someone else may
+/// cut it short while it is mapped; its vanished pages then read as zeros, and
+/// ``damagedFlag`` says so.
 final class IndexMapping: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
+    private let region: Int32
 
     init(fd: Int32, size: Int) throws(IndexStoreFormat.Rejection) {
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
@@ -245,7 +290,14 @@ final class IndexMapping: @unchecked Sendable {
         // touched, so a run costs the pages it reads, not the whole file.
         _ = madvise(base, size, MADV_RANDOM)
         bytes = UnsafeRawBufferPointer(start: base, count: size)
+        region = cfg_register(base, size)
     }
 
-    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count) }
+    /// Set when a page vanished under a read: the file was cut short. Valid while this lives.
+    var damagedFlag: UnsafePointer<Int32> { cfg_damaged_flag(region) }
+
+    deinit {
+        cfg_unregister(region)
+        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
+    }
 }

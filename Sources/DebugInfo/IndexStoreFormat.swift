@@ -39,46 +39,52 @@ struct DebugFileStamp: Equatable, Sendable {
 /// table) per file, written in one pass and used in place through `mmap`.
 ///
 /// Native byte order (the cache belongs to one machine; another order is refused). A header
-/// of fixed fields, a section table and the identity strings, then the sections, each at a
-/// multiple of 16 bytes:
+/// of fixed fields, a section table, the identity strings and the block checksums, then the
+/// data: the sections, each at a multiple of 16 bytes:
 ///
 ///     0    "SYMIDX\0\n"          magic
 ///     8    u32 version           (``version``; another version is refused)
 ///     12   u32 0x01020304        byte order as written
 ///     16   u64 file size         must be the file's length: a cut file is refused
-///     24   u64 header size       fixed fields + section table + identity strings
+///     24   u64 header size       fixed fields + section table + identity strings + checksums
 ///     32   u32 section count
 ///     36   u32 flags             1: Mach-O symbol names (leading underscore)
 ///     40   u64 debug file size, 48 i64 mtime (ns), 56 u64 inode, 64 u64 device
 ///     72   u64 slice offset, 80 u64 slice size
-///     88   u32 identity strings' length, 92 u32 0
+///     88   u32 identity strings' length, 92 u32 block count
 ///     96   u64 header checksum   of bytes [0, header size) with this field zero
 ///     104  section table, 24 bytes per section:
 ///              u32 kind, u32 element size, u64 offset, u64 count
 ///     ...  identity strings: identifier, architecture, DWARF problem, each NUL-terminated
+///     ...  block checksums: u64 per block of ``IndexBlocks/size`` bytes of the data, which
+///          starts at the header size rounded up to 16 (the last block may be shorter)
 ///
 /// Opening a file checks, in constant time, before anything is used: magic, version, byte
-/// order, the length, the header checksum, the identity (identifier, architecture, slice,
-/// and the debug file's size, mtime, inode and device), every section's kind, element size,
-/// alignment and bounds, and that the tables' lengths agree
-/// (``SymbolIndex/Tables/hasConsistentShape``). A file failing any of these is not used.
+/// order, the length, the header checksum (which covers the block checksums), the identity
+/// (identifier, architecture, slice, and the debug file's size, mtime, inode and device),
+/// the block count, every section's kind, element size, alignment and bounds, and that the
+/// tables' lengths agree (``SymbolIndex/Tables/hasConsistentShape``). A file failing any of
+/// these is not used.
 ///
 /// The sections' contents are not read when a file is opened: a lookup touches only the
-/// pages it needs, so one address costs a few pages of a 65 MB index, not all of it. They are
-/// trusted as the debug file they come from is (which has no checksum either), and never for
-/// memory safety: a rename puts each file in place whole, and every lookup checks each index
-/// it reads from one table before using it in another, so a file damaged on disk can give a
-/// wrong answer, never a fault or a hang (`--no-cache`, or removing the folder, rebuilds).
+/// blocks it needs, so one address costs a few blocks of a 65 MB index, not all of it. Each
+/// block is checked against its checksum the first time it is read (``IndexBlocks``); a
+/// damaged one makes the index answer from its debug file instead, so a file damaged on
+/// disk never changes an answer. Memory safety does not rest on the checksums: every lookup
+/// checks each index it reads from one table before using it in another, so a damaged block
+/// read before its check gives a bounded wrong result (thrown away), never a fault or a hang.
 enum IndexStoreFormat {
     static let magic: [UInt8] = Array("SYMIDX\0\n".utf8)
     /// Raised whenever the layout or the meaning of a table changes.
-    static let version: UInt32 = 6
+    static let version: UInt32 = 7
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let fixedHeaderSize = 104
     static let sectionEntrySize = 24
     static let sectionAlignment = 16
     static let maximumSections = 64
     static let stripsUnderscoreFlag: UInt32 = 1
+    /// The most blocks a file may have: 2⁴⁶ bytes of tables, far beyond any bound of the store.
+    static let maximumBlocks = 1 << 30
 
     /// What an index file says it was built from.
     struct Identity: Equatable {
@@ -126,19 +132,27 @@ enum IndexStoreFormat {
             strings += text.utf8.filter { $0 != 0 }
             strings.append(0)
         }
-        let headerSize = fixedHeaderSize + collector.sections.count * sectionEntrySize + strings.count
-        var offset = aligned(headerSize)
+        // The sections' places in the data, then the data's place after the header.
+        var relative: [Int] = []
+        var dataSize = 0
+        for section in collector.sections {
+            relative.append(dataSize)
+            dataSize = aligned(dataSize + section.bytes.count)
+        }
+        dataSize = relative.last.map { $0 + collector.sections[collector.sections.count - 1].bytes.count } ?? 0
+        let blockCount = (dataSize + IndexBlocks.size - 1) / IndexBlocks.size
+        let headerSize = fixedHeaderSize + collector.sections.count * sectionEntrySize + strings.count + blockCount * 8
+        let dataStart = aligned(headerSize)
         var placed: [(offset: Int, bytes: UnsafeRawBufferPointer)] = []
         var table: [UInt8] = []
-        for section in collector.sections {
+        for (section, start) in zip(collector.sections, relative) {
             table.appendBytes(of: section.kind)
             table.appendBytes(of: UInt32(section.elementSize))
-            table.appendBytes(of: UInt64(offset))
+            table.appendBytes(of: UInt64(dataStart + start))
             table.appendBytes(of: UInt64(section.count))
-            placed.append((offset, section.bytes))
-            offset = aligned(offset + section.bytes.count)
+            placed.append((dataStart + start, section.bytes))
         }
-        let fileSize = placed.last.map { $0.offset + $0.bytes.count } ?? headerSize
+        let fileSize = dataStart + dataSize
         var header: [UInt8] = []
         header.reserveCapacity(headerSize)
         header += magic
@@ -156,13 +170,34 @@ enum IndexStoreFormat {
         header.appendBytes(of: identity.sliceOffset)
         header.appendBytes(of: identity.sliceSize)
         header.appendBytes(of: UInt32(strings.count))
-        header.appendBytes(of: UInt32(0))
+        header.appendBytes(of: UInt32(blockCount))
         header.appendBytes(of: UInt64(0))  // the header checksum, below
         header += table
         header += strings
+        for checksum in blockChecksums(of: placed.map { ($0.offset - dataStart, $0.bytes) }, dataSize: dataSize) {
+            header.appendBytes(of: checksum)
+        }
         let checksum = header.withUnsafeBytes { IndexChecksum.hash($0) }
         withUnsafeBytes(of: checksum) { header.replaceSubrange(96..<104, with: $0) }
         return Layout(header: header, sections: placed, fileSize: fileSize)
+    }
+
+    /// The checksum of every block of the data made of `sections` (at their offsets in it,
+    /// zeros between), `dataSize` bytes.
+    static func blockChecksums(of sections: [(offset: Int, bytes: UnsafeRawBufferPointer)], dataSize: Int) -> [UInt64] {
+        var block = [UInt8](repeating: 0, count: IndexBlocks.size)
+        return stride(from: 0, to: dataSize, by: IndexBlocks.size).map { start in
+            let end = min(start + IndexBlocks.size, dataSize)
+            return block.withUnsafeMutableBytes { buffer in
+                buffer.initializeMemory(as: UInt8.self, repeating: 0)
+                for section in sections where section.offset < end && section.offset + section.bytes.count > start {
+                    let from = max(start, section.offset), to = min(end, section.offset + section.bytes.count)
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[(from - start)..<(to - start)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: section.bytes[(from - section.offset)..<(to - section.offset)]))
+                }
+                return IndexChecksum.hash(UnsafeRawBufferPointer(rebasing: buffer[0..<(end - start)]))
+            }
+        }
     }
 
     static func aligned(_ offset: Int) -> Int {
@@ -184,7 +219,7 @@ enum IndexStoreFormat {
     private struct Placer: IndexSectionVisitor {
         let entries: [UInt32: (elementSize: Int, offset: Int, count: Int)]
         let base: UnsafeRawPointer
-        let owner: AnyObject
+        let blocks: IndexBlocks
         var used = 0
         var failure: String?
 
@@ -199,32 +234,40 @@ enum IndexStoreFormat {
                 return
             }
             used += 1
-            array = FlatArray(start: base + entry.offset, count: entry.count, owner: owner)
+            array = FlatArray(start: base + entry.offset, count: entry.count, blocks: blocks)
         }
     }
 
-    /// The index held by `bytes` (the whole file, kept mapped by `owner`) if it is an intact
-    /// index of `file` as `identity` describes it now.
-    static func read(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, file: DebugFile,
-                     identity expected: Identity) throws(Rejection) -> SymbolIndex {
+    /// The index held by `mapping` (the whole file) if it is an intact index of `file` as
+    /// `identity` describes it now. Its tables are checked block by block as lookups read
+    /// them; once one is found damaged, the index answers from what `rebuild` gives instead.
+    static func read(_ mapping: IndexMapping, file: DebugFile, identity expected: Identity,
+                     rebuild: @escaping @Sendable () -> SymbolIndex?) throws(Rejection) -> SymbolIndex {
+        let bytes = mapping.bytes
         let r = ByteReader(bytes)
         guard bytes.count >= fixedHeaderSize, bytes.prefix(8).elementsEqual(magic) else { throw .damaged("not an index file") }
         guard r.u32(8) == version else { throw .damaged("format version \(r.u32(8) ?? 0), not \(version)") }
         guard r.u32(12) == byteOrderMark else { throw .damaged("another byte order") }
         guard let fileSize = r.u64(16), fileSize == UInt64(bytes.count) else { throw .damaged("cut short or extended") }
         guard let headerSize64 = r.u64(24), let sectionCount32 = r.u32(32), let stringsSize32 = r.u32(88),
-              sectionCount32 <= UInt32(maximumSections),
-              headerSize64 == UInt64(fixedHeaderSize + Int(sectionCount32) * sectionEntrySize + Int(stringsSize32)),
+              let blockCount32 = r.u32(92), sectionCount32 <= UInt32(maximumSections), blockCount32 <= maximumBlocks,
+              headerSize64 == UInt64(fixedHeaderSize + Int(sectionCount32) * sectionEntrySize + Int(stringsSize32)
+                                     + Int(blockCount32) * 8),
               headerSize64 <= fileSize
         else { throw .damaged("bad header size") }
-        let headerSize = Int(headerSize64), sectionCount = Int(sectionCount32)
+        let headerSize = Int(headerSize64), sectionCount = Int(sectionCount32), blockCount = Int(blockCount32)
         var header = Array(bytes[0..<headerSize])
         for i in 96..<104 { header[i] = 0 }
         guard r.u64(96) == header.withUnsafeBytes({ IndexChecksum.hash($0) }) else { throw .damaged("header checksum") }
+        let dataStart = aligned(headerSize)
+        guard dataStart <= bytes.count,
+              blockCount == (bytes.count - dataStart + IndexBlocks.size - 1) / IndexBlocks.size
+        else { throw .damaged("\(blockCount) block checksums for \(bytes.count - min(dataStart, bytes.count)) bytes") }
 
         // Identity.
         let stringsStart = fixedHeaderSize + sectionCount * sectionEntrySize
-        let strings = bytes[stringsStart..<headerSize].split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
+        let stringsEnd = stringsStart + Int(stringsSize32)
+        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
         guard strings.count == 4, strings[3].isEmpty else { throw .damaged("bad identity strings") }
         let text = strings.map { String(decoding: $0, as: UTF8.self) }
         let found = (identifier: text[0], architecture: text[1], sliceOffset: r.u64(72)!, sliceSize: r.u64(80)!,
@@ -241,20 +284,23 @@ enum IndexStoreFormat {
             let at = fixedHeaderSize + s * sectionEntrySize
             let kind = r.u32(at)!, elementSize = r.u32(at + 4)!, offset = r.u64(at + 8)!, count = r.u64(at + 16)!
             guard elementSize > 0, elementSize <= 64, offset % UInt64(sectionAlignment) == 0,
-                  offset >= headerSize64, offset <= fileSize, count <= (fileSize - offset) / UInt64(elementSize),
+                  offset >= UInt64(dataStart), offset <= fileSize, count <= (fileSize - offset) / UInt64(elementSize),
                   entries[kind] == nil
             else { throw .damaged("section \(kind) out of bounds") }
             entries[kind] = (Int(elementSize), Int(offset), Int(count))
         }
-        var placer = Placer(entries: entries, base: bytes.baseAddress!, owner: owner)
+        let blocks = IndexBlocks(mapping: mapping, dataOffset: dataStart, checksumsOffset: stringsEnd, count: blockCount)
+        var placer = Placer(entries: entries, base: bytes.baseAddress!, blocks: blocks)
         var tables = SymbolIndex.Tables()
         var symbols = SymbolTable(stripsUnderscore: r.u32(36)! & stripsUnderscoreFlag != 0)
         tables.visit(&placer)
         symbols.visit(&placer)
         if let failure = placer.failure { throw .damaged(failure) }
         guard placer.used == sectionCount else { throw .damaged("unknown sections") }
-        guard let index = SymbolIndex(file: file, problem: text[2].isEmpty ? nil : text[2], tables: tables, symbols: symbols)
-        else { throw .damaged("tables of different lengths") }
+        guard let index = SymbolIndex(file: file, problem: text[2].isEmpty ? nil : text[2], tables: tables, symbols: symbols,
+                                      stored: StoredIndex(blocks: blocks, rebuild: rebuild))
+        else { throw .damaged(blocks.isDamaged ? "block checksum" : "tables of different lengths") }
+        guard !blocks.isDamaged else { throw .damaged("block checksum") }
         return index
     }
 }

@@ -39,6 +39,35 @@ enum MachO {
         return thin == 0xfeed_face || thin == 0xfeed_facf || fat == 0xcafe_babe || fat == 0xcafe_babf
     }
 
+    /// Makes the pages of the universal header, and of each slice's header and load commands,
+    /// private copies (``MappedFile/makePrivate(_:_:)``) before ``slices(of:path:)`` reads
+    /// them: each place is read from a header already copied, so what is checked there holds.
+    static func pinHeaders(of file: MappedFile) {
+        let bytes = file.bytes
+        file.makePrivate(0, 32)
+        guard let thinMagic = ByteReader(bytes).u32(0), let magic = ByteReader(bytes, bigEndian: true).u32(0) else { return }
+        func pinSlice(at offset: Int) {
+            file.makePrivate(offset, 32)
+            guard let sizeOfCommands = ByteReader(bytes).u32(offset + 20) else { return }
+            file.makePrivate(offset, 32 + Int(sizeOfCommands))
+        }
+        if thinMagic == 0xfeed_face || thinMagic == 0xfeed_facf { return pinSlice(at: 0) }
+        guard magic == 0xcafe_babe || magic == 0xcafe_babf, let count = ByteReader(bytes, bigEndian: true).u32(4),
+              count < maximumSlices
+        else { return }
+        let entrySize = magic == 0xcafe_babf ? 32 : 20
+        file.makePrivate(8, Int(count) * entrySize)
+        let big = ByteReader(bytes, bigEndian: true)
+        for i in 0..<Int(count) {
+            let entry = 8 + i * entrySize
+            let offset = magic == 0xcafe_babf ? big.u64(entry + 8) : big.u32(entry + 8).map(UInt64.init)
+            if let offset, offset < UInt64(bytes.count) { pinSlice(at: Int(offset)) }
+        }
+    }
+
+    /// More slices than a universal file has (one per architecture).
+    static let maximumSlices: UInt32 = 64
+
     /// The slices of a thin or universal file.
     static func slices(of bytes: UnsafeRawBufferPointer, path: String) throws -> [MachOSlice] {
         let big = ByteReader(bytes, bigEndian: true)
@@ -50,7 +79,7 @@ enum MachO {
         }
         guard magic == 0xcafe_babe || magic == 0xcafe_babf else { throw DebugInfoError.unknownFormat(path: path) }
         let is64 = magic == 0xcafe_babf
-        guard let count = big.u32(4), count > 0, count < 64 else {
+        guard let count = big.u32(4), count > 0, count < maximumSlices else {
             throw DebugInfoError.malformed(path: path, reason: "bad universal header")
         }
         let entrySize = is64 ? 32 : 20
@@ -96,7 +125,7 @@ enum MachO {
                     slice.uuid = raw.hexString
                 }
             case 0x19, 0x1:  // LC_SEGMENT_64, LC_SEGMENT
-                readSegment(r, at: cursor, is64: command == 0x19, into: &slice)
+                readSegment(r, at: cursor, size: Int(commandSize), is64: command == 0x19, into: &slice)
             case 0x2:  // LC_SYMTAB
                 if let symoff = r.u32(cursor + 8), let nsyms = r.u32(cursor + 12),
                    let stroff = r.u32(cursor + 16), let strsize = r.u32(cursor + 20) {
@@ -110,15 +139,17 @@ enum MachO {
         return slice
     }
 
-    private static func readSegment(_ r: ByteReader, at cursor: Int, is64: Bool, into slice: inout MachOSlice) {
+    /// Reads the segment command of `size` bytes at `cursor`: its sections must lie inside it.
+    private static func readSegment(_ r: ByteReader, at cursor: Int, size: Int, is64: Bool, into slice: inout MachOSlice) {
         guard let segment = r.cString(cursor + 8, limit: 16) else { return }
         let vmaddr = is64 ? r.u64(cursor + 24) : r.u32(cursor + 24).map(UInt64.init)
         if segment == "__TEXT", let vmaddr { slice.textVMAddress = vmaddr }
         let sectionCountOffset = is64 ? cursor + 64 : cursor + 48
-        guard let sectionCount = r.u32(sectionCountOffset) else { return }
         var sectionCursor = is64 ? cursor + 72 : cursor + 56
         let sectionSize = is64 ? 80 : 68
-        for _ in 0..<sectionCount {
+        // No more sections than the command holds: past its end are other commands.
+        guard let sectionCount = r.u32(sectionCountOffset) else { return }
+        for _ in 0..<min(Int(sectionCount), max(0, (cursor + size - sectionCursor) / sectionSize)) {
             guard let name = r.cString(sectionCursor, limit: 16),
                   let segmentName = r.cString(sectionCursor + 16, limit: 16) else { return }
             let address = is64 ? r.u64(sectionCursor + 32) : r.u32(sectionCursor + 32).map(UInt64.init)

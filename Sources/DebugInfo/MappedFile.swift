@@ -3,49 +3,101 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CFaultGuard
 import Platform
 
-/// A file mapped read-only into memory for the life of the value.
+/// A file mapped into memory for the life of the value.
 ///
 /// Object files are read in place: the Mach-O and ELF parsers, the DWARF reader and the
 /// symbol tables all look at the same mapping, so a debug file is never copied.
+///
+/// The file may be cut short or rewritten while it is read (another process writing it):
+/// the mapping is guarded (`CFaultGuard`), so a page that vanished reads as zeros instead of
+/// killing the run, and the headers' pages are made private copies before they are parsed
+/// (``makePrivate(_:_:)``), so that what was checked there stays as it was checked. Every
+/// reader is bounds-checked, so either gives a bounded, wrong result: whoever reads the file
+/// asks ``changedWhileMapped`` afterwards and throws the result away (``checkUnchanged()``).
 public final class MappedFile: @unchecked Sendable {
     /// The path the file was opened with.
     public let path: String
     /// The mapped bytes, valid while this object lives: keep it alive (`withExtendedLifetime`)
     /// for as long as they are read.
     public let bytes: UnsafeRawBufferPointer
+    /// Kept open to see whether the file mapped changes while it is read.
+    private let descriptor: Int32
+    private let opened: stat
+    private let region: Int32
 
     /// Maps `path` read-only. Throws ``DebugInfoError`` naming the file when it cannot be read.
     public init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: a FIFO named as a debug file must not stop the run at the open.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw DebugInfoError.unreadable(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw DebugInfoError.unreadable(path: path, reason: String(cString: strerror(errno)))
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw DebugInfoError.unreadable(path: path, reason: reason)
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw DebugInfoError.unreadable(path: path, reason: "is a directory")
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw DebugInfoError.unreadable(path: path, reason: (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "not a regular file")
         }
+        descriptor = fd
+        opened = info
         let size = Int(info.st_size)
         guard size > 0 else {
-            self.bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            region = -1
             return
         }
         // Private and writable: libelf updates section headers in place when it inflates a
-        // compressed section; those writes go to copy-on-write pages, never to the file. Nothing
-        // else writes here: the DWARF reader releases the pages of sections it has read
-        // (MADV_DONTNEED, see `cdw_allow_page_release`), which a written page would not survive.
+        // compressed section, and ``makePrivate(_:_:)`` copies the headers' pages; those writes
+        // go to copy-on-write pages, never to the file. Nothing else writes here: the DWARF
+        // reader releases the pages of sections it has read (MADV_DONTNEED, see
+        // `cdw_allow_page_release`, which keeps the headers), which a written page would not
+        // survive.
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            throw DebugInfoError.unreadable(path: path, reason: String(cString: strerror(errno)))
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw DebugInfoError.unreadable(path: path, reason: reason)
         }
-        self.bytes = UnsafeRawBufferPointer(start: base, count: size)
+        bytes = UnsafeRawBufferPointer(start: base, count: size)
+        region = cfg_register(base, size)
     }
 
     deinit {
+        cfg_unregister(region)
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+        close(descriptor)
+    }
+
+    /// Makes the pages holding bytes `[offset, offset + length)` (as far as the file goes)
+    /// copies of this process's own: what is read there afterwards no longer follows the file.
+    /// For headers, which are checked once and then relied on.
+    func makePrivate(_ offset: Int, _ length: Int) {
+        guard let base = bytes.baseAddress, offset >= 0, offset < bytes.count, length > 0 else { return }
+        cfg_make_private(UnsafeMutableRawPointer(mutating: base + offset), min(length, bytes.count - offset))
+    }
+
+    /// Whether the file was cut short or written since it was mapped: a page vanished under
+    /// a read, or its size or modification time changed. What was read from it may be wrong.
+    public var changedWhileMapped: Bool {
+        if cfg_is_damaged(region) != 0 { return true }
+        var now = stat()
+        guard fstat(descriptor, &now) == 0 else { return true }
+        return now.st_size != opened.st_size || System.times(of: now).modified != System.times(of: opened).modified
+    }
+
+    /// What `read` makes of the file, unless the file changed while it was mapped
+    /// (``changedWhileMapped``), then ``DebugInfoError/changedWhileRead(path:)`` instead of
+    /// what it returned or threw: a read of a changing file can fail or succeed with garbage,
+    /// and either way the change is what the user is told about.
+    public func reading<T>(_ read: () throws -> T) throws -> T {
+        let result = Result(catching: read)
+        if changedWhileMapped { throw DebugInfoError.changedWhileRead(path: path) }
+        return try result.get()
     }
 }
 

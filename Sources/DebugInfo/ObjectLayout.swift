@@ -7,12 +7,14 @@ enum ObjectLayout {
     init(_ file: DebugFile, in mapped: MappedFile) throws {
         switch file.format {
         case .machO:
+            MachO.pinHeaders(of: mapped)
             let slices = try MachO.slices(of: mapped.bytes, path: mapped.path)
             guard let slice = slices.first(where: { $0.offset == file.sliceOffset }) else {
                 throw DebugInfoError.malformed(path: file.path, reason: "slice at offset \(file.sliceOffset) not found")
             }
             self = .machO(slice)
         case .elf:
+            ELF.pinHeaders(of: mapped)
             self = .elf(try ELF.parse(mapped.bytes, path: mapped.path))
         }
     }

@@ -64,43 +64,68 @@ public final class SymbolIndex: @unchecked Sendable {
 
     let tables: Tables
     let symbols: SymbolTable
+    /// For an index mapped from the cache: its checks, and the index to answer from instead
+    /// once they find damage.
+    private let stored: StoredIndex?
     /// Demangled names, by string offset: a batch meets the same functions over and over.
     private let names = NameCache()
     private let symbolAddressesLock = Lock()
     private var symbolAddresses: [String: UInt64] = [:]
 
-    /// Reads `file` (its DWARF and its symbol table) and builds the index.
+    /// Reads `file` (its DWARF and its symbol table) and builds the index. Throws
+    /// ``DebugInfoError/changedWhileRead(path:)`` when the file changed while it was read.
     public static func build(_ file: DebugFile) throws -> SymbolIndex {
         // The file is unmapped before the tables are made: its pages and the tables' are
         // never held at once.
         let (symbols, raw) = try { () throws -> (SymbolTable, RawDWARF?) in
             let mapped = try MappedFile(path: file.path)
-            let layout = try ObjectLayout(file, in: mapped)
-            let symbols = SymbolTable(layout, of: file, in: mapped)
-            if !file.hasDWARF {
-                guard !symbols.isEmpty else { throw DebugInfoError.noDWARF(path: file.path) }
-                return (symbols, nil)
+            return try mapped.reading {
+                let layout = try ObjectLayout(file, in: mapped)
+                let symbols = SymbolTable(layout, of: file, in: mapped)
+                if !file.hasDWARF {
+                    guard !symbols.isEmpty else { throw DebugInfoError.noDWARF(path: file.path) }
+                    return (symbols, nil)
+                }
+                return (symbols, try DWARFReader.read(file, layout: layout, in: mapped))
             }
-            return (symbols, try DWARFReader.read(file, layout: layout, in: mapped))
         }()
         return try SymbolIndex(file: file, raw: consume raw, symbols: symbols)
     }
 
     /// An index from tables made elsewhere (mapped by ``IndexStore``); nil unless their
     /// shapes agree (``Tables/hasConsistentShape``). Their contents are not read here: every
-    /// lookup checks what it reads, so a damaged table can make an answer wrong, never a
-    /// lookup fault or loop, and a mapped index costs only the pages its lookups touch.
-    init?(file: DebugFile, problem: String?, tables: Tables, symbols: SymbolTable) {
+    /// lookup checks what it reads, so a damaged table can make a lookup's result wrong, never
+    /// make it fault or loop, and a mapped index costs only the pages its lookups touch.
+    ///
+    /// `stored` holds the checks of the file the tables are in: once they find damage, every
+    /// answer comes from the index it gives instead (see ``StoredIndex``).
+    init?(file: DebugFile, problem: String?, tables: Tables, symbols: SymbolTable, stored: StoredIndex? = nil) {
         guard tables.hasConsistentShape, symbols.hasConsistentShape else { return nil }
         debugFile = file
         self.problem = problem
         self.tables = tables
         self.symbols = symbols
+        self.stored = stored
+    }
+
+    /// Whether the mapped file the tables are in was found damaged (``IndexBlocks``).
+    var isDamaged: Bool { stored?.blocks.isDamaged ?? false }
+
+    /// `answer` of this index, unless the tables read were found damaged: then `answer` of the
+    /// index ``StoredIndex`` gives instead, or `none` when there is none.
+    @inline(__always)
+    private func checked<T>(_ none: T, _ answer: (SymbolIndex) -> T) -> T {
+        guard let stored else { return answer(self) }
+        if let replacement = stored.replacementIfDamaged() { return replacement.map(answer) ?? none }
+        let result = answer(self)
+        guard let replacement = stored.replacementIfDamaged() else { return result }
+        return replacement.map(answer) ?? none
     }
 
     private init(file: DebugFile, raw: consuming RawDWARF?, symbols: SymbolTable) throws {
         debugFile = file
         self.symbols = symbols
+        stored = nil
         let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: FlatArray(), files: [], strings: [0], problem: nil)
         problem = raw.problem
         tables = Tables(consume raw)
@@ -115,6 +140,10 @@ public final class SymbolIndex: @unchecked Sendable {
     /// addresses), innermost inlined frame first, the out-of-line function last. Empty when
     /// neither the DWARF nor the symbol table knows the address.
     public func lookup(_ address: UInt64, demangle: Bool = true) -> [SourceLocation] {
+        checked([]) { $0.lookupInTables(address, demangle: demangle) }
+    }
+
+    private func lookupInTables(_ address: UInt64, demangle: Bool) -> [SourceLocation] {
         let row = lineRow(at: address)
         let rowFile = row.flatMap { string($0.file) }, rowLine = row.map { Int($0.line) } ?? 0
         let rowColumn = row.map { Int($0.column) } ?? 0
@@ -173,10 +202,14 @@ public final class SymbolIndex: @unchecked Sendable {
     /// for frames that give a symbol and an offset instead of an address, as glibc's
     /// `prog(main+0x1b)` does. Nil when the symbol table has no such name.
     public func address(ofSymbol name: String) -> UInt64? {
+        checked(nil) { $0.addressInTables(ofSymbol: name) }
+    }
+
+    private func addressInTables(ofSymbol name: String) -> UInt64? {
         symbolAddressesLock.lock()
         defer { symbolAddressesLock.unlock() }
         if let known = symbolAddresses[name] { return known }
-        guard let found = symbols.address(of: name) else { return nil }
+        guard let found = symbols.address(of: name), !isDamaged else { return nil }
         symbolAddresses[name] = found
         return found
     }
@@ -184,7 +217,7 @@ public final class SymbolIndex: @unchecked Sendable {
     /// The C name of the symbol-table symbol that starts exactly at `address`, whatever its
     /// size: how a frame in a sized-0 signal trampoline such as `__restore_rt` is recognized.
     public func symbolName(startingAt address: UInt64) -> String? {
-        symbols.name(startingAt: address)
+        checked(nil) { $0.symbols.name(startingAt: address) }
     }
 
     /// The name of an inlined entry is the DWARF's; an out-of-line function takes the symbol
@@ -194,16 +227,14 @@ public final class SymbolIndex: @unchecked Sendable {
         if record.inlined == 0, let symbol = symbols.position(containing: address) {
             return symbolName(symbols[symbol].name, demangle: demangle)
         }
-        guard record.name != 0, Int(record.name) < tables.strings.count else { return "??" }
-        return name(at: tables.strings.buffer.baseAddress! + Int(record.name), key: UInt64(record.name),
-                    demangle: demangle)
+        guard let start = tables.strings.verifiedCString(at: record.name) else { return "??" }
+        return name(at: start, key: UInt64(record.name), demangle: demangle)
     }
 
     /// The name of the symbol whose name is at `offset` of the symbol table's strings, as C
     /// spells it (Mach-O's leading underscore dropped).
     private func symbolName(_ offset: UInt32, demangle: Bool) -> String {
-        guard offset != 0, Int(offset) < symbols.strings.count else { return "" }
-        var start = symbols.strings.buffer.baseAddress! + Int(offset)
+        guard var start = symbols.strings.verifiedCString(at: offset) else { return "" }
         if symbols.stripsUnderscore, start.pointee == UInt8(ascii: "_") { start += 1 }
         return name(at: start, key: UInt64(offset) | 1 << 32, demangle: demangle)
     }

@@ -129,6 +129,8 @@ struct SymbolTable: Sendable {
         var spelled = Array(name.utf8)
         if stripsUnderscore { spelled.insert(UInt8(ascii: "_"), at: 0) }
         spelled.append(0)
+        // Compared in place, through the buffer: checked first, whole (a rare question).
+        strings.verify(0..<strings.count)
         let table = strings.buffer
         return spelled.withUnsafeBufferPointer { wanted -> UInt64? in
             for record in records {

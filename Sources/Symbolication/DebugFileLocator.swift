@@ -166,9 +166,10 @@ public final class DebugFileLocator: @unchecked Sendable {
             cache?.record(.objects(files), of: key, stamp: stamp)
             return files
         } catch {
-            if case DebugInfoError.unreadable = error {
-                // Unreadable now is not "not an object file" for good.
-            } else {
+            switch error as? DebugInfoError {
+            case .unreadable?, .changedWhileRead?:
+                break  // unreadable now, or changing, is not "not an object file" for good
+            default:
                 cache?.record(.notAnObject, of: key, stamp: stamp)
             }
             if !quiet { diagnostics.warn("\(error)") }

@@ -81,27 +81,64 @@ public final class IdentityCache: @unchecked Sendable {
     private var changed = false
 
     /// The cache at `path`. A missing file gives an empty cache; an unreadable, damaged or
-    /// foreign one too, rewritten on ``save()``.
-    public convenience init(path: String) {
-        self.init(path: path, capacity: IdentityCache.maximumEntries)
+    /// foreign one too, rewritten on ``save()``, and `warning` is told so in one line.
+    public convenience init(path: String, warning: (String) -> Void = { _ in }) {
+        self.init(path: path, capacity: IdentityCache.maximumEntries, warning: warning)
     }
 
     /// A cache that keeps at most `capacity` files (tests use small ones).
-    init(path: String, capacity: Int) {
+    init(path: String, capacity: Int, warning: (String) -> Void = { _ in }) {
         self.path = path
         self.capacity = capacity
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            changed = errno != ENOENT
-            return
-        }
-        guard info.st_size <= IdentityCache.maximumFileSize, let bytes = try? System.readFile(path),
-              let loaded = IdentityCache.parse(bytes)
-        else {
+        switch IdentityCache.contents(of: path) {
+        case .success(nil):
+            break
+        case .success(let bytes?):
+            if let loaded = IdentityCache.parse(bytes) {
+                entries = loaded
+            } else {
+                changed = true
+                warning("\(path): the identity cache is damaged; it is made again")
+            }
+        case .failure(let problem):
             changed = true
-            return
+            warning("\(path): the identity cache \(problem.reason); it is made again")
         }
-        entries = loaded
+    }
+
+    private struct ReadProblem: Error {
+        var reason: String
+    }
+
+    /// The bytes of the file at `path`, nil when there is none. Only a regular file of at
+    /// most ``maximumFileSize`` bytes is read, and opening it never waits: a FIFO, a device,
+    /// or a link (to anything: the file is the cache's own, and replaced on ``save()``) put
+    /// in its place is a problem, said once.
+    private static func contents(of path: String) -> Result<[UInt8]?, ReadProblem> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { return .success(nil) }
+            return .failure(ReadProblem(reason: errno == ELOOP ? "is a symbolic link" : "cannot be opened: \(String(cString: strerror(errno)))"))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(ReadProblem(reason: "is not a regular file"))
+        }
+        guard info.st_size <= maximumFileSize else { return .failure(ReadProblem(reason: "is larger than it can be")) }
+        // The size is a hint: read one byte more, to see a file grown past it.
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { return .failure(ReadProblem(reason: "cannot be read: \(String(cString: strerror(errno)))")) }
+            if n == 0 { break }
+            count += n
+        }
+        guard count < bytes.count else { return .failure(ReadProblem(reason: "changed while it was being read")) }
+        bytes.removeLast(bytes.count - count)
+        return .success(bytes)
     }
 
     /// The cache in the user's cache folder: `$XDG_CACHE_HOME/symbolicate/identities` when
@@ -111,9 +148,10 @@ public final class IdentityCache: @unchecked Sendable {
         System.cacheDirectory(environment: environment).map { Path.join($0, "identities") }
     }
 
-    /// The cache at ``standardPath(environment:)``, or nil when there is no such place.
-    public static func standard(environment: [String: String]) -> IdentityCache? {
-        standardPath(environment: environment).map(IdentityCache.init(path:))
+    /// The cache at ``standardPath(environment:)``, or nil when there is no such place;
+    /// `warning` is told when the file there is damaged.
+    public static func standard(environment: [String: String], warning: (String) -> Void = { _ in }) -> IdentityCache? {
+        standardPath(environment: environment).map { IdentityCache(path: $0, warning: warning) }
     }
 
     /// Whether the cache holds something the file on disk does not.
@@ -248,8 +286,9 @@ public final class IdentityCache: @unchecked Sendable {
         let trailerStart = (body.lastIndex(of: 10) ?? -1) + 1
         guard trailerStart > 0 else { return nil }
         let trailer = body[trailerStart...].split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard trailer.count == 3, trailer[0] == "end", let count = Int(trailer[1]),
-              let hash = UInt64(trailer[2], radix: 16), hash == fnv1a(bytes[..<trailerStart])
+        // Spelled exactly as written: a digit in another case or with a sign is damage too.
+        guard trailer.count == 3, trailer[0] == "end", let count = Int(trailer[1]), trailer[1] == String(count),
+              trailer[2] == String(fnv1a(bytes[..<trailerStart]), radix: 16)
         else { return nil }
         var lines = bytes[..<(trailerStart - 1)].split(separator: 10, omittingEmptySubsequences: false)[...]
         guard let first = lines.popFirst(), String(decoding: first, as: UTF8.self) == header else { return nil }

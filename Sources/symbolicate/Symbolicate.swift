@@ -182,7 +182,7 @@ struct Symbolicate: ParsableCommand {
         let environment = System.environment
         let locator = DebugFileLocator(paths: debugPaths,
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
-                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment),
+                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
                                        diagnostics: diagnostics)
         let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force),
                                         diagnostics: diagnostics,

@@ -157,6 +157,48 @@ final class DebugFileTests: XCTestCase {
         XCTAssertGreaterThan(answers + errors, 40)
     }
 
+    /// Counts read from headers are checked against the bytes they would take before they
+    /// are used: an extended ELF section count (in section 0) of 2⁶⁴-1, and a Mach-O segment
+    /// claiming more sections than its command holds.
+    func testHeaderCountsAreCheckedAgainstTheBytesLeft() throws {
+        guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("counts-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("variant")
+
+        var elf = try [UInt8](Data(contentsOf: fixtures.appendingPathComponent("elf/app-gcc-dwarf4")))
+        let shoff = elf.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 40, as: UInt64.self)) }
+        elf[60] = 0
+        elf[61] = 0  // e_shnum 0: the count is section 0's sh_size
+        for count: UInt64 in [.max, 1 << 40, 1 << 20] {
+            withUnsafeBytes(of: count) { for b in 0..<8 { elf[shoff + 32 + b] = $0[b] } }
+            try Data(elf).write(to: url)
+            XCTAssertThrowsError(try DebugFile.identify(path: url.path), "section count \(count)") { error in
+                XCTAssertTrue("\(error)".hasPrefix(url.path + ": malformed object file: "), "\(error)")
+            }
+        }
+
+        let machOPath = "macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64"
+        let machO = try [UInt8](Data(contentsOf: fixtures.appendingPathComponent(machOPath)))
+        let original = try machO.withUnsafeBytes { try MachO.slices(of: $0, path: "original") }
+        // Every LC_SEGMENT_64 claims 5 more sections than it holds.
+        var more = machO
+        var cursor = 32
+        for _ in 0..<machO.withUnsafeBytes({ $0.loadUnaligned(fromByteOffset: 16, as: UInt32.self) }) {
+            let (command, size) = more.withUnsafeBytes {
+                ($0.loadUnaligned(fromByteOffset: cursor, as: UInt32.self), Int($0.loadUnaligned(fromByteOffset: cursor + 4, as: UInt32.self)))
+            }
+            if command == 0x19 {
+                let count = more.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: cursor + 64, as: UInt32.self) } + 5
+                withUnsafeBytes(of: count) { for b in 0..<4 { more[cursor + 64 + b] = $0[b] } }
+            }
+            cursor += size
+        }
+        let damaged = try more.withUnsafeBytes { try MachO.slices(of: $0, path: "damaged") }
+        XCTAssertEqual(damaged.map { $0.sections.map(\.name) }, original.map { $0.sections.map(\.name) })
+    }
+
     /// Offsets and sizes in object headers are read from the file: extreme values in any
     /// 8-byte word of the headers (ELF header, program and section headers; Mach-O load
     /// commands, the universal header) give an answer or an error naming the file, never a

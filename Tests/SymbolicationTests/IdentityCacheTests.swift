@@ -105,12 +105,107 @@ final class IdentityCacheTests: XCTestCase {
         }
         for (what, bytes) in damages {
             try Data(bytes).write(to: URL(fileURLWithPath: cachePath))
-            let cache = IdentityCache(path: cachePath)
+            var warnings: [String] = []
+            let cache = IdentityCache(path: cachePath) { warnings.append($0) }
             XCTAssertEqual(cache.count, 0, what)
+            XCTAssertEqual(warnings, ["\(cachePath): the identity cache is damaged; it is made again"], what)
             let locator = locate([folder.path], cache: cache)
             XCTAssertEqual(identities(locator), reference, what)
             XCTAssertEqual(locator.filesRead, 7, "\(what): every file read again")
             XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: cachePath))), good, "\(what): rewritten whole")
+        }
+    }
+
+    /// Every byte of a cache file changed in turn (a bit flipped, a hex digit's case changed,
+    /// the byte removed, doubled, or the file cut there): each is damage, found, said in one
+    /// line, and the cache starts empty.
+    func testEveryDamageOfTheFileIsFound() throws {
+        let folder = try makeFolder(4)
+        _ = locate([folder.path], cache: IdentityCache(path: cachePath))
+        let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: cachePath)))
+        var generator = SplitMix64(seed: 5)
+        var variants: [[UInt8]] = []
+        for offset in 0..<good.count {
+            var flipped = good
+            flipped[offset] ^= UInt8(1) << (generator.next() % 8)
+            variants.append(flipped)
+            var other = good
+            other[offset] ^= 0x20  // "a" and "A", "\t" and ")"
+            variants.append(other)
+            var removed = good
+            removed.remove(at: offset)
+            variants.append(removed)
+            var doubled = good
+            doubled.insert(good[offset], at: offset)
+            variants.append(doubled)
+            variants.append(Array(good.prefix(offset)))
+        }
+        let lines = good.split(separator: 10)
+        variants.append(Array(lines.dropFirst(2).joined(separator: [10])) + [10])
+        variants.append(Array((lines.prefix(2) + [lines[1]] + lines.dropFirst(2)).joined(separator: [10])) + [10])
+        var found = 0
+        for (n, bytes) in variants.enumerated() where bytes != good && !bytes.isEmpty {
+            // Through the file for some, the parser alone for the rest (the same check).
+            guard n % 20 == 0 else {
+                let parsed = IdentityCache.parse(bytes)
+                XCTAssertNil(parsed, "variant \(n)")
+                found += parsed == nil ? 1 : 0
+                continue
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: cachePath))
+            var warnings: [String] = []
+            let cache = IdentityCache(path: cachePath) { warnings.append($0) }
+            XCTAssertEqual(cache.count, 0, "variant \(n)")
+            XCTAssertEqual(warnings.count, 1, "variant \(n): \(warnings)")
+            found += warnings.count == 1 && cache.count == 0 ? 1 : 0
+        }
+        print("identity cache: \(found) of \(variants.count) damaged files found")
+        XCTAssertGreaterThan(found, 1000)
+    }
+
+    /// A FIFO, a device, a folder or a link put where the cache file goes: read without
+    /// waiting or not at all, said in one line, and replaced by the cache on save.
+    func testWhatIsNotARegularFileInPlaceOfTheCacheIsReplaced() throws {
+        let folder = try makeFolder(2)
+        _ = locate([folder.path], cache: IdentityCache(path: cachePath))
+        let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: cachePath)))
+        let elsewhere = scratch.appendingPathComponent("elsewhere").path, fifo = scratch.appendingPathComponent("fifo").path
+        try Data(good).write(to: URL(fileURLWithPath: elsewhere))
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let places: [(String, () -> Int32)] = [
+            ("a FIFO", { mkfifo(self.cachePath, 0o600) }),
+            ("a link to /dev/zero", { symlink("/dev/zero", self.cachePath) }),
+            ("a link to a FIFO", { symlink(fifo, self.cachePath) }),
+            ("a link to a good cache elsewhere", { symlink(elsewhere, self.cachePath) }),
+            ("a folder", { mkdir(self.cachePath, 0o700) }),
+        ]
+        for (what, make) in places {
+            XCTAssertEqual(unlink(cachePath), 0, what)
+            XCTAssertEqual(make(), 0, what)
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var warnings: [String] = []
+            nonisolated(unsafe) var cache: IdentityCache?
+            Thread {
+                cache = IdentityCache(path: self.cachePath) { warnings.append($0) }
+                done.signal()
+            }.start()
+            guard done.wait(timeout: .now() + 10) == .success, let cache else {
+                XCTFail("\(what): opening the cache did not return")
+                continue
+            }
+            XCTAssertEqual(cache.count, 0, what)
+            XCTAssertEqual(warnings.count, 1, "\(what): \(warnings)")
+            XCTAssertTrue(warnings.first?.hasPrefix(cachePath + ": the identity cache ") ?? false, "\(warnings)")
+            if what == "a folder" {
+                rmdir(cachePath)
+                XCTAssertEqual(symlink("/dev/zero", cachePath), 0)
+            }
+            _ = locate([folder.path], cache: cache)
+            var info = stat()
+            XCTAssertEqual(lstat(cachePath, &info), 0)
+            XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "\(what): replaced by the cache")
+            XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: cachePath))), good, what)
+            XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: elsewhere))), good, "\(what): left alone")
         }
     }
 
