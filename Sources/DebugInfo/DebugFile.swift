@@ -95,7 +95,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     /// Whether the file starts like a Mach-O (thin or universal) or ELF file; reads 16 bytes.
     /// For passing over the other files of a searched directory cheaply.
     public static func looksLikeObjectFile(path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: 16)

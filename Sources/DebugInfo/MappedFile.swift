@@ -19,7 +19,7 @@ public final class MappedFile: @unchecked Sendable {
     /// Maps `path` read-only. Throws ``DebugInfoError`` naming the file when it cannot be read.
     public init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw DebugInfoError.unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()

@@ -14,38 +14,46 @@ public enum AtomicFile {
         public var description: String
     }
 
-    /// Writes `bytes` to `path`; see ``write(to:temporary:permissionsFrom:_:)``.
+    /// Writes `bytes` to `path`; see ``write(to:temporary:permissionsFrom:below:_:)``.
     public static func write(_ bytes: [UInt8], to path: String, temporary: String? = nil,
-                             permissionsFrom original: String? = nil) throws {
-        try write(to: path, temporary: temporary, permissionsFrom: original) { out in
+                             permissionsFrom original: String? = nil, below root: String? = nil) throws {
+        try write(to: path, temporary: temporary, permissionsFrom: original, below: root) { out in
             bytes.withUnsafeBytes { out($0) }
         }
     }
 
     /// Creates the missing folders of `path`, lets `body` write the content through the
     /// function it is given (which returns false once a write fails), and renames the result
-    /// over `path`.
+    /// over `path`. The temporary file is removed on every failure, and on SIGINT, SIGTERM
+    /// and SIGHUP (see ``TemporaryFiles``); the temporaries a killed run left in the folder
+    /// are removed first.
     ///
     /// - Parameters:
-    ///   - temporary: the temporary file's path; by default `.NAME.XXXXXX`, hidden, beside `path`.
+    ///   - temporary: the temporary file's path; by default `.NAME.symbolicate-<pid>-XXXXXX`,
+    ///     hidden, beside `path`.
     ///   - original: a file whose permissions the result takes (a report replaced in place);
     ///     by default 0644 less the umask.
+    ///   - root: an existing folder `path` is under, from which folders are created without
+    ///     following symbolic links (the output folder of `-o`).
     public static func write(to path: String, temporary: String? = nil, permissionsFrom original: String? = nil,
+                             below root: String? = nil,
                              _ body: ((UnsafeRawBufferPointer) -> Bool) -> Bool) throws {
         let folder = Path.deletingLastComponent(path)
-        if !folder.isEmpty {
-            do {
+        do {
+            if let root {
+                try System.createDirectories(folder.isEmpty ? root : folder, below: root)
+            } else if !folder.isEmpty {
                 try System.createDirectories(folder)
-            } catch {
-                throw WriteError(description: "\(error)")
             }
+        } catch {
+            throw WriteError(description: "\(error)")
         }
-        let (fd, temporaryPath) = try create(path, temporary)
+        if temporary == nil { TemporaryFiles.removeStale(in: folder) }
+        let (fd, temporaryPath, slot) = try create(path, temporary)
         var failure: String?
         var mode: mode_t = 0o644
         if let original {
-            var info = stat()
-            if stat(original, &info) == 0 { mode = info.st_mode & 0o7777 }
+            if let info = System.status(original) { mode = info.st_mode & 0o7777 }
         } else {
             let mask = umask(0)
             umask(mask)
@@ -57,24 +65,37 @@ public enum AtomicFile {
             if !written { failure = reason() }
         }
         if close(fd) != 0, failure == nil { failure = reason() }
-        if failure == nil, rename(temporaryPath, path) != 0 { failure = reason() }
-        if let failure {
-            unlink(temporaryPath)
-            throw WriteError(description: "\(path): \(failure)")
-        }
+        if failure == nil, rename(temporaryPath, FileName.bytes(path)) != 0 { failure = reason() }
+        if failure != nil { unlink(temporaryPath) }
+        TemporaryFiles.unregister(slot)
+        if let failure { throw WriteError(description: "\(path): \(failure)") }
     }
 
-    private static func create(_ path: String, _ temporary: String?) throws -> (Int32, String) {
+    private static func rename(_ from: [CChar], _ to: [UInt8]) -> Int32 {
+        let target = to.map { CChar(bitPattern: $0) } + [0]
+        #if canImport(Glibc)
+        return Glibc.rename(from, target)
+        #else
+        return Darwin.rename(from, target)
+        #endif
+    }
+
+    /// The open temporary file, its path as the system spells it, and its slot in the table
+    /// of files removed on a signal.
+    private static func create(_ path: String, _ temporary: String?) throws -> (Int32, [CChar], Int?) {
+        var template: [CChar]
+        let fd: Int32
         if let temporary {
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            template = FileName.bytes(temporary).map { CChar(bitPattern: $0) } + [0]
+            fd = open(template, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw WriteError(description: "\(temporary): \(reason())") }
-            return (fd, temporary)
+        } else {
+            template = TemporaryFiles.template(for: path).map { CChar(bitPattern: $0) } + [0]
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw WriteError(description: "\(path): \(reason())") }
         }
-        let folder = Path.deletingLastComponent(path)
-        var template = Array(((folder.isEmpty ? "" : folder + "/") + "." + Path.lastComponent(path) + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw WriteError(description: "\(path): \(reason())") }
-        return (fd, String(cString: template))
+        let slot = TemporaryFiles.register(template.dropLast().map { UInt8(bitPattern: $0) })
+        return (fd, template, slot)
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

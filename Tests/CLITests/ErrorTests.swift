@@ -214,7 +214,8 @@ final class ErrorTests: XCTestCase {
                 if name["kind"] as? String == "short" { short.insert(text) } else { long.insert("--" + text) }
             }
         }
-        XCTAssertEqual(long, ["--debug-files", "--format", "--output", "--jobs"], "Symbolicate.valueOptions")
+        XCTAssertEqual(long, ["--debug-files", "--format", "--output", "--jobs", "--max-report-size"],
+                       "Symbolicate.valueOptions")
         XCTAssertEqual(short, ["d", "o", "j"], "Symbolicate.valueShortOptions")
     }
 
