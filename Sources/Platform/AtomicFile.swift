@@ -81,21 +81,29 @@ public enum AtomicFile {
     }
 
     /// The open temporary file, its path as the system spells it, and its slot in the table
-    /// of files removed on a signal.
+    /// of files removed on a signal. The path is registered before the file is made, so that
+    /// no signal finds a file not yet in the table (mkstemp would leave that moment open).
     private static func create(_ path: String, _ temporary: String?) throws -> (Int32, [CChar], Int?) {
-        var template: [CChar]
-        let fd: Int32
-        if let temporary {
-            template = FileName.bytes(temporary).map { CChar(bitPattern: $0) } + [0]
-            fd = open(template, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw WriteError(description: "\(temporary): \(reason())") }
-        } else {
-            template = TemporaryFiles.template(for: path).map { CChar(bitPattern: $0) } + [0]
-            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard fd >= 0 else { throw WriteError(description: "\(path): \(reason())") }
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        for _ in 0..<100 {
+            var name: [UInt8]
+            if let temporary {
+                name = FileName.bytes(temporary)
+            } else {
+                name = TemporaryFiles.template(for: path)
+                for i in (name.count - 6)..<name.count { name[i] = letters.randomElement()! }
+            }
+            let slot = TemporaryFiles.register(name)
+            let cName = name.map { CChar(bitPattern: $0) } + [0]
+            let fd = open(cName, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, cName, slot) }
+            let code = errno
+            TemporaryFiles.unregister(slot)
+            if code != EEXIST || temporary != nil {
+                throw WriteError(description: "\(temporary ?? path): \(String(cString: strerror(code)))")
+            }
         }
-        let slot = TemporaryFiles.register(template.dropLast().map { UInt8(bitPattern: $0) })
-        return (fd, template, slot)
+        throw WriteError(description: "\(path): no free temporary file name")
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

@@ -60,14 +60,11 @@ public enum FileName {
         return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 
-    /// `name` with each raw byte spelled U+FFFD: for output that must be valid UTF-8 (JSON).
+    /// `name` as valid UTF-8: its bytes decoded, what is not UTF-8 spelled U+FFFD (a valid
+    /// U+F7xx is itself again). For output that must be valid UTF-8 (JSON).
     public static func replacingRawBytes(_ name: String) -> String {
         guard holdsRawBytes(name) else { return name }
-        var scalars = String.UnicodeScalarView()
-        for scalar in name.unicodeScalars {
-            scalars.append(isRawByteScalar(scalar.value) ? "\u{FFFD}" : scalar)
-        }
-        return String(scalars)
+        return String(decoding: bytes(name), as: UTF8.self)
     }
 
     /// The command-line arguments as the process got them, decoded byte for byte

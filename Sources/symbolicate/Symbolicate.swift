@@ -16,6 +16,7 @@ extension OutputFormat: ExpressibleByArgument {}
 enum Entry {
     static func main() {
         System.reserveStandardDescriptors()
+        TemporaryFiles.unblockStopSignals()
         // File names as the file system spells them, even when they are not UTF-8.
         let arguments = Array(FileName.arguments.dropFirst())
         if arguments.first == "atos" {
