@@ -37,6 +37,13 @@ public final class OutputWriter {
     /// Appends `bytes`, writing out when the buffer is full.
     public func write(_ bytes: [UInt8]) {
         guard !closed else { return }
+        guard bytes.count < capacity else {
+            // A large block (a whole report) goes out as it is: no copy the size of a report.
+            flush()
+            guard !closed else { return }
+            if !bytes.withUnsafeBytes({ System.writeAll(fd, $0) }) { stop() }
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { flush() }
     }
@@ -47,11 +54,15 @@ public final class OutputWriter {
     /// Writes out what is buffered.
     public func flush() {
         guard !closed, !buffer.isEmpty else { return }
-        if !buffer.withUnsafeBytes({ System.writeAll(fd, $0) }) {
-            closed = true
-            if errno != EPIPE { failure = String(cString: strerror(errno)) }
-        }
+        if !buffer.withUnsafeBytes({ System.writeAll(fd, $0) }) { stop() }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Stops writing after a failed write: quietly for a closed pipe, keeping the reason
+    /// otherwise.
+    private func stop() {
+        closed = true
+        if errno != EPIPE { failure = String(cString: strerror(errno)) }
     }
 
     /// Flushes, and says whether everything reached the output: false (the reason said
