@@ -130,7 +130,6 @@ public struct SystemError: Error, CustomStringConvertible {
         case ELOOP: return "a symbolic link loop (too many levels of symbolic links)"
         case ENOENT: return "no such file or directory"
         case EISDIR: return "is a directory"
-        case ENOTDIR: return "a component of the path is not a directory"
         default: return String(cString: strerror(code))
         }
     }

@@ -62,10 +62,13 @@ final class OutputFolderTests: XCTestCase {
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("in")), ["x.crash"], "nothing written")
 
-        let arguments = ["-q", "-o", "", path("in/x.crash")]
+        try copyReport(to: "in/unique-\(getpid()).crash")
+        let arguments = ["-q", "-o", "", path("in/unique-\(getpid()).crash")]
         let result = try CLI.run(arguments)
         XCTAssertEqual(result.status, 64, result.summary(arguments))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "x.crash"), "nothing written in the current folder")
+        let stray = FileManager.default.currentDirectoryPath + "/unique-\(getpid()).crash"
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stray), "nothing written in the current folder")
+        try? FileManager.default.removeItem(atPath: stray)
     }
 
     /// A symbolic link planted in the output tree is not followed out of it.
