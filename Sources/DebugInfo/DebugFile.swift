@@ -98,7 +98,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     /// For passing over the other files of a searched directory cheaply. Only a regular file
     /// can be one, and opening another (a FIFO) never waits.
     public static func looksLikeObjectFile(path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()

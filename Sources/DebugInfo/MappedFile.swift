@@ -32,7 +32,7 @@ public final class MappedFile: @unchecked Sendable {
     public init(path: String) throws {
         self.path = path
         // Non-blocking: a FIFO named as a debug file must not stop the run at the open.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw DebugInfoError.unreadable(path: path, reason: String(cString: strerror(errno))) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

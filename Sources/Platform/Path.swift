@@ -33,3 +33,15 @@ public enum Path {
         return String(last[last.index(after: dot)...])
     }
 }
+
+extension Path {
+    /// `path` with empty and `.` components and a trailing slash removed (`./a//b/` is `a/b`);
+    /// `..` is kept (resolving it needs the file system). For telling whether two spellings
+    /// name one path.
+    public static func normalized(_ path: String) -> String {
+        let components = path.split(separator: "/").filter { $0 != "." }
+        let joined = components.joined(separator: "/")
+        if path.hasPrefix("/") { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+}

@@ -7,12 +7,30 @@ import Darwin
 /// The few operating-system services the tool needs, without Foundation.
 public enum System {
     /// Writes `text` to standard error, whole.
+    /// File names in it are spelled with their own bytes (see ``FileName``).
     public static func writeToStandardError(_ text: String) {
-        Array(text.utf8).withUnsafeBytes { _ = writeAll(STDERR_FILENO, $0) }
+        FileName.bytes(text).withUnsafeBytes { _ = writeAll(STDERR_FILENO, $0) }
+    }
+
+    /// Makes sure descriptors 0, 1 and 2 are open, so that no file the tool opens later takes
+    /// their place (output meant for a closed standard output would go into it). A closed
+    /// standard output gets `/dev/null` opened read-only, so that writing to it fails with
+    /// EBADF and is reported as it would have been; closed standard input and error get
+    /// `/dev/null` for reading and writing.
+    public static func reserveStandardDescriptors() {
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let flags = fd == STDERR_FILENO ? O_WRONLY : O_RDONLY
+            let opened = open("/dev/null", flags)
+            if opened >= 0 && opened != fd {
+                dup2(opened, fd)
+                close(opened)
+            }
+        }
     }
 
     /// Writes all of `bytes` to `fd`, again after an interruption; false once the descriptor
-    /// refuses them (a closed pipe, a full disk: `errno` says which).
+    /// refuses them (a closed pipe, a full disk: `errno` says which). A write that makes no
+    /// progress without an error is taken as a full device (ENOSPC).
     @discardableResult
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
@@ -22,48 +40,13 @@ public enum System {
                 if errno == EINTR { continue }
                 return false
             }
+            if n == 0 {
+                errno = ENOSPC
+                return false
+            }
             offset += n
         }
         return true
-    }
-
-    /// Everything on standard input, until its end.
-    public static func readStandardInput() -> [UInt8] {
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            result.append(contentsOf: chunk[0..<n])
-        }
-        return result
-    }
-
-    /// The whole content of the file at `path`, read with `read(2)` into one array (for small
-    /// files such as reports, cheaper than mapping them). The error names the reason only.
-    public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError(operation: "open", code: errno) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SystemError(operation: "stat", code: errno) }
-        guard info.st_mode & S_IFMT != S_IFDIR else { throw SystemError(operation: "read", code: EISDIR) }
-        // The size is a hint (the file may grow or shrink): read until the end.
-        var result = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
-        var count = 0
-        while true {
-            if count == result.count { result += [UInt8](repeating: 0, count: max(result.count, 1 << 16)) }
-            let n = result.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError(operation: "read", code: errno)
-            }
-            if n == 0 { break }
-            count += n
-        }
-        result.removeLast(result.count - count)
-        return result
     }
 
     /// The modification and status-change times of `info`, in nanoseconds since the epoch.
@@ -75,22 +58,6 @@ public enum System {
         #endif
         return (Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec),
                 Int64(changed.tv_sec) &* 1_000_000_000 &+ Int64(changed.tv_nsec))
-    }
-
-    /// Whether `path` names a directory (following links).
-    public static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-    }
-
-    /// Creates `path` and any missing parent folders.
-    public static func createDirectories(_ path: String) throws {
-        if path.isEmpty || isDirectory(path) { return }
-        let parent = Path.deletingLastComponent(path)
-        if parent != path { try createDirectories(parent) }
-        if mkdir(path, 0o777) != 0 && errno != EEXIST {
-            throw SystemError(operation: "cannot create \(path)", code: errno)
-        }
     }
 
     /// The working directory.
@@ -142,11 +109,28 @@ public enum System {
 public struct SystemError: Error, CustomStringConvertible {
     public var operation: String
     public var code: Int32
+    /// Words that say more than the code (which kind of file was refused, which limit).
+    public var detail: String?
 
-    public init(operation: String, code: Int32) {
+    public init(operation: String, code: Int32, detail: String? = nil) {
         self.operation = operation
         self.code = code
+        self.detail = detail
     }
 
-    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+    public var description: String { "\(operation): \(reason)" }
+
+    /// `strerror`'s words for the code, or plainer ones for the codes a path lookup gives.
+    public var reason: String { detail ?? SystemError.reason(code) }
+
+    /// Words for `code` that say what is true of a path: a symbolic link loop, a missing
+    /// file, a directory where a file was needed.
+    public static func reason(_ code: Int32) -> String {
+        switch code {
+        case ELOOP: return "a symbolic link loop (too many levels of symbolic links)"
+        case ENOENT: return "no such file or directory"
+        case EISDIR: return "is a directory"
+        default: return String(cString: strerror(code))
+        }
+    }
 }

@@ -47,12 +47,14 @@ public struct AtosLookup {
     /// Why the object cannot be used; each names the file.
     public enum Failure: Error, CustomStringConvertible {
         case noObject(String)
+        case notAFile(path: String, reason: String)
         case ambiguous(path: String, architectures: [String])
         case noSlice(path: String, architecture: String, architectures: [String])
 
         public var description: String {
             switch self {
             case let .noObject(path): return "\(path): no Mach-O or ELF file here"
+            case let .notAFile(path, reason): return "\(path): \(reason)"
             case let .ambiguous(path, archs):
                 return "\(path): a universal file (\(archs.joined(separator: ", "))): choose a slice with --arch"
             case let .noSlice(path, arch, archs):
@@ -73,6 +75,11 @@ public struct AtosLookup {
         if DebugFileLocator.isBundle(path) {
             guard let first = DebugFileLocator.bundleFiles(path).first else { throw Failure.noObject(path) }
             path = first
+        }
+        // A FIFO would block the open, a device never end: only a regular file is read.
+        guard let info = System.status(path) else { throw Failure.notAFile(path: path, reason: SystemError.reason(errno)) }
+        guard System.isRegular(info) else {
+            throw Failure.notAFile(path: path, reason: "\(System.kind(of: info)), not a Mach-O or ELF file")
         }
         let slices = try DebugFile.identify(path: path)
         let names = slices.map { $0.architecture?.name ?? "unknown" }

@@ -106,13 +106,24 @@ public final class DebugFileLocator: @unchecked Sendable {
     }
 
     /// Adds what `path` holds; true when it is a directory that was searched.
+    ///
+    /// A path that is missing, a symbolic link loop, a FIFO, a device or a file of the
+    /// kernel's pseudo file systems is passed over with a warning when named (never opened:
+    /// a FIFO would block the run).
     private func add(_ path: String, named: Bool) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if named { diagnostics.warn("\(path): no such file or directory") }
+        guard let info = System.status(path) else {
+            if named { diagnostics.warn("\(path): \(SystemError.reason(errno))") }
+            return false
+        }
+        if System.isSystemPseudoFile(absolute(path), info) {
+            if named { diagnostics.warn("\(path): a file of the kernel's /proc, /sys or /dev, not a debug file: passed over") }
             return false
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
+            guard System.isRegular(info) else {
+                if named { diagnostics.warn("\(path): \(System.kind(of: info)), not a debug file: passed over") }
+                return false
+            }
             identify(FileEntry(path: path, info: info), explicit: named, quiet: !named)
             return false
         }
@@ -235,8 +246,9 @@ public final class DebugFileLocator: @unchecked Sendable {
     }
 
     private func lockedDebugFile(forModulePath path: String, architecture: Architecture?) -> DebugFile? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+        // The log names the path, and the log is untrusted: only a regular file of a real
+        // file system is read (not /proc/self/mem, a FIFO, a device).
+        guard let info = System.status(path), System.isRegular(info), !System.isSystemPseudoFile(absolute(path), info),
               let files = slices(of: FileEntry(path: path, info: info), quiet: true)?.filter({ !$0.isRelocatable })
         else { return nil }
         let module: DebugFile
@@ -270,8 +282,7 @@ public final class DebugFileLocator: @unchecked Sendable {
             [".build-id/", "usr/lib/debug/.build-id/"].map { Path.join(root, $0 + name) }
         } + [Path.join(systemDebugDirectory, ".build-id/" + name)]
         for place in places {
-            var info = stat()
-            guard stat(place, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            guard let info = System.status(place), System.isRegular(info), !System.isSystemPseudoFile(absolute(place), info),
                   let files = slices(of: FileEntry(path: place, info: info), quiet: true) else { continue }
             let matching = files.filter { $0.identifier == identifier && !$0.isRelocatable }
             if matching.isEmpty {
@@ -297,8 +308,7 @@ public final class DebugFileLocator: @unchecked Sendable {
                 String(absoluteDirectory.drop { $0 == "/" }) + "/" + link.name),
         ]
         for place in places {
-            var info = stat()
-            guard stat(place, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            guard let info = System.status(place), System.isRegular(info), !System.isSystemPseudoFile(absolute(place), info),
                   absolute(place) != absolute(binary.path),
                   let files = slices(of: FileEntry(path: place, info: info), quiet: true),
                   files.count == 1, var file = files.first, file.format == .elf, file.hasDWARF
@@ -321,66 +331,6 @@ public final class DebugFileLocator: @unchecked Sendable {
         return nil
     }
 
-    // MARK: - Walking directories
-
-    /// A file met by a walk, with what `stat` says of it (of the target, for a link).
-    struct FileEntry {
-        var path: String
-        var info: stat
-    }
-
-    /// Files under `root`, recursively, in a stable order; hidden files and `.o` files skipped.
-    ///
-    /// A symbolic link to a file counts as the file; a link to a `.dSYM` bundle as the
-    /// bundle's DWARF files; links to other directories are not followed, so a link cycle
-    /// cannot make the walk endless.
-    static func regularFiles(under root: String) -> [String] {
-        walk(root).map(\.path)
-    }
-
-    /// What ``regularFiles(under:)`` lists, with each file's `stat`: one `lstat` per file
-    /// (and one `stat` per link), no other reads.
-    static func walk(_ root: String) -> [FileEntry] {
-        var result: [FileEntry] = []
-        walk(root, into: &result)
-        return result.sorted { $0.path < $1.path }
-    }
-
-    private static func walk(_ directory: String, into result: inout [FileEntry]) {
-        guard let stream = opendir(directory) else { return }
-        defer { closedir(stream) }
-        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix(".") || name.hasSuffix(".o") { continue }
-            let path = prefix + name
-            // Folders need no stat of their own: readdir says what they are.
-            if entry.pointee.d_type == UInt8(DT_DIR) {
-                walk(path, into: &result)
-                continue
-            }
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFREG:
-                result.append(FileEntry(path: path, info: info))
-            case S_IFDIR:
-                walk(path, into: &result)
-            case S_IFLNK:
-                guard stat(path, &info) == 0 else { continue }
-                if info.st_mode & S_IFMT == S_IFREG {
-                    result.append(FileEntry(path: path, info: info))
-                } else if info.st_mode & S_IFMT == S_IFDIR, isBundle(name) {
-                    walk(bundleDWARFFolder(path), into: &result)
-                }
-            default:
-                break
-            }
-        }
-    }
-
     /// Whether `path` names a `.dSYM` bundle.
     public static func isBundle(_ path: String) -> Bool {
         path.hasSuffix(".dSYM") || path.hasSuffix(".dSYM/")
@@ -391,7 +341,7 @@ public final class DebugFileLocator: @unchecked Sendable {
         regularFiles(under: bundleDWARFFolder(bundle))
     }
 
-    private static func bundleDWARFFolder(_ bundle: String) -> String {
+    static func bundleDWARFFolder(_ bundle: String) -> String {
         Path.join(bundle, "Contents/Resources/DWARF")
     }
 }

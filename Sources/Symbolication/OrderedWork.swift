@@ -10,8 +10,10 @@ import Platform
 /// index order, each as soon as it and all before it are done: reports are printed as they
 /// finish, in input order.
 ///
-/// Workers run at most `window` items ahead of the caller, so a slow early report does not
-/// make the others pile up in memory. When the caller stops (the reader of the output went
+/// Workers run at most `window` items ahead of the caller — one per worker — so a slow
+/// early report does not make the others pile up in memory: while it runs, at most one
+/// finished result per other worker waits for it, and the memory of a batch is that of its
+/// largest reports in flight, not of the whole window. When the caller stops (the reader of the output went
 /// away), no new item is started; items already running finish before `forEachInOrder`
 /// returns, so none is left half done.
 final class OrderedWork<Result>: @unchecked Sendable {
@@ -30,7 +32,7 @@ final class OrderedWork<Result>: @unchecked Sendable {
         self.workers = max(1, min(workers, count))
         self.work = work
         self.results = Array(repeating: nil, count: count)
-        self.window = max(4, 4 * max(1, workers))
+        self.window = self.workers
     }
 
     /// Calls `body` with each index and result in order; `body` returns false to stop.

@@ -7,18 +7,26 @@ import Platform
 
 /// Buffered output to a file descriptor, written in large chunks.
 ///
-/// When the reader goes away (`symbolicate ... | head`), writing stops quietly: `closed`
-/// becomes true and later writes are dropped, so the run can end without an error message.
+/// When the reader goes away (`symbolicate ... | head`, EPIPE), writing stops quietly:
+/// `closed` becomes true and later writes are dropped, so the run can end without an error
+/// message. Any other write error (a full disk, an I/O error, a descriptor that is not open
+/// for writing) stops writing too, and is kept in `failure` for the run to report and fail on.
 public final class OutputWriter {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private let capacity: Int
-    /// True once the reader has closed its end of the pipe.
+    /// What the output is called in messages: "standard output" or a path.
+    public let name: String
+    /// True once writing has stopped: the reader closed its end, or a write failed.
     public private(set) var closed = false
+    /// The reason a write failed, other than a closed pipe; nil while all is well.
+    public private(set) var failure: String?
 
-    /// Writes to `fd` (standard output by default) in chunks of `capacity` bytes.
-    public init(fd: Int32 = STDOUT_FILENO, capacity: Int = 1 << 16) {
+    /// Writes to `fd` (standard output by default), called `name` in messages, in chunks of
+    /// `capacity` bytes.
+    public init(fd: Int32 = STDOUT_FILENO, name: String = "standard output", capacity: Int = 1 << 16) {
         self.fd = fd
+        self.name = name
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
         signal(SIGPIPE, SIG_IGN)
@@ -29,6 +37,13 @@ public final class OutputWriter {
     /// Appends `bytes`, writing out when the buffer is full.
     public func write(_ bytes: [UInt8]) {
         guard !closed else { return }
+        guard bytes.count < capacity else {
+            // A large block (a whole report) goes out as it is: no copy the size of a report.
+            flush()
+            guard !closed else { return }
+            if !bytes.withUnsafeBytes({ System.writeAll(fd, $0) }) { stop() }
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { flush() }
     }
@@ -39,7 +54,23 @@ public final class OutputWriter {
     /// Writes out what is buffered.
     public func flush() {
         guard !closed, !buffer.isEmpty else { return }
-        if !buffer.withUnsafeBytes({ System.writeAll(fd, $0) }) { closed = true }
+        if !buffer.withUnsafeBytes({ System.writeAll(fd, $0) }) { stop() }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Stops writing after a failed write: quietly for a closed pipe, keeping the reason
+    /// otherwise.
+    private func stop() {
+        closed = true
+        if errno != EPIPE { failure = String(cString: strerror(errno)) }
+    }
+
+    /// Flushes, and says whether everything reached the output: false (the reason said
+    /// through `diagnostics`, naming the output) when a write failed other than on a closed pipe.
+    public func finish(diagnostics: Diagnostics) -> Bool {
+        flush()
+        guard let failure else { return true }
+        diagnostics.warn("\(name): cannot write: \(failure)")
+        return false
     }
 }

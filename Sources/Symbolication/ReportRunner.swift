@@ -52,9 +52,13 @@ public final class ReportRunner {
         public var progress: Bool
         /// Whether to print the summary on stderr at the end.
         public var summary: Bool
+        /// The most bytes a report is read to: a larger one is an error.
+        public var maxReportSize: Int
 
         public init(format: OutputFormat = .text, fullPath: Bool = false, destination: Destination = .stream,
-                    jobs: Int = 0, progress: Bool = false, summary: Bool = false) {
+                    jobs: Int = 0, progress: Bool = false, summary: Bool = false,
+                    maxReportSize: Int = System.defaultReadLimit) {
+            self.maxReportSize = maxReportSize
             self.format = format
             self.fullPath = fullPath
             self.destination = destination
@@ -64,12 +68,18 @@ public final class ReportRunner {
         }
     }
 
-    /// How a run ended, as the process exit status.
+    /// How a run ended, as the process exit status; the worst of its reports decides.
     public enum Status: Int32, Sendable {
         /// Every report was read and written.
         case success = 0
-        /// Some report could not be read, parsed or written; the others were written.
+        /// Some report could not be read or parsed; the others were written.
         case reportFailed = 1
+        /// Some output could not be written (standard output or an output file: a full disk,
+        /// an I/O error, two reports for one output path); EX_IOERR of sysexits.h.
+        case outputFailed = 74
+
+        /// The worse of two outcomes: an output lost outweighs a report unread.
+        func worse(_ other: Status) -> Status { rawValue >= other.rawValue ? self : other }
     }
 
     private let symbolicator: Symbolicator
@@ -87,13 +97,17 @@ public final class ReportRunner {
     struct Job {
         var path: String
         var relativePath: String
+        /// Named on the command line (which may name a pipe), not found in a folder.
+        var named = true
+        /// The report written before it to the same output file, if any: this one is not written.
+        var outputTakenBy: String?
     }
 
     /// What one report gave: the bytes to write to the stream (nil when written elsewhere or
-    /// failed) and its counts.
+    /// failed), how it went and its counts.
     struct Outcome {
         var bytes: [UInt8]?
-        var failed: Bool
+        var status: Status
         var tally: Tally
     }
 
@@ -101,11 +115,20 @@ public final class ReportRunner {
     /// files, or `-` for standard input) and writes them to `output` or to files.
     public func run(inputs: [String], output: OutputWriter) -> Status {
         var status = Status.success
-        let jobs = expand(inputs, status: &status)
+        var jobs = expand(inputs, status: &status)
         if options.destination != .stream, jobs.contains(where: { $0.path == "-" }) {
             diagnostics.warn("standard input cannot be written to a file: use a report file with -o or --in-place")
             return .reportFailed
         }
+        if case .directory(let folder) = options.destination {
+            do {
+                try System.createDirectories(folder)
+            } catch {
+                diagnostics.warn("\(folder): \(error.reason)")
+                return .outputFailed
+            }
+        }
+        markSharedOutputs(&jobs)
         let progress = Progress(total: jobs.count, enabled: options.progress && jobs.count > 3)
         var total = Tally()
 
@@ -115,7 +138,7 @@ public final class ReportRunner {
             self.process(jobs[i], streamed: jobs.count > 1)
         }
         pool.forEachInOrder { i, outcome in
-            if outcome.failed { status = .reportFailed }
+            status = status.worse(outcome.status)
             total.add(outcome.tally)
             if let bytes = outcome.bytes {
                 // Between reports: a comma in the JSON array, a blank line between text reports.
@@ -130,7 +153,7 @@ public final class ReportRunner {
             return !output.closed
         }
         if options.format == .json && options.destination == .stream { output.write(JSONRenderer.documentEnd) }
-        output.flush()
+        if !output.finish(diagnostics: diagnostics) { status = status.worse(.outputFailed) }
         progress.finish()
         if options.summary && !output.closed { printSummary(total, reports: jobs.count) }
         return status
@@ -139,24 +162,50 @@ public final class ReportRunner {
     // MARK: One report
 
     private func process(_ job: Job, streamed: Bool) -> Outcome {
-        guard let report = read(job.path) else { return Outcome(bytes: nil, failed: true, tally: Tally(reports: 1)) }
+        if let first = job.outputTakenBy {
+            diagnostics.warn("\(job.path): not written: its output \(target(of: job)) is the output of \(first)")
+            return Outcome(bytes: nil, status: .outputFailed, tally: Tally(reports: 1))
+        }
+        guard let report = read(job) else { return Outcome(bytes: nil, status: .reportFailed, tally: Tally(reports: 1)) }
         let symbolicated = symbolicator.symbolicate(report)
         let tally = Tally(symbolicated)
         switch options.destination {
         case .stream:
             var bytes: [UInt8] = []
             if streamed && (options.format == .text || options.format == .ips) {
-                bytes.append(contentsOf: "==> ".utf8)
-                OutputEscaping.append(job.path, to: &bytes)
-                bytes.append(contentsOf: " <==\n".utf8)
+                // The name escaped, then spelled with the bytes the file system gave it.
+                bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
             }
             render(symbolicated, format: options.format, into: &bytes)
-            return Outcome(bytes: bytes, failed: false, tally: tally)
+            return Outcome(bytes: bytes, status: .success, tally: tally)
         case .directory(let folder):
-            let target = Path.join(folder, job.relativePath)
-            return Outcome(bytes: nil, failed: !write(symbolicated, to: target, replacing: nil), tally: tally)
+            let written = write(symbolicated, to: target(of: job), replacing: nil, below: folder)
+            return Outcome(bytes: nil, status: written ? .success : .outputFailed, tally: tally)
         case .inPlace:
-            return Outcome(bytes: nil, failed: !write(symbolicated, to: job.path, replacing: job.path), tally: tally)
+            let written = write(symbolicated, to: job.path, replacing: job.path, below: nil)
+            return Outcome(bytes: nil, status: written ? .success : .outputFailed, tally: tally)
+        }
+    }
+
+    /// The file a report is written to with `-o` or `--in-place`.
+    private func target(of job: Job) -> String {
+        if case .directory(let folder) = options.destination { return Path.join(folder, job.relativePath) }
+        return job.path
+    }
+
+    /// Marks each report whose output file is already that of an earlier one (two files of
+    /// one name given from different folders, one report named twice): it is not written,
+    /// rather than written over the other.
+    private func markSharedOutputs(_ jobs: inout [Job]) {
+        guard options.destination != .stream else { return }
+        var owners: [String: String] = [:]
+        for i in jobs.indices {
+            let key = Path.normalized(target(of: jobs[i]))
+            if let first = owners[key] {
+                jobs[i].outputTakenBy = first
+            } else {
+                owners[key] = jobs[i].path
+            }
         }
     }
 
@@ -165,14 +214,41 @@ public final class ReportRunner {
         case .text: TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
         case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
         case .json: JSONRenderer.renderReport(symbolicated, into: &bytes)
-        case .frames: FramesRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+        case .frames:
+            let start = bytes.count
+            FramesRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+            respellPath(symbolicated.report.path, in: &bytes, from: start)
         }
+    }
+
+    /// Frame lines start with the report's path: spelled there with the file system's own
+    /// bytes, as everywhere else in text output, when the name is not UTF-8.
+    private func respellPath(_ path: String, in bytes: inout [UInt8], from start: Int) {
+        // The renderer wrote the path escaped (as every field); only its private-use stand-ins
+        // for bytes that are not UTF-8 change here.
+        let escaped = OutputEscaping.escaped(path)
+        let (from, to) = (Array(escaped.utf8), FileName.bytes(escaped))
+        guard from != to else { return }
+        var result = Array(bytes[..<start])
+        var lineStart = start
+        while lineStart < bytes.count {
+            let lineEnd = (bytes[lineStart...].firstIndex(of: 0x0a) ?? bytes.count - 1) + 1
+            if bytes[lineStart..<lineEnd].starts(with: from) {
+                result += to
+                result += bytes[(lineStart + from.count)..<lineEnd]
+            } else {
+                result += bytes[lineStart..<lineEnd]
+            }
+            lineStart = lineEnd
+        }
+        bytes = result
     }
 
     /// Writes one report to `target` through a temporary file in the same folder, renamed
     /// over it: a reader (or a run killed midway) never sees half a report. A file written in
     /// place keeps its permissions. An `.ips` report stays `.ips` in the text format.
-    private func write(_ symbolicated: SymbolicatedReport, to target: String, replacing original: String?) -> Bool {
+    private func write(_ symbolicated: SymbolicatedReport, to target: String, replacing original: String?,
+                       below root: String?) -> Bool {
         var bytes: [UInt8] = []
         switch options.format {
         case .text where symbolicated.report.ips != nil:
@@ -183,7 +259,7 @@ public final class ReportRunner {
             render(symbolicated, format: options.format, into: &bytes)
         }
         do {
-            try AtomicFile.write(bytes, to: target, permissionsFrom: original)
+            try AtomicFile.write(bytes, to: target, permissionsFrom: original, below: root)
             return true
         } catch {
             diagnostics.warn("\(target): cannot write: \(error)")
@@ -191,20 +267,28 @@ public final class ReportRunner {
         }
     }
 
-    private func read(_ path: String) -> CrashReport? {
+    /// The report of `job`, parsed; nil when it cannot be read or parsed (said). A report
+    /// named on the command line may be a pipe, unless it is to be replaced in place; none is
+    /// read past the size limit.
+    private func read(_ job: Job) -> CrashReport? {
+        let path = job.path == "-" ? "<stdin>" : job.path
         let bytes: [UInt8]
-        if path == "-" {
-            bytes = System.readStandardInput()
-        } else {
-            do {
-                bytes = try System.readFile(path)
-            } catch {
-                diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: String(cString: strerror(error.code))))")
-                return nil
+        do {
+            if job.path == "-" {
+                bytes = try System.readStandardInput(limit: options.maxReportSize)
+            } else {
+                bytes = try System.readFile(job.path, limit: options.maxReportSize,
+                                            streams: job.named && options.destination != .inPlace)
             }
+        } catch {
+            diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: error.reason))")
+            return nil
         }
         do {
-            return try ReportParser.parse(bytes, path: path == "-" ? "<stdin>" : path)
+            var report = try ReportParser.parse(bytes, path: path)
+            // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
+            if options.format == .json { report.path = FileName.replacingRawBytes(report.path) }
+            return report
         } catch {
             diagnostics.warn("\(error)")
             return nil
@@ -224,7 +308,7 @@ public final class ReportRunner {
                 if reports.isEmpty { diagnostics.warn("\(input): no *.crash or *.ips reports in this directory") }
                 for path in reports {
                     let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : Path.lastComponent(path)
-                    jobs.append(Job(path: path, relativePath: relative))
+                    jobs.append(Job(path: path, relativePath: relative, named: false))
                 }
             } else {
                 jobs.append(Job(path: input, relativePath: Path.lastComponent(input)))

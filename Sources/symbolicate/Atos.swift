@@ -63,8 +63,8 @@ struct Atos: ParsableCommand {
         }
         let output = OutputWriter()
         var failed = false
-        func answer(_ text: Substring) {
-            guard let address = AtosLookup.parseAddress(String(text)) else {
+        func answer(_ text: String) {
+            guard let address = AtosLookup.parseAddress(text) else {
                 diagnostics.warn("atos: not an address: \(text)")
                 failed = true
                 return
@@ -72,14 +72,34 @@ struct Atos: ParsableCommand {
             for line in lookup.lines(for: address) { output.write(line + "\n") }
         }
         if addresses.isEmpty {
-            while let line = readLine(), !output.closed {
-                for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" }) { answer(word) }
-                output.flush()
+            let words = WordReader(fd: STDIN_FILENO)
+            while !output.closed, let word = words.next() {
+                switch word {
+                case .word(let text): answer(text)
+                case .tooLong(let prefix):
+                    diagnostics.warn("atos: not an address: \(prefix)...")
+                    failed = true
+                case .endOfLine: output.flush()
+                }
+            }
+            if let error = words.error {
+                diagnostics.warn("standard input: cannot read: \(SystemError.reason(error))")
+                failed = true
             }
         } else {
-            for text in addresses where !output.closed { answer(Substring(text)) }
+            for text in addresses where !output.closed { answer(text) }
         }
-        output.flush()
+        if !output.finish(diagnostics: diagnostics) { throw ExitCode(ReportRunner.Status.outputFailed.rawValue) }
         if failed { throw ExitCode(1) }
+    }
+}
+
+extension Atos: ManyPositionalArguments {
+    static let valueOptions: Set<String> = ["--arch"]
+    static let valueShortOptions: Set<Character> = ["o", "l"]
+
+    var positionalArguments: [String] {
+        get { addresses }
+        set { addresses = newValue }
     }
 }

@@ -15,78 +15,44 @@ extension OutputFormat: ExpressibleByArgument {}
 @main
 enum Entry {
     static func main() {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        System.reserveStandardDescriptors()
+        TemporaryFiles.unblockStopSignals()
+        // File names as the file system spells them, even when they are not UTF-8.
+        let arguments = Array(FileName.arguments.dropFirst())
         if arguments.first == "atos" {
-            Atos.main(Array(arguments.dropFirst()))
+            Atos.parseAndRun(Array(arguments.dropFirst()))
         } else if arguments == ["help", "atos"] {
             Atos.main(["--help"])
         } else {
-            Symbolicate.run(arguments)
+            Symbolicate.parseAndRun(arguments)
         }
     }
 }
 
-extension Symbolicate {
-    /// The options that take a value (the next argument, when not attached), long and short.
-    static let valueOptions: Set<String> = ["--debug-files", "--format", "--output", "--jobs"]
+extension Symbolicate: ManyPositionalArguments {
+    static let valueOptions: Set<String> = ["--debug-files", "--format", "--output", "--jobs", "--max-report-size"]
     static let valueShortOptions: Set<Character> = ["d", "o", "j"]
 
-    /// Parses `arguments` and runs. Report paths after the first are set aside before the
-    /// argument parser sees them and added afterwards: it takes time quadratic in the number
-    /// of positional arguments (6.5 s for `symbolicate crashes/*.crash` over 16,000 files).
-    static func run(_ arguments: [String]) {
-        let (kept, reports) = setAsideReports(arguments)
-        do {
-            guard var command = try parseAsRoot(kept) as? Symbolicate else {
-                return Symbolicate.main(arguments)  // --help, --version: as the parser answers them
-            }
-            command.reports += reports
-            try command.validate()
-            try command.run()
-        } catch {
-            exit(withError: error)
-        }
+    var positionalArguments: [String] {
+        get { reports }
+        set { reports = newValue }
     }
+}
 
-    /// `arguments` without the report paths after the first (which stays, so that the parser
-    /// sees a report where there is one), and those paths in order. An argument is a report
-    /// path when it does not start with `-` (or is `-` alone, or follows `--`) and is not the
-    /// value of an option.
-    static func setAsideReports(_ arguments: [String]) -> (kept: [String], reports: [String]) {
-        var kept: [String] = [], reports: [String] = []
-        var sawReport = false, takesValue = false, afterTerminator = false
-        for argument in arguments {
-            let isReport: Bool
-            if afterTerminator {
-                isReport = true
-            } else if takesValue {
-                isReport = false
-                takesValue = false
-            } else if argument == "--" {
-                afterTerminator = true
-                isReport = false
-            } else if argument.hasPrefix("--") {
-                isReport = false
-                takesValue = valueOptions.contains(argument)
-            } else if argument.hasPrefix("-"), argument != "-" {
-                isReport = false
-                // A group of short options: a value option last takes the next argument;
-                // one earlier in the group takes the rest of the group as its value.
-                let letters = argument.dropFirst()
-                if let value = letters.firstIndex(where: { valueShortOptions.contains($0) }) {
-                    takesValue = letters.index(after: value) == letters.endIndex
-                }
-            } else {
-                isReport = true
-            }
-            if isReport && sawReport {
-                reports.append(argument)
-            } else {
-                kept.append(argument)
-                sawReport = sawReport || isReport
-            }
+/// A number of bytes on the command line: `1048576`, `512K`, `100M`, `1G`.
+struct ByteCount: ExpressibleByArgument {
+    var bytes: Int
+
+    init?(argument: String) {
+        let units: [Character: Int] = ["K": 10, "M": 20, "G": 30, "k": 10, "m": 20, "g": 30]
+        var digits = Substring(argument), shift = 0
+        if let last = digits.last, let unit = units[last] {
+            shift = unit
+            digits = digits.dropLast()
         }
-        return (kept, reports)
+        // Up to 1 TiB: a limit, not a way to overflow.
+        guard let value = Int(digits), value >= 1, value <= (1 << 40) >> shift else { return nil }
+        bytes = value << shift
     }
 }
 
@@ -115,8 +81,14 @@ struct Symbolicate: ParsableCommand {
 
         EXIT STATUS
           0   every report was read and written (warnings may still be on stderr)
-          1   some report could not be read or parsed, or (atos) the object could not be used
+          1   some report could not be read or parsed, or (atos) the object could not be
+              used or an address could not be read
           64  the command line was wrong
+          74  some output could not be written: standard output or an output file (a full
+              disk, an I/O error, a closed descriptor; two reports for one output file).
+              A reader that goes away (| head) is not an error.
+          The highest code that applies is the one returned. Debug-file paths that cannot be
+          used (missing, a symbolic link loop, not a regular file) are warnings only.
         """
     )
 
@@ -143,8 +115,15 @@ struct Symbolicate: ParsableCommand {
     var inPlace = false
 
     @Option(name: [.customShort("j"), .customLong("jobs")],
-            help: ArgumentHelp("Reports symbolicated at once (default: one per core).", valueName: "n"))
+            help: ArgumentHelp("Reports symbolicated at once, 1 to \(Symbolicate.maximumJobs) (default: one per core).",
+                               valueName: "n"))
     var jobs: Int = 0
+
+    @Option(help: ArgumentHelp("The largest report read, in bytes or with K, M, G (default: 1G).", valueName: "size"))
+    var maxReportSize: ByteCount?
+
+    /// More would only multiply threads and buffers: reports are not that parallel.
+    static let maximumJobs = 256
 
     @Flag(name: [.customShort("q"), .customLong("quiet")],
           help: "No progress line and no summary on stderr (warnings are still printed).")
@@ -174,7 +153,12 @@ struct Symbolicate: ParsableCommand {
         if (inPlace || outputDirectory != nil) && (reports.isEmpty || reports.contains("-")) {
             throw ValidationError("--in-place and --output need report files, not standard input")
         }
-        if jobs < 0 { throw ValidationError("--jobs must be 0 (one per core) or more") }
+        if jobs < 0 || jobs > Self.maximumJobs {
+            throw ValidationError("--jobs must be between 1 and \(Self.maximumJobs), or 0 for one per core")
+        }
+        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: reports) {
+            throw ValidationError(problem)
+        }
     }
 
     func run() throws {
@@ -193,7 +177,8 @@ struct Symbolicate: ParsableCommand {
                                                  jobs: jobs,
                                                  progress: !quiet && System.isTerminal(STDERR_FILENO),
                                                  summary: !quiet && (System.isTerminal(STDERR_FILENO) || reports.count > 1
-                                                                     || reports.contains(where: System.isDirectory))),
+                                                                     || reports.contains(where: System.isDirectory)),
+                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         let status = runner.run(inputs: reports.isEmpty ? ["-"] : reports, output: output)

@@ -8,9 +8,11 @@ import XCTest
 // MARK: - Running programs
 
 enum CLI {
-    /// The path of the built tool; fails the test (rather than skipping) when it is missing.
+    /// The path of the built tool (`SYMBOLICATE_TEST_BINARY` names another build, to see a
+    /// test fail on the tool before a change); fails the test (rather than skipping) when it
+    /// is missing.
     static func binary(file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let path = TestPaths.symbolicateBinary.path
+        let path = ProcessInfo.processInfo.environment["SYMBOLICATE_TEST_BINARY"] ?? TestPaths.symbolicateBinary.path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             XCTFail("the symbolicate executable is not built at \(path): run `swift build` first", file: file, line: line)
             throw XCTSkip("symbolicate is not built")
@@ -49,6 +51,18 @@ enum CLI {
 
     private static func cacheHome(ofProcess pid: pid_t) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("symbolicate-cli-cache-\(pid)").path
+    }
+
+    /// Runs `script` with bash, where `$SYMBOLICATE` is the tool, in ``environment``: for what
+    /// a test cannot say with arguments alone (a standard output that is /dev/full or closed,
+    /// file names that are not UTF-8, a pipe as a report). The script runs under `timeout`:
+    /// a tool that blocks fails the test (status 124) instead of hanging it.
+    static func shell(_ script: String, timeout seconds: Int = 60,
+                      file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
+        var environment = self.environment
+        environment["SYMBOLICATE"] = try binary(file: file, line: line)
+        return try runProcess("/usr/bin/timeout", ["-k", "5", String(seconds), "/bin/bash", "-c", script],
+                              environment: environment)
     }
 
     /// "`symbolicate a b c`", for messages.

@@ -214,7 +214,8 @@ final class ErrorTests: XCTestCase {
                 if name["kind"] as? String == "short" { short.insert(text) } else { long.insert("--" + text) }
             }
         }
-        XCTAssertEqual(long, ["--debug-files", "--format", "--output", "--jobs"], "Symbolicate.valueOptions")
+        XCTAssertEqual(long, ["--debug-files", "--format", "--output", "--jobs", "--max-report-size"],
+                       "Symbolicate.valueOptions")
         XCTAssertEqual(short, ["d", "o", "j"], "Symbolicate.valueShortOptions")
     }
 
@@ -222,7 +223,8 @@ final class ErrorTests: XCTestCase {
         let result = try CLI.run(["--help"])
         XCTAssertEqual(result.status, 0, result.summary(["--help"]))
         let help = result.stdoutText
-        for (code, meaning) in [("0", "written"), ("1", "could not be read"), ("64", "command line")] {
+        for (code, meaning) in [("0", "written"), ("1", "could not be read"), ("64", "command line"),
+                                ("74", "could not be written")] {
             let mentioned = help.split(separator: "\n").contains { line in
                 line.split(whereSeparator: { $0 == " " }).first.map(String.init) == code && line.contains(meaning)
             }

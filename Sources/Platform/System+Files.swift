@@ -1,0 +1,181 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Files: their status, reading them whole, making folders. Every path goes to the system
+/// through ``FileName/withCString(_:_:)``, so that names that are not UTF-8 are the file
+/// system's own.
+extension System {
+    /// The most a report is read to, by default: a stream such as `/dev/zero` would
+    /// otherwise be read until memory runs out.
+    public static let defaultReadLimit = 1 << 30
+
+    /// What `stat` (or `lstat`, when not `followingLinks`) says of `path`; nil with `errno`
+    /// set when it fails.
+    public static func status(_ path: String, followingLinks: Bool = true) -> stat? {
+        var info = stat()
+        let result = FileName.withCString(path) { followingLinks ? stat($0, &info) : lstat($0, &info) }
+        return result == 0 ? info : nil
+    }
+
+    /// Whether `path` names a directory (following links).
+    public static func isDirectory(_ path: String) -> Bool {
+        status(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
+    }
+
+    /// Whether `info` is that of a regular file.
+    public static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
+
+    /// A word for what `info` is, for messages about files that are not regular.
+    public static func kind(of info: stat) -> String {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Whether `path`, whose status is `info`, is a place whose files are not files to read
+    /// as debug files: under `/proc`, `/sys` or `/dev` as spelled or once the links of its
+    /// folder are resolved, or on the file system mounted there (a link to one of its files),
+    /// whose "files" are the kernel's live state.
+    public static func isSystemPseudoFile(_ path: String, _ info: stat) -> Bool {
+        if pseudoFileSystemDevices.contains(UInt64(info.st_dev)) || isUnderSystemFolder(path) { return true }
+        let folder = Path.deletingLastComponent(path)
+        guard let resolved = FileName.withCString(folder.isEmpty ? "." : folder, { realpath($0, nil) }) else { return false }
+        defer { free(resolved) }
+        return isUnderSystemFolder(String(cString: resolved))
+    }
+
+    private static func isUnderSystemFolder(_ path: String) -> Bool {
+        ["/proc", "/sys", "/dev"].contains { path == $0 || path.hasPrefix($0 + "/") }
+    }
+
+    /// The devices of the kernel's pseudo file systems at their usual mount points.
+    private static let pseudoFileSystemDevices: Set<UInt64> = {
+        let mountPoints = ["/proc", "/sys", "/dev", "/dev/pts", "/dev/shm", "/sys/kernel/debug", "/sys/kernel/tracing",
+                           "/sys/kernel/security", "/sys/fs/cgroup"]
+        // Where one is not a mount point of its own, its device is the root's: not pseudo.
+        let root = status("/").map { UInt64($0.st_dev) }
+        return Set(mountPoints.compactMap { status($0).map { UInt64($0.st_dev) } }.filter { $0 != root })
+    }()
+
+    /// The whole content of the file at `path`, read with `read(2)` into one array of its
+    /// exact size (for reports: cheaper than mapping them). The error names the reason only.
+    ///
+    /// The file is opened without blocking (a FIFO without a writer would block the open)
+    /// and then checked: a directory is refused; a FIFO, device or socket is refused unless
+    /// `streams` (a report named on the command line may be `<(cat x.crash)`), and is then
+    /// read until its end. More than `limit` bytes is an error, not an exhausted memory.
+    public static func readFile(_ path: String, limit: Int = defaultReadLimit,
+                                streams: Bool = false) throws(SystemError) -> [UInt8] {
+        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemError(operation: "open", code: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError(operation: "stat", code: errno) }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw SystemError(operation: "read", code: EISDIR)
+        case S_IFREG:
+            guard info.st_size <= limit else { throw SystemError.tooLarge(limit) }
+        default:
+            guard streams else {
+                throw SystemError(operation: "read", code: EINVAL, detail: "\(kind(of: info)), not a regular file")
+            }
+        }
+        // Reads block from here on: a pipe's writer may be slow.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return try readAll(fd, expected: System.isRegular(info) ? Int(info.st_size) : 0, limit: limit)
+    }
+
+    /// Everything on standard input, until its end; more than `limit` bytes is an error.
+    public static func readStandardInput(limit: Int = defaultReadLimit) throws(SystemError) -> [UInt8] {
+        try readAll(STDIN_FILENO, expected: 0, limit: limit)
+    }
+
+    /// Reads `fd` to its end: first `expected` bytes into an array of that size, then (the
+    /// file grew, or its size is unknown) in chunks.
+    private static func readAll(_ fd: Int32, expected: Int, limit: Int) throws(SystemError) -> [UInt8] {
+        var failure: Int32 = 0
+        var result = [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
+            count = 0
+            while count < expected {
+                let n = read(fd, buffer.baseAddress! + count, expected - count)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                if n <= 0 { break }
+                count += n
+            }
+        }
+        if failure != 0 { throw SystemError(operation: "read", code: failure) }
+        if result.count < expected { return result }  // the file shrank
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw SystemError(operation: "read", code: errno) }
+            if n == 0 { return result }
+            guard result.count + n <= limit else { throw SystemError.tooLarge(limit) }
+            result.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Creates `path` and any missing parent folders.
+    public static func createDirectories(_ path: String) throws(SystemError) {
+        if path.isEmpty || isDirectory(path) { return }
+        let parent = Path.deletingLastComponent(path)
+        if parent != path { try createDirectories(parent) }
+        if FileName.withCString(path, { mkdir($0, 0o777) }) != 0 && errno != EEXIST {
+            throw SystemError(operation: "cannot create \(path)", code: errno)
+        }
+    }
+
+    /// Creates the folders of `path` below `root` (which must exist) one component at a
+    /// time, following no symbolic link: a link planted in the tree cannot make the tool
+    /// write outside it. `path` must be `root` or a path under it.
+    public static func createDirectories(_ path: String, below root: String) throws(SystemError) {
+        var current = root
+        let rest = path.dropFirst(root.count)
+        for component in rest.split(separator: "/") where component != "." {
+            guard component != ".." else {
+                throw SystemError(operation: "cannot create \(path)", code: EINVAL, detail: "'..' in an output path")
+            }
+            current = Path.join(current, String(component))
+            if let info = status(current, followingLinks: false) {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw SystemError(operation: "cannot create \(path)", code: ENOTDIR,
+                                      detail: "\(current) is \(kind(of: info)), not a folder (links are not followed)")
+                }
+                continue
+            }
+            if FileName.withCString(current, { mkdir($0, 0o777) }) != 0 && errno != EEXIST {
+                throw SystemError(operation: "cannot create \(current)", code: errno)
+            }
+        }
+    }
+}
+
+extension SystemError {
+    /// More than `limit` bytes to read.
+    static func tooLarge(_ limit: Int) -> SystemError {
+        SystemError(operation: "read", code: EFBIG, detail: "larger than the limit of \(System.describeSize(limit))")
+    }
+}
+
+extension System {
+    /// `1 GiB`, `512 MiB`, `4096 bytes`: a size in the largest binary unit that divides it.
+    public static func describeSize(_ bytes: Int) -> String {
+        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift) \(unit)"
+        }
+        return "\(bytes) bytes"
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The words of a stream separated by white space, read in chunks: memory stays bounded
+/// whatever the stream holds (`/dev/zero` has no line end; `readLine()` would take it whole).
+final class WordReader {
+    /// What the stream holds next.
+    enum Item: Equatable {
+        /// A word.
+        case word(String)
+        /// A word longer than ``maximumLength``, by its first bytes; the rest is skipped.
+        case tooLong(String)
+        /// The end of a line: answers so far can be flushed.
+        case endOfLine
+    }
+
+    /// Longer than any address (`0x` and 16 digits) by far.
+    static let maximumLength = 64
+
+    private let fd: Int32
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0, end = 0
+    private var word: [UInt8] = []
+    private var overlong = false
+    private var atEnd = false
+    /// The `errno` of a failed read; reading stops there.
+    private(set) var error: Int32?
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// The next item, or nil at the end of the stream.
+    func next() -> Item? {
+        while true {
+            if start == end {
+                if atEnd { return finishWord() }
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 {
+                    if n < 0 { error = errno }
+                    atEnd = true
+                    continue
+                }
+                (start, end) = (0, n)
+            }
+            let byte = buffer[start]
+            if byte == 0x0a || byte == 0x20 || byte == 0x09 || byte == 0x0d {
+                if let item = finishWord() { return item }
+                start += 1
+                if byte == 0x0a { return .endOfLine }
+                continue
+            }
+            start += 1
+            if word.count < Self.maximumLength { word.append(byte) } else { overlong = true }
+        }
+    }
+
+    private func finishWord() -> Item? {
+        guard !word.isEmpty else { return nil }
+        let text = String(decoding: word, as: UTF8.self)
+        let item: Item = overlong ? .tooLong(text) : .word(text)
+        word.removeAll(keepingCapacity: true)
+        overlong = false
+        return item
+    }
+}
