@@ -42,26 +42,35 @@ if [ -f "Fuzz/$target.c" ]; then
 fi
 [ -f "Fuzz/$target.swift" ] || { echo "fuzz: no Fuzz/$target.swift or Fuzz/$target.c" >&2; exit 2; }
 
-# CDwarf: instrumented objects and a module map so that `import CDwarf` finds the header.
-cdwarf_lib="$MODULES/libCDwarf.a"
-if stale "$cdwarf_lib" Sources/CDwarf; then
-    echo "fuzz: building CDwarf"
-    rm -rf "$MODULES/cdwarf" && mkdir -p "$MODULES/cdwarf/include"
-    for source in "${cdwarf_sources[@]}"; do
-        "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address -ISources/CDwarf/include \
-            "$source" -o "$MODULES/cdwarf/$(basename "$source" .c).o"
+# The C modules under DebugInfo: instrumented objects in one library each, and a module map
+# so that `import CDwarf` / `import CFaultGuard` find their headers.
+c_modules=(CDwarf CFaultGuard)
+module_maps=()
+c_archives=()
+for c_module in "${c_modules[@]}"; do
+    lower=$(echo "$c_module" | tr 'A-Z' 'a-z')
+    archive="$MODULES/lib$c_module.a"
+    map="$MODULES/$lower/include/module.modulemap"
+    module_maps+=(-Xcc -fmodule-map-file="$map")
+    c_archives+=("$archive")
+    stale "$archive" "Sources/$c_module" || continue
+    echo "fuzz: building $c_module"
+    rm -rf "$MODULES/$lower" && mkdir -p "$MODULES/$lower/include"
+    for source in Sources/"$c_module"/*.c; do
+        "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address -I"Sources/$c_module/include" \
+            "$source" -o "$MODULES/$lower/$(basename "$source" .c).o"
     done
-    rm -f "$cdwarf_lib"
-    "$TOOLCHAIN/llvm-ar" rcs "$cdwarf_lib" "$MODULES"/cdwarf/*.o
-    printf 'module CDwarf {\n    header "%s"\n    export *\n}\n' \
-        "$PWD/Sources/CDwarf/include/CDwarf.h" >"$MODULES/cdwarf/include/module.modulemap"
-fi
+    rm -f "$archive"
+    "$TOOLCHAIN/llvm-ar" rcs "$archive" "$MODULES/$lower"/*.o
+    printf 'module %s {\n    header "%s"\n    export *\n}\n' \
+        "$c_module" "$PWD/Sources/$c_module/include/$c_module.h" >"$map"
+done
 
 # The Swift modules, in dependency order. -sanitize=fuzzer on a module compiled with -c
 # instruments it for coverage (libFuzzer itself is linked only into the harness);
 # -enable-testing lets harnesses reach internal API through @testable import, as tests do.
 swift_flags=(-O -g -enable-testing -sanitize=fuzzer,address -parse-as-library
-             -I "$MODULES" -Xcc -fmodule-map-file="$MODULES/cdwarf/include/module.modulemap")
+             -I "$MODULES" "${module_maps[@]}")
 built_one=""
 for module in Platform CrashReport DebugInfo; do
     object="$MODULES/$module.o"
@@ -77,9 +86,9 @@ done
 # A harness names the files it shares with the replay tests on "// fuzz-support: PATH" lines.
 support=($(sed -n 's|^// fuzz-support: *||p' "Fuzz/$target.swift"))
 objects=("$MODULES"/{Platform,CrashReport,DebugInfo}.o)
-if stale "$OUT/$target" "Fuzz/$target.swift" "${support[@]}" "$cdwarf_lib" "${objects[@]}"; then
+if stale "$OUT/$target" "Fuzz/$target.swift" "${support[@]}" "${c_archives[@]}" "${objects[@]}"; then
     echo "fuzz: building $target (Swift)"
     "$SWIFTC" "${swift_flags[@]}" -module-name "FuzzTarget" "Fuzz/$target.swift" "${support[@]}" \
-        "${objects[@]}" "$cdwarf_lib" \
+        "${objects[@]}" "${c_archives[@]}" \
         "${c_libs[@]}" -use-ld=lld -o "$OUT/$target"
 fi
