@@ -204,7 +204,9 @@ public final class ReportRunner {
             }
         }
         do {
-            return try ReportParser.parse(bytes, path: path == "-" ? "<stdin>" : path)
+            let report = try ReportParser.parse(bytes, path: path == "-" ? "<stdin>" : path)
+            diagnostics.say(report.warnings)
+            return report
         } catch {
             diagnostics.warn("\(error)")
             return nil
