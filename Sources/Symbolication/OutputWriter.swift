@@ -29,6 +29,12 @@ public final class OutputWriter {
     /// Appends `bytes`, writing out when the buffer is full.
     public func write(_ bytes: [UInt8]) {
         guard !closed else { return }
+        if bytes.count >= capacity {
+            // A whole report's output goes out as it is, not copied into the buffer first.
+            flush()
+            if !closed, !bytes.withUnsafeBytes({ System.writeAll(fd, $0) }) { closed = true }
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { flush() }
     }
