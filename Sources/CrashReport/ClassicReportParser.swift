@@ -143,6 +143,7 @@ private struct LineParser {
             if b.containsNUL(range) { continue }
             handle(line: lineIndex, start: range.lowerBound, p: p, e: e, indented: p > start)
         }
+        if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
         if let crashed = crashedThread {
             for t in threads.indices where threads[t].kind == .thread(crashed) {
                 threads[t].crashed = true
@@ -295,6 +296,7 @@ private struct LineParser {
             name = name ?? pending.name
         }
         pendingName = nil
+        if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
         threads.append(Thread(kind: kind, name: name, crashed: crashed, headerLine: line))
         current = threads.count - 1
         inHeader = false

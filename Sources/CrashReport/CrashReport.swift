@@ -82,6 +82,9 @@ public struct CrashReport: Sendable {
     /// `threads` sits in it, for writing it back symbolicated. `bytes` then holds the report
     /// translated to the classic text form, which the text renderer prints.
     public var ips: IPSDocument?
+    /// What the user should know about how the report was read (one line each, naming the
+    /// file), e.g. that it was UTF-16 and is written as UTF-8.
+    public var warnings: [String] = []
 
     private var imageIndex: ImageIndex
 

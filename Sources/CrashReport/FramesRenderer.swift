@@ -26,6 +26,7 @@ public struct FramesRenderer: Sendable {
     /// Appends the frame lines of `symbolicated` to `out`.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
         let report = symbolicated.report
+        out.reserveCapacity(out.count + symbolicated.estimatedRecordsSize(perFrame: 96 + report.path.utf8.count, perImage: 0))
         for (t, thread) in report.threads.enumerated() {
             let threadField: String
             switch thread.kind {

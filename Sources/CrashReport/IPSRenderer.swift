@@ -52,6 +52,7 @@ public enum IPSRenderer {
                                            fullPath: fullPath))
         }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
+        out.reserveCapacity(out.count + edits.reduce(document.bytes.count) { $0 + $1.bytes.count })
 
         var copied = 0
         for edit in edits where edit.range.lowerBound >= copied && edit.range.upperBound <= document.bytes.count {

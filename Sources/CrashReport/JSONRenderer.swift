@@ -45,6 +45,7 @@ public enum JSONRenderer {
 
     private static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
         let report = symbolicated.report
+        out.reserveCapacity(out.count + symbolicated.estimatedRecordsSize(perFrame: 192, perImage: 320))
         out.append(literal: "{\"path\":")
         appendString(report.path, to: &out)
         out.append(literal: ",\"threads\":[")

@@ -491,7 +491,9 @@ private struct LogBuilder {
         }
         let t = threads.count - 1
         let position = threads[t].frames.count
-        let frame = Frame(index: parsed.number ?? position, imageName: parsed.module, address: parsed.address,
+        // The image's path, not the line's copy of it: one string for all the frames of a module.
+        let frame = Frame(index: parsed.number ?? position, imageName: image.flatMap { images[$0].path } ?? parsed.module,
+                          address: parsed.address,
                           form: parsed.form, image: image, line: line, restStart: parsed.restStart,
                           imageOffset: parsed.imageOffset)
         if parsed.sanitizer { runIsSanitizer = true }
@@ -503,6 +505,7 @@ private struct LogBuilder {
     /// already moved to the call; glibc and LLVM runs print `backtrace()`'s return addresses,
     /// except after a signal trampoline.
     private mutating func endRun() {
+        if runFamily != nil, !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
         defer {
             runFamily = nil
             runIsSanitizer = false

@@ -7,7 +7,18 @@ public enum ReportParser {
     /// - Lines of glibc `backtrace_symbols` or sanitizer frames make a Linux log
     ///   (`LinuxLogParser`).
     /// - Anything else is read as a classic text report (`ClassicReportParser`).
+    ///
+    /// UTF-16 text (`UTF16Text`) is turned into UTF-8 first, and the report's `warnings` say so:
+    /// it is written out as UTF-8.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
+        guard let encoding = UTF16Text.encoding(of: bytes) else { return try parseUTF8(bytes, path: path) }
+        let decoded = UTF16Text.decode(bytes, encoding)
+        var report = try parseUTF8(decoded.utf8, path: path)
+        report.warnings.append(UTF16Text.note(path: path, encoding: encoding, replaced: decoded.replaced))
+        return report
+    }
+
+    private static func parseUTF8(_ bytes: [UInt8], path: String) throws -> CrashReport {
         if IPSReportParser.looksLikeIPS(bytes) {
             return try IPSReportParser.parse(bytes, path: path)
         }

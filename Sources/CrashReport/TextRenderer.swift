@@ -28,6 +28,7 @@ public struct TextRenderer: Sendable {
             out.append(contentsOf: report.bytes)
             return
         }
+        out.reserveCapacity(out.count + symbolicated.estimatedTextSize)
         report.bytes.withUnsafeBufferPointer { b in
             var copied = 0
             for edit in edits where report.lines[edit.lines.lowerBound].lowerBound >= copied {

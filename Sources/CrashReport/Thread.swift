@@ -66,3 +66,13 @@ extension CrashReport {
     /// is also visible.
     public typealias Thread = ReportThread
 }
+
+extension Array where Element == Frame {
+    /// Moves the frames to a buffer of their own size when growing by doubling left much more
+    /// room: a parser calls it as each backtrace ends, so that of a report with many threads
+    /// the spare room of one is held at a time, not of each.
+    mutating func shrinkToFit() {
+        guard capacity - count > count / 8 + 2 else { return }
+        self = withUnsafeBufferPointer { Array($0) }
+    }
+}

@@ -288,6 +288,7 @@ public final class ReportRunner {
             var report = try ReportParser.parse(bytes, path: path)
             // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
             if options.format == .json { report.path = FileName.replacingRawBytes(report.path) }
+            diagnostics.say(report.warnings)
             return report
         } catch {
             diagnostics.warn("\(error)")

@@ -1,0 +1,115 @@
+/// Reports saved as UTF-16, as Windows tools save text: told from their first bytes and turned
+/// into UTF-8, which is what every parser reads.
+///
+/// A byte-order mark says the order (`FF FE` little-endian, `FE FF` big-endian). Without one,
+/// the text is told by its NUL bytes: crash reports are mostly ASCII, and ASCII in UTF-16 has
+/// every other byte NUL — the odd ones little-endian, the even ones big-endian.
+enum UTF16Text {
+    /// The byte order of UTF-16 text.
+    enum Encoding: String, Sendable {
+        case littleEndian = "UTF-16LE"
+        case bigEndian = "UTF-16BE"
+    }
+
+    /// The text as UTF-8, and how many code units could not be decoded (unpaired surrogates,
+    /// a last odd byte), each written as U+FFFD.
+    struct Decoded {
+        var utf8: [UInt8]
+        var replaced: Int
+    }
+
+    /// How many leading bytes are looked at to tell UTF-16 without a byte-order mark.
+    private static let sampleSize = 65536
+
+    /// The encoding of `bytes` if they are UTF-16 text, nil otherwise.
+    ///
+    /// Without a byte-order mark, at least three quarters of the code units of the first
+    /// 64 KiB must be ASCII characters other than NUL in one byte order, and at most one in
+    /// 100 NUL: UTF-8 text (with a stray NUL byte or not) and binary data with runs of zeros
+    /// are none of them.
+    static func encoding(of bytes: [UInt8]) -> Encoding? {
+        bytes.withUnsafeBufferPointer { b -> Encoding? in
+            guard b.count >= 2 else { return nil }
+            if b[0] == 0xFF && b[1] == 0xFE { return .littleEndian }
+            if b[0] == 0xFE && b[1] == 0xFF { return .bigEndian }
+            let units = min(b.count, sampleSize) / 2
+            guard units >= 2 else { return nil }
+            var little = 0
+            var big = 0
+            var nuls = 0
+            for k in 0..<units {
+                let first = b[2 * k]
+                let second = b[2 * k + 1]
+                if first == 0 && second == 0 { nuls += 1 }
+                if second == 0 && first < 0x80 { little += 1 }
+                if first == 0 && second < 0x80 { big += 1 }
+            }
+            guard nuls * 100 <= units else { return nil }
+            if little * 4 >= units * 3 { return .littleEndian }
+            if big * 4 >= units * 3 { return .bigEndian }
+            return nil
+        }
+    }
+
+    /// `bytes` decoded from `encoding` to UTF-8, without the byte-order mark.
+    static func decode(_ bytes: [UInt8], _ encoding: Encoding) -> Decoded {
+        bytes.withUnsafeBufferPointer { b in
+            var utf8: [UInt8] = []
+            // ASCII, the common case, halves; the rest grows as it needs.
+            utf8.reserveCapacity(b.count / 2 + 16)
+            var replaced = 0
+            let bigEndian = encoding == .bigEndian
+            @inline(__always) func unit(_ k: Int) -> UInt32 {
+                bigEndian ? UInt32(b[k]) << 8 | UInt32(b[k + 1]) : UInt32(b[k + 1]) << 8 | UInt32(b[k])
+            }
+            var i = 0
+            if b.count >= 2 && unit(0) == 0xFEFF { i = 2 }
+            while i + 1 < b.count {
+                let u = unit(i)
+                i += 2
+                if u < 0x80 {
+                    utf8.append(UInt8(u))
+                } else if u & 0xFC00 == 0xD800, i + 1 < b.count, unit(i) & 0xFC00 == 0xDC00 {
+                    let scalar = 0x10000 + ((u & 0x3FF) << 10 | unit(i) & 0x3FF)
+                    i += 2
+                    append(scalar, to: &utf8)
+                } else if u & 0xF800 == 0xD800 {
+                    replaced += 1
+                    append(0xFFFD, to: &utf8)
+                } else {
+                    append(u, to: &utf8)
+                }
+            }
+            if i < b.count {
+                replaced += 1
+                append(0xFFFD, to: &utf8)
+            }
+            return Decoded(utf8: utf8, replaced: replaced)
+        }
+    }
+
+    /// The one line that says a report was converted, naming the file.
+    static func note(path: String, encoding: Encoding, replaced: Int) -> String {
+        var line = "\(path): read as \(encoding.rawValue), written as UTF-8"
+        if replaced > 0 {
+            line += " (\(replaced) invalid UTF-16 code unit\(replaced == 1 ? "" : "s") replaced by U+FFFD)"
+        }
+        return line
+    }
+
+    /// Appends the UTF-8 encoding of `scalar` (not ASCII, not a surrogate, at most 0x10FFFF).
+    @inline(__always)
+    private static func append(_ scalar: UInt32, to utf8: inout [UInt8]) {
+        if scalar < 0x800 {
+            utf8.append(UInt8(0xC0 | scalar >> 6))
+        } else if scalar < 0x10000 {
+            utf8.append(UInt8(0xE0 | scalar >> 12))
+            utf8.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+        } else {
+            utf8.append(UInt8(0xF0 | scalar >> 18))
+            utf8.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            utf8.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+        }
+        utf8.append(UInt8(0x80 | scalar & 0x3F))
+    }
+}
