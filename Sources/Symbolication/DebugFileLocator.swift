@@ -41,6 +41,9 @@ public final class DebugFileLocator: @unchecked Sendable {
     private var modules: [String: DebugFile?] = [:]
     /// How many files were opened to identify them: what the cache spares.
     private(set) var filesRead = 0
+    /// The paths named with `-d` that gave nothing to use: missing, a symbolic link loop, a
+    /// FIFO or device, a file of /proc, not an object file, an empty bundle (each said once).
+    public private(set) var unusableNamedPaths: [String] = []
 
     /// Paths the user named one by one (a file or a bundle), for "matched no image" warnings.
     public var explicitFiles: [DebugFile] {
@@ -112,25 +115,27 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// a FIFO would block the run).
     private func add(_ path: String, named: Bool) -> Bool {
         guard let info = System.status(path) else {
-            if named { diagnostics.warn("\(path): \(SystemError.reason(errno))") }
+            if named { unusable(path, SystemError.reason(errno)) }
             return false
         }
         if System.isSystemPseudoFile(absolute(path), info) {
-            if named { diagnostics.warn("\(path): a file of the kernel's /proc, /sys or /dev, not a debug file: passed over") }
+            if named { unusable(path, "a file of the kernel's /proc, /sys or /dev, not a debug file: passed over") }
             return false
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             guard System.isRegular(info) else {
-                if named { diagnostics.warn("\(path): \(System.kind(of: info)), not a debug file: passed over") }
+                if named { unusable(path, "\(System.kind(of: info)), not a debug file: passed over") }
                 return false
             }
-            identify(FileEntry(path: path, info: info), explicit: named, quiet: !named)
+            if !identify(FileEntry(path: path, info: info), explicit: named, quiet: !named), named {
+                unusableNamedPaths.append(path)
+            }
             return false
         }
         if DebugFileLocator.isBundle(path) {
             let found = DebugFileLocator.walk(DebugFileLocator.bundleDWARFFolder(path))
             if found.isEmpty {
-                if named { diagnostics.warn("\(path): a .dSYM bundle with no files under Contents/Resources/DWARF") }
+                if named { unusable(path, "a .dSYM bundle with no files under Contents/Resources/DWARF") }
             }
             for file in found { identify(file, explicit: named, quiet: !named) }
             return false
@@ -140,18 +145,29 @@ public final class DebugFileLocator: @unchecked Sendable {
         return true
     }
 
+    /// Says why a named path gives nothing to use, and remembers it for the exit status.
+    private func unusable(_ path: String, _ reason: String) {
+        unusableNamedPaths.append(path)
+        diagnostics.warn("\(path): \(reason)")
+    }
+
     /// Identifies one file (through the cache when there is one) and records its slices.
     /// A `quiet` file that is not an object file is passed over without a word.
-    private func identify(_ entry: FileEntry, explicit: Bool, quiet: Bool) {
-        guard let files = slices(of: entry, quiet: quiet) else { return }
+    /// True when it gave at least one slice that can be matched to an image.
+    @discardableResult
+    private func identify(_ entry: FileEntry, explicit: Bool, quiet: Bool) -> Bool {
+        guard let files = slices(of: entry, quiet: quiet) else { return false }
+        var matchable = false
         for file in files where !file.isRelocatable {
             guard let identifier = file.identifier else {
                 if explicit { diagnostics.warn("\(entry.path): has no UUID or build-id: it cannot be matched to an image") }
                 continue
             }
             register(file, identifier: identifier)
+            matchable = true
             if explicit, !namedFiles.contains(file) { namedFiles.append(file) }
         }
+        return matchable
     }
 
     /// The slices of a file, from the cache or from its headers; nil when it is not an

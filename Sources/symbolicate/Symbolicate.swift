@@ -83,12 +83,13 @@ struct Symbolicate: ParsableCommand {
           0   every report was read and written (warnings may still be on stderr)
           1   some report could not be read or parsed, or (atos) the object could not be
               used or an address could not be read
+          2   a path named with -d gave nothing to use (missing, a symbolic link loop, a
+              FIFO or device, not an object file); the reports were still written
           64  the command line was wrong
           74  some output could not be written: standard output or an output file (a full
               disk, an I/O error, a closed descriptor; two reports for one output file).
               A reader that goes away (| head) is not an error.
-          The highest code that applies is the one returned. Debug-file paths that cannot be
-          used (missing, a symbolic link loop, not a regular file) are warnings only.
+          The highest code that applies is the one returned.
         """
     )
 
@@ -186,6 +187,11 @@ struct Symbolicate: ParsableCommand {
         for file in symbolicator.unusedExplicitFiles where !output.closed {
             diagnostics.warn("\(file.path): UUID \(file.identifier ?? "?") (\(file.architecture?.name ?? "?")) matches no image in the reports")
         }
-        if status != .success { throw ExitCode(status.rawValue) }
+        // A named debug path that gave nothing is a failure of its own, after the reports.
+        let code = locator.unusableNamedPaths.isEmpty ? status.rawValue : max(status.rawValue, Self.unusableDebugPath)
+        if code != 0 { throw ExitCode(code) }
     }
+
+    /// The exit status when a `-d` path gave nothing to use but the reports were written.
+    static let unusableDebugPath: Int32 = 2
 }

@@ -82,25 +82,27 @@ final class ErrorTests: XCTestCase {
         XCTAssert(result.stderrText.contains(empty.path), "the message should name the file: \(result.stderrText)")
     }
 
-    func testAMissingDebugPathIsAWarning() throws {
+    /// A debug path named that gives nothing is said once, the report is still written, and the
+    /// exit status (2) tells a script so.
+    func testAMissingDebugPathIsSaidAndFailsTheRun() throws {
         let report = try Fixtures.path("reports/App-arm64.crash")
         let missing = try temporaryDirectory("missing-d").appendingPathComponent("nothing.dSYM").path
         let arguments = ["-d", missing, report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, 2, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(missing), "the warning should name \(missing): \(result.stderrText)")
         XCTAssertEqual(result.stdoutText, try String(contentsOfFile: report, encoding: .utf8),
                        "with no debug file, the report comes back as it was")
     }
 
-    func testADebugPathThatIsNotAnObjectFileIsAWarning() throws {
+    func testADebugPathThatIsNotAnObjectFileIsSaidAndFailsTheRun() throws {
         let report = try Fixtures.path("reports/App-arm64.crash")
         let text = try Fixtures.path("manifest.txt")
         let macho = try Fixtures.path("macho")
         let arguments = ["-d", text, "-d", macho, "--no-demangle", report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, 2, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(text), "the warning should name \(text): \(result.stderrText)")
         XCTAssertEqual(result.stdoutText, try single(report, macho), "the other debug files are still used")

@@ -38,7 +38,7 @@ final class SpecialFileTests: XCTestCase {
         let expected = try expectedOutput(report, macho)
 
         var result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("fifo"))) -d \(quoted(macho)) \(quoted(report))", timeout: 30)
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, 2, result.stderrText)
         XCTAssertEqual(result.problemLines, ["symbolicate: \(path("fifo")): a FIFO, not a debug file: passed over"])
         XCTAssertEqual(result.stdoutText, expected)
 
@@ -124,7 +124,7 @@ final class SpecialFileTests: XCTestCase {
         let report = try Fixtures.path("reports/App-arm64.crash")
         try FileManager.default.createSymbolicLink(atPath: path("loop"), withDestinationPath: "loop")
         var result = try CLI.run(["-q", "-d", path("loop"), "-d", path("missing"), report])
-        XCTAssertEqual(result.status, 0, "debug paths that cannot be used are warnings: \(result.stderrText)")
+        XCTAssertEqual(result.status, 2, "debug paths that give nothing are said, and the exit status tells: \(result.stderrText)")
         XCTAssertEqual(result.problemLines, [
             "symbolicate: \(path("loop")): a symbolic link loop (too many levels of symbolic links)",
             "symbolicate: \(path("missing")): no such file or directory",
