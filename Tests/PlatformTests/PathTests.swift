@@ -61,18 +61,20 @@ final class PathTests: XCTestCase {
     func testLockAndConditionHandOver() {
         let condition = Condition()
         let lock = Lock()
-        var ready = false
+        /// Set under the condition's lock; a class so that the waiting closure shares it.
+        final class Flag: @unchecked Sendable { var ready = false }
+        let flag = Flag()
         var count = 0
         DispatchQueue.concurrentPerform(iterations: 1000) { _ in lock.withLock { count += 1 } }
         XCTAssertEqual(count, 1000)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
             condition.lock()
-            while !ready { condition.wait() }
+            while !flag.ready { condition.wait() }
             condition.unlock()
         }
         condition.lock()
-        ready = true
+        flag.ready = true
         condition.broadcast()
         condition.unlock()
         XCTAssertEqual(group.wait(timeout: .now() + 5), .success)
