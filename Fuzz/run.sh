@@ -74,6 +74,11 @@ if [ -n "$tool" ] && [ -d Fixtures/build ]; then
     for pair in macho:Fixtures/build/reports/App-x86_64.crash macho:Fixtures/build/reports/App-arm64.crash; do
         XDG_CACHE_HOME="$PWD/$cache" "$tool" -d "Fixtures/build/${pair%%:*}" "${pair#*:}" >/dev/null 2>&1
     done
+    # More indexes through atos: Swift names, and C++ with inlining over several checksum blocks
+    # (64 KiB each), so that a damaged block can be found by a lookup, not only when opened.
+    for object in Fixtures/build/elf/swift-shapes "$SHARED/debug/macos/crash.dSYM"; do
+        [ -e "$object" ] && XDG_CACHE_HOME="$PWD/$cache" "$tool" atos -o "$object" 0x1000 >/dev/null 2>&1
+    done
     copy_seeds indexes $(find "$cache" -name '*.index' 2>/dev/null)
 else
     echo "fuzz: no built symbolicate or no fixtures: index_file starts without stored index files"

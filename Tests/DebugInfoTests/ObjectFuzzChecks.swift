@@ -37,44 +37,69 @@ enum ObjectFuzzChecks {
         return broken
     }
 
-    /// The bytes as a stored index file, with the fields checked before any table is used (file
-    /// length, header checksum) made to fit, so that what follows them is what gets fuzzed: the
-    /// index is opened as the store opens one and looked up at addresses taken from the file.
+    /// The bytes as a stored index file, with the fields checked before any table is used made
+    /// to fit (file length, block count, identity strings' length, header checksum), so that
+    /// what follows them is what gets fuzzed: the file is mapped and opened as the store opens
+    /// one, and looked up at addresses taken from it.
+    ///
+    /// The low bit of the input's header checksum field (recomputed anyway) chooses whether the
+    /// block checksums are recomputed too: when they are not, a changed table is a damaged
+    /// block, caught on first touch; when they are, the tables are well formed as far as the
+    /// checksums go but hostile, and no block may then be found damaged.
     static func indexFile(_ input: [UInt8]) -> [String] {
         guard input.count >= IndexStoreFormat.fixedHeaderSize else { return [] }
-        let mapping = AlignedBytes(input)
-        let bytes = mapping.bytes
-        let r = ByteReader(UnsafeRawBufferPointer(bytes))
-        bytes.storeBytes(of: UInt64(bytes.count), toByteOffset: 16, as: UInt64.self)
-        guard let headerSize = r.u64(24), headerSize >= UInt64(IndexStoreFormat.fixedHeaderSize),
-              headerSize <= UInt64(bytes.count), let sectionCount = r.u32(32),
-              sectionCount <= UInt32(IndexStoreFormat.maximumSections),
-              Int(headerSize) >= IndexStoreFormat.fixedHeaderSize + Int(sectionCount) * IndexStoreFormat.sectionEntrySize
-        else { return [] }
+        var bytes = input
+        let fileSize = bytes.count
+        func u64(_ at: Int) -> UInt64 { bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt64.self) } }
+        func u32(_ at: Int) -> UInt32 { bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self) } }
+        func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            bytes.withUnsafeMutableBytes { $0.storeBytes(of: value, toByteOffset: offset, as: T.self) }
+        }
+        let recomputesBlocks = bytes[96] & 1 == 0
+        store(UInt64(fileSize), at: 16)
+        // The header size and section count are the input's; the block count follows from the
+        // data after the header, and the identity strings take what is left of the header.
+        let headerSize64 = u64(24), sectionCount = Int(u32(32))
+        guard headerSize64 <= UInt64(fileSize), sectionCount <= IndexStoreFormat.maximumSections else { return [] }
+        let headerSize = Int(headerSize64), dataStart = IndexStoreFormat.aligned(headerSize)
+        guard dataStart <= fileSize else { return [] }
+        let blockCount = (fileSize - dataStart + IndexBlocks.size - 1) / IndexBlocks.size
+        let stringsStart = IndexStoreFormat.fixedHeaderSize + sectionCount * IndexStoreFormat.sectionEntrySize
+        let stringsEnd = headerSize - blockCount * 8
+        guard stringsEnd >= stringsStart else { return [] }
+        store(UInt32(stringsEnd - stringsStart), at: 88)
+        store(UInt32(blockCount), at: 92)
+        if recomputesBlocks {
+            bytes.withUnsafeMutableBytes { buffer in
+                for block in 0..<blockCount {
+                    let start = dataStart + block * IndexBlocks.size
+                    let data = UnsafeRawBufferPointer(rebasing: buffer[start..<min(start + IndexBlocks.size, fileSize)])
+                    buffer.storeBytes(of: IndexChecksum.hash(data), toByteOffset: stringsEnd + block * 8, as: UInt64.self)
+                }
+            }
+        }
+        store(UInt64(0), at: 96)
+        store(bytes.withUnsafeBytes { IndexChecksum.hash(UnsafeRawBufferPointer(rebasing: $0[0..<headerSize])) }, at: 96)
+
         // The identity strings, as the reader splits them, make the debug file it expects.
-        let stringsStart = IndexStoreFormat.fixedHeaderSize + Int(sectionCount) * IndexStoreFormat.sectionEntrySize
-        bytes.storeBytes(of: UInt32(Int(headerSize) - stringsStart), toByteOffset: 88, as: UInt32.self)
-        bytes.storeBytes(of: 0, toByteOffset: 96, as: UInt64.self)
-        bytes.storeBytes(of: IndexChecksum.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<Int(headerSize)])),
-                         toByteOffset: 96, as: UInt64.self)
-        let strings = UnsafeRawBufferPointer(rebasing: bytes[stringsStart..<Int(headerSize)])
-            .split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
+        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
-        guard strings.count == 4, let sliceOffset = Int(exactly: r.u64(72)!), let sliceSize = Int(exactly: r.u64(80)!),
-              let architecture = Architecture(name: strings[1])
-        else { return [] }
+        guard strings.count == 4, let sliceOffset = Int(exactly: u64(72)), let sliceSize = Int(exactly: u64(80)) else { return [] }
+        let architecture = Architecture(name: strings[1])
+        guard architecture != nil || strings[1].isEmpty else { return [] }
         let file = DebugFile(path: "fuzz.debug", format: .elf, architecture: architecture,
                              identifier: strings[0].isEmpty ? nil : strings[0], textVMAddress: 0,
                              sliceOffset: sliceOffset, sliceSize: sliceSize, hasDWARF: true)
-        let stamp = DebugFileStamp(size: r.u64(40)!, modified: Int64(bitPattern: r.u64(48)!), inode: r.u64(56)!,
-                                   device: r.u64(64)!)
-        guard let index = try? IndexStoreFormat.read(UnsafeRawBufferPointer(bytes), owner: mapping, file: file,
-                                                     identity: IndexStoreFormat.Identity(file, stamp: stamp))
+        let stamp = DebugFileStamp(size: u64(40), modified: Int64(bitPattern: u64(48)), inode: u64(56), device: u64(64))
+
+        guard let mapping = mapScratchFile(bytes) else { return ["cannot map a scratch file"] }
+        guard let index = try? IndexStoreFormat.read(mapping, file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp),
+                                                     rebuild: { nil })
         else { return [] }
         var addresses: Set<UInt64> = [0, 1, UInt64.max]
-        var at = Int(headerSize + 15) / 16 * 16
-        while at + 8 <= bytes.count && addresses.count < 200 {
-            let value = r.u64(at)!
+        var at = dataStart
+        while at + 8 <= fileSize && addresses.count < 200 {
+            let value = u64(at)
             addresses.formUnion([value &- 1, value, value &+ 1])
             at += 8
         }
@@ -84,30 +109,29 @@ enum ObjectFuzzChecks {
             _ = index.symbolName(startingAt: address)
         }
         _ = index.address(ofSymbol: "main")
+        if recomputesBlocks && index.isDamaged { return ["a block whose checksum matches was found damaged"] }
         return []
     }
 
+    /// `bytes` mapped as the store maps an index file: written to a scratch file, which is
+    /// gone once mapped (so that the next input's file is a new one, not this one cut short).
+    private static func mapScratchFile(_ bytes: [UInt8]) -> IndexMapping? {
+        guard let path = writeScratchFile(bytes, suffix: "-index") else { return nil }
+        defer { unlink(path) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return try? IndexMapping(fd: fd, size: bytes.count)
+    }
+
     /// Writes `bytes` to a file of this process's own and returns its path.
-    private static func writeScratchFile(_ bytes: [UInt8]) -> String? {
+    private static func writeScratchFile(_ bytes: [UInt8], suffix: String = "") -> String? {
         let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
-        let path = "\(directory)/symbolicate-fuzz-\(getpid())"
+        let path = "\(directory)/symbolicate-fuzz-\(getpid())\(suffix)"
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         return written == bytes.count ? path : nil
     }
-}
-
-/// A copy of some bytes at an address aligned as a mapped file is, freed with the last table
-/// that points into it.
-private final class AlignedBytes {
-    let bytes: UnsafeMutableRawBufferPointer
-
-    init(_ source: [UInt8]) {
-        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: source.count, alignment: 16)
-        source.withUnsafeBytes { bytes.copyMemory(from: $0) }
-    }
-
-    deinit { bytes.deallocate() }
 }
