@@ -153,21 +153,22 @@ public final class DebugFileLocator: @unchecked Sendable {
 
     /// Identifies one file (through the cache when there is one) and records its slices.
     /// A `quiet` file that is not an object file is passed over without a word.
-    /// True when it gave at least one slice that can be matched to an image.
+    /// True when it is an object file with a slice that is not relocatable (one without a
+    /// UUID or build-id is still found through a Linux log's module path).
     @discardableResult
     private func identify(_ entry: FileEntry, explicit: Bool, quiet: Bool) -> Bool {
         guard let files = slices(of: entry, quiet: quiet) else { return false }
-        var matchable = false
+        var usable = false
         for file in files where !file.isRelocatable {
+            usable = true
             guard let identifier = file.identifier else {
                 if explicit { diagnostics.warn("\(entry.path): has no UUID or build-id: it cannot be matched to an image") }
                 continue
             }
             register(file, identifier: identifier)
-            matchable = true
             if explicit, !namedFiles.contains(file) { namedFiles.append(file) }
         }
-        return matchable
+        return usable
     }
 
     /// The slices of a file, from the cache or from its headers; nil when it is not an
