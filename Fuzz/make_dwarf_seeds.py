@@ -6,7 +6,11 @@ and ELF files, written in the target's input layout (see Fuzz/dwarf_sections.c):
     then records    1-byte section number (an index into the harness's name table),
                     4-byte little-endian length, that many bytes
 
-Usage: make_dwarf_seeds.py OUTPUT_DIR FILE...  (compressed ELF sections are skipped)."""
+Usage: make_dwarf_seeds.py OUTPUT_DIR FILE...  (compressed ELF sections are skipped).
+       make_dwarf_seeds.py --crafted OUTPUT_DIR [SCALE]: DWARF made for the classes of input
+       that cost more than their size if read naively (parts many units or DIEs point at,
+       abbreviations of huge codes or many attributes), small by default; SCALE multiplies
+       their counts (for measuring)."""
 import hashlib
 import os
 import struct
@@ -95,7 +99,76 @@ def layout(sections, flags):
     return bytes(out)
 
 
+def uleb(v):
+    out = bytearray()
+    while True:
+        byte = v & 0x7F
+        v >>= 7
+        out.append(byte | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def abbrev(code, tag, children, specs):
+    return uleb(code) + uleb(tag) + bytes([children]) + b"".join(uleb(a) + uleb(f) for a, f in specs) + b"\0\0"
+
+
+def unit(dies, abbrev_offset=0):
+    return struct.pack("<IHIB", 7 + len(dies), 4, abbrev_offset, 8) + dies
+
+
+def line_table(program):
+    header = bytes([1, 1, 1, 0xFB, 14, 13, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1]) + b"inc\0\0a.c\0\1\0\0\0"
+    body = struct.pack("<HI", 4, len(header)) + header + program
+    return struct.pack("<I", len(body)) + body
+
+
+def crafted(scale):
+    """name -> sections of DWARF that costs more than its size when read naively."""
+    cu = abbrev(1, 0x11, 1, [(0x10, 0x17)])  # a compile unit with DW_AT_stmt_list
+    bare = abbrev(1, 0x11, 1, [])
+    n = 64 * scale
+    seeds = {}
+    program = b"\0\x09\x02" + struct.pack("<Q", 0x1000) + b"\x20" * n + b"\0\x01\x01"
+    seeds["shared-line-program"] = {
+        ".debug_info": b"".join(unit(b"\1" + struct.pack("<I", 0) + b"\0") for _ in range(n)),
+        ".debug_abbrev": cu + b"\0", ".debug_line": line_table(program)}
+    table = bare + b"".join(abbrev(3 + i, 0x24, 0, []) for i in range(n)) + b"\0"
+    seeds["alternating-abbreviation-tables"] = {
+        ".debug_info": b"".join(unit(b"\1\3\0", (i % 2) * len(table)) for i in range(n)),
+        ".debug_abbrev": table + table}
+    entry = abbrev(1, 0x11, 0, [])
+    seeds["overlapping-abbreviation-tables"] = {
+        ".debug_info": b"".join(unit(b"\1", i * len(entry)) for i in range(n)),
+        ".debug_abbrev": entry * n + b"\0"}
+    big = bare + b"".join(abbrev((1 << 20) + i, 0x24, 0, []) for i in range(n)) + b"\0"
+    seeds["large-abbreviation-codes"] = {
+        ".debug_info": unit(b"\1" + uleb((1 << 20) + n - 1) * (4 * n) + b"\0"), ".debug_abbrev": big}
+    passed = [(0x3F, 0x19)] * n + [(0x03, 0x08)]
+    seeds["attributes-of-no-bytes"] = {
+        ".debug_info": unit(b"\1" + b"\2f\0\3f\0" * n + b"\0"),
+        ".debug_abbrev": bare + abbrev(2, 0x2E, 0, passed) + abbrev(3, 0x34, 0, passed) + b"\0"}
+    ranged = bare + abbrev(2, 0x2E, 0, [(0x55, 0x17)]) + b"\0"
+    seeds["range-list-of-base-addresses"] = {
+        ".debug_info": unit(b"\1" + b"\2\0\0\0\0" * n + b"\0"), ".debug_abbrev": ranged,
+        ".debug_ranges": b"".join(struct.pack("<QQ", 2**64 - 1, i) for i in range(4 * n)) + bytes(16)}
+    seeds["small-units-sharing-a-range-list"] = {
+        ".debug_info": unit(b"\1\2\0\0\0\0\0") * n, ".debug_abbrev": ranged,
+        ".debug_ranges": b"".join(struct.pack("<QQ", 16 * i, 16 * i + 8) for i in range(1, 4 * n)) + bytes(16)}
+    seeds["strings-without-nul"] = {
+        ".debug_info": unit(b"\1\2\0\0\0\0\0") * n,
+        ".debug_abbrev": bare + abbrev(2, 0x2E, 0, [(0x03, 0x0E)]) + b"\0", ".debug_str": b"a" * (64 * n)}
+    return seeds
+
+
 def main():
+    if sys.argv[1] == "--crafted":
+        output = sys.argv[2]
+        os.makedirs(output, exist_ok=True)
+        for name, sections in crafted(int(sys.argv[3]) if len(sys.argv) > 3 else 1).items():
+            with open(os.path.join(output, "crafted-" + name), "wb") as f:
+                f.write(layout(sections, 0))
+        return
     output, files = sys.argv[1], sys.argv[2:]
     os.makedirs(output, exist_ok=True)
     made = 0

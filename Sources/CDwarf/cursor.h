@@ -95,13 +95,11 @@ static inline void skip_cstring(cursor *c) {
     }
 }
 
-// A NUL-terminated string at `offset` in `s`, or NULL.
+// A NUL-terminated string at `offset` in `s`, or NULL: one that starts before the section's
+// last NUL (found once, so that no lookup scans the section).
 static inline const char *section_string(const span *s, uint64_t offset) {
-    if (!s->data || offset >= s->size) return NULL;
-    const char *text = (const char *)s->data + offset;
-    // A section that ends with a NUL holds one after every offset.
-    if (s->data[s->size - 1] == 0) return text;
-    return memchr(text, 0, (size_t)(s->size - offset)) ? text : NULL;
+    if (!s->data || offset >= s->terminated) return NULL;
+    return (const char *)s->data + offset;
 }
 
 #endif

@@ -69,12 +69,16 @@ static int define_file(sink *s, cursor *c, uint32_t first_file, uint32_t unit_in
 
 // The unit's line table: its file list (see cdw_file) and rows. `program_bytes` gets
 // the bytes of .debug_line the unit's line program spans (its header included).
-CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *abbrevs, const dwarf_sections *sections,
-                           int big_endian, const unit_header *h, const uint8_t *program_bytes[2]) {
+CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *scratch, const dwarf_sections *sections,
+                                 int big_endian, const unit_header *h,
+                                 const uint8_t *program_bytes[2]) {
     unit_ctx u;
     cursor c;
     const abbrev *unit_abbrev = NULL;
-    int res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
+    const abbrev_table *abbrevs = NULL;
+    int res = unit_abbrevs(scratch, sections, big_endian, h, &abbrevs);
+    if (res != FAST_OK) return res;
+    res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
     if (res != 0 || !unit_abbrev || !u.has_stmt_list) return res;
     const span *line = &sections->line;
     if (!line->data || u.stmt_list >= line->size) return FAST_DAMAGED;

@@ -66,8 +66,10 @@ CDW_INTERNAL void copy_large_arrays(thread_ctx *t, const cdw_reading *reading) {
     for (uint32_t u = 0; u < rd->unit_count; u++) {
         const task_result *fr = &rd->functions[u], *lr = &rd->lines[u];
         if (fr->thread == (int32_t)me && reading->functions) {
-            uint64_t file_base = lr->base[ARR_FILES];
-            uint64_t file_count = lr->thread >= 0 ? lr->end[ARR_FILES] - lr->start[ARR_FILES] : 0;
+            const task_result *owner = &rd->lines[rd->units[u].line_owner];
+            uint64_t file_base = owner->base[ARR_FILES];
+            uint64_t file_count =
+                owner->thread >= 0 ? owner->end[ARR_FILES] - owner->start[ARR_FILES] : 0;
             cdw_function *out = reading->functions + fr->base[ARR_FUNCTIONS];
             for (uint64_t i = fr->start[ARR_FUNCTIONS]; i < fr->end[ARR_FUNCTIONS]; i++) {
                 cdw_function f = in->functions[i];
@@ -166,6 +168,7 @@ CDW_INTERNAL int lay_out(reader *rd, cdw_result *out) {
             }
         }
     }
+    if (rd->units_dropped && drop_unused_strings(rd) != 0) return -1;
     uint64_t strings = 0;
     for (uint32_t i = 0; i < rd->thread_count; i++) {
         rd->string_base[i] = strings;
@@ -210,7 +213,7 @@ CDW_INTERNAL int lay_out(reader *rd, cdw_result *out) {
 CDW_INTERNAL void finish_in_place(reader *rd) {
     cdw_result *r = &rd->threads[0].s.r;
     for (uint32_t u = 0; u < rd->unit_count; u++) {
-        const task_result *fr = &rd->functions[u], *lr = &rd->lines[u];
+        const task_result *fr = &rd->functions[u], *lr = &rd->lines[rd->units[u].line_owner];
         if (fr->thread < 0) continue;
         uint64_t file_base = lr->start[ARR_FILES];
         uint64_t file_count = lr->thread >= 0 ? lr->end[ARR_FILES] - lr->start[ARR_FILES] : 0;
@@ -234,6 +237,8 @@ CDW_INTERNAL void free_reader(reader *rd) {
         sink_free(&rd->threads[i].s);
         abbrev_table_free(&rd->threads[i].abbrevs);
     }
+    for (uint32_t i = 0; rd->tables && i < rd->table_count; i++) abbrev_table_free(&rd->tables[i]);
+    free(rd->tables);
     free(rd->threads);
     free(rd->string_base);
     free(rd->tasks_done);

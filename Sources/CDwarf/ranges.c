@@ -26,6 +26,7 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
         cursor c = {lists->data + offset, lists->data + lists->size, u->big_endian, 0};
         uint64_t base = u->base;
         for (;;) {
+            if (count_list_entry(s) != 0) return FAST_DAMAGED;
             unsigned kind = (unsigned)get_fixed(&c, 1);
             uint64_t low = 0, high = 0;
             int add = 1, res = FAST_OK;
@@ -67,7 +68,6 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
             }
             if (res != FAST_OK) return res;
             if (c.bad) return FAST_DAMAGED;
-            if (add && s->r.range_count >= u->range_limit) return FAST_DAMAGED;
             if (add && add_range(s, low, high) != 0) return FAST_NO_MEMORY;
         }
     }
@@ -78,6 +78,7 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
     uint64_t largest = u->address_size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * u->address_size)) - 1;
     uint64_t base = u->base;
     for (;;) {
+        if (count_list_entry(s) != 0) return FAST_DAMAGED;
         uint64_t first = get_fixed(&c, u->address_size), second = get_fixed(&c, u->address_size);
         if (c.bad) return FAST_DAMAGED;
         if (first == 0 && second == 0) {
@@ -86,8 +87,6 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
         }
         if (first == largest) {
             base = second;
-        } else if (s->r.range_count >= u->range_limit) {
-            return FAST_DAMAGED;
         } else if (add_range(s, base + first, base + second) != 0) {
             return FAST_NO_MEMORY;
         }

@@ -31,12 +31,15 @@ enum {
 typedef struct span {
     const uint8_t *data;
     uint64_t size;
+    uint64_t terminated;  // bytes up to the last NUL, included: the offsets a string may start at
 } span;
 
 typedef struct dwarf_sections {
     span info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists, line;
 } dwarf_sections;
 
+
+struct abbrev_table;
 
 typedef struct unit_header {
     uint64_t offset;         // of the unit header in .debug_info
@@ -45,6 +48,10 @@ typedef struct unit_header {
     uint64_t abbrev_offset;
     uint16_t version;
     uint8_t unit_type, address_size, offset_size;
+    // Found before the units are read (survey_units):
+    int8_t abbrev_status;                // FAST_OK, or why its abbreviation table is unusable
+    const struct abbrev_table *abbrevs;  // when several units use its table: decoded once, shared
+    uint32_t line_owner;                 // the unit that reads its line program (see survey.c)
 } unit_header;
 
 typedef struct attr_spec {
@@ -67,6 +74,11 @@ typedef struct abbrev {
     int32_t sibling_at;  // where the DW_AT_sibling value starts when the values before it are fixed, else -1
 } abbrev;
 
+typedef struct abbrev_code {
+    uint64_t code;
+    uint32_t index;  // into abbrev_table.abbrevs
+} abbrev_code;
+
 typedef struct abbrev_table {
     int valid;
     uint64_t offset;
@@ -78,6 +90,9 @@ typedef struct abbrev_table {
     uint32_t spec_count, spec_capacity;
     uint32_t *by_code;  // code -> index + 1, for codes below by_code_size
     uint32_t by_code_size, by_code_capacity;
+    abbrev_code *sorted;  // the abbreviations of other codes, by code
+    uint32_t sorted_count, sorted_capacity;
+    uint64_t bytes;     // of .debug_abbrev the table spans
 } abbrev_table;
 
 typedef struct task_result {
@@ -104,12 +119,15 @@ typedef struct reader {
     dwarf_sections sections;
     unit_header *units;
     uint32_t unit_count;
+    abbrev_table *tables;  // shared by several units (unit_header.abbrevs)
+    uint32_t table_count;
     task_result *lines, *functions;  // per unit
     uint32_t task_count;
     atomic_uint next_task;
     thread_ctx *threads;
     uint32_t thread_count;
     uint64_t *string_base;  // per thread
+    int units_dropped;      // some unit is skipped: its strings are to go (strings.c)
     // Releasing the .debug_info of units read (see unit_read), when the object allows it.
     atomic_uchar *tasks_done;  // per unit, 0 to 2
     pthread_mutex_t release_lock;
@@ -144,18 +162,33 @@ CDW_INTERNAL int form_size(unsigned form, uint16_t version, uint8_t address_size
                            uint8_t offset_size);
 CDW_INTERNAL void abbrev_table_free(abbrev_table *t);
 CDW_INTERNAL int load_abbrevs(abbrev_table *t, const dwarf_sections *sections, int big_endian,
-                              const unit_header *h);
+                              const unit_header *h, uint64_t budget);
+CDW_INTERNAL const abbrev *find_sorted_abbrev(const abbrev_table *t, uint64_t code);
 
 static inline const abbrev *find_abbrev(const abbrev_table *t, uint64_t code) {
     if (code < t->by_code_size) {
         uint32_t i = t->by_code[code];
         return i ? &t->abbrevs[i - 1] : NULL;
     }
-    for (uint32_t i = 0; i < t->count; i++) {
-        if (t->abbrevs[i].code == code) return &t->abbrevs[i];
-    }
-    return NULL;
+    return find_sorted_abbrev(t, code);
 }
+
+// The abbreviation table of unit `h`: the shared one, or decoded into `scratch`.
+static inline int unit_abbrevs(abbrev_table *scratch, const dwarf_sections *sections,
+                               int big_endian, const unit_header *h, const abbrev_table **out) {
+    *out = NULL;
+    if (h->abbrev_status != FAST_OK) return h->abbrev_status;
+    if (h->abbrevs) {
+        *out = h->abbrevs;
+        return FAST_OK;
+    }
+    int res = load_abbrevs(scratch, sections, big_endian, h, UINT64_MAX);
+    if (res == FAST_OK) *out = scratch;
+    return res;
+}
+
+// Every unit's abbreviation table and line program owner, before threads read them (survey.c).
+CDW_INTERNAL int survey_units(reader *rd);
 
 // Units and DIEs (units.c), line tables (lines.c).
 CDW_INTERNAL int find_dwarf_sections(const cdw_object *o, dwarf_sections *out, char *message,
@@ -177,5 +210,8 @@ CDW_INTERNAL void finish_in_place(reader *rd);
 CDW_INTERNAL cdw_reading *one_piece(cdw_result *result, const cdw_object *object);
 CDW_INTERNAL void copy_large_arrays(thread_ctx *t, const cdw_reading *reading);
 CDW_INTERNAL void copy_releasing(void *to, const void *from, uint64_t bytes, uint64_t step_size);
+
+// Dropping the strings of skipped units (strings.c).
+CDW_INTERNAL int drop_unused_strings(reader *rd);
 
 #endif

@@ -51,15 +51,7 @@ CDW_INTERNAL int64_t add_section_string(sink *s, const char *text) {
     uint64_t mask = s->interned_capacity - 1;
     uint64_t j = pointer_hash(text) & mask;
     while (s->interned[j].text) {
-        if (s->interned[j].text == text) {
-            uint64_t known = s->interned[j].offset;
-            if (!s->strings_cut ||
-                (known < s->r.strings_size && strcmp(s->r.strings + known, text) == 0))
-                return (int64_t)known;
-            int64_t offset = add_string(s, text);
-            if (offset > 0) s->interned[j].offset = (uint64_t)offset;
-            return offset;
-        }
+        if (s->interned[j].text == text) return (int64_t)s->interned[j].offset;
         j = (j + 1) & mask;
     }
     int64_t offset = add_string(s, text);
@@ -124,7 +116,9 @@ CDW_INTERNAL void sink_counts(const sink *s, uint64_t counts[ARR_COUNT]) {
     counts[ARR_STRINGS] = s->r.strings_size;
 }
 
-// Drops what a task added.
+// Drops what a task added but its strings: those stay interned, so that a string many failing
+// units name is copied once, and go when the result's strings are put together
+// (drop_unused_strings).
 CDW_INTERNAL void sink_truncate(sink *s, const uint64_t counts[ARR_COUNT]) {
     s->r.function_count = counts[ARR_FUNCTIONS];
     s->r.range_count = counts[ARR_RANGES];
@@ -132,8 +126,4 @@ CDW_INTERNAL void sink_truncate(sink *s, const uint64_t counts[ARR_COUNT]) {
     s->r.file_count = counts[ARR_FILES];
     s->r.unit_count = counts[ARR_UNITS];
     s->r.directory_count = counts[ARR_DIRECTORIES];
-    if (s->r.strings_size != counts[ARR_STRINGS]) {
-        s->r.strings_size = counts[ARR_STRINGS];
-        s->strings_cut = 1;
-    }
 }

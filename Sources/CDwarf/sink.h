@@ -24,11 +24,10 @@ typedef struct sink {
     // a name met again in the same section is not copied again.
     struct interned *interned;
     uint64_t interned_capacity, interned_count;
-    // Set once the string table was cut back (sink_truncate): an interned offset may then name
-    // bytes that were reused, and is checked before it is trusted.
-    int strings_cut;
     // The bytes of .debug_ranges / .debug_rnglists the current unit's range lists span.
     const uint8_t *lists_read[2];
+    // Range list entries the current unit may still read (see fast_unit_functions).
+    uint64_t list_entries_left;
 } sink;
 
 // `call_file` of a function entry while units are read: the raw DW_AT_call_file value, or
@@ -71,6 +70,13 @@ static inline int add_range(sink *s, uint64_t low, uint64_t high) {
     if (high <= low) return 0;
     GROW(s, ranges, range_count, range_capacity, -1);
     s->r.ranges[s->r.range_count++] = (cdw_range){low, high};
+    return 0;
+}
+
+// Counts a range list entry against what the unit may read: -1 once it may read no more.
+static inline int count_list_entry(sink *s) {
+    if (s->list_entries_left == 0) return -1;
+    s->list_entries_left--;
     return 0;
 }
 

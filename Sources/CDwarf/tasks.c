@@ -24,10 +24,13 @@ static void run_task(thread_ctx *t, uint32_t k) {
     message[0] = '\0';
     const uint8_t *line_read[2] = {NULL, NULL};
     t->s.lists_read[0] = t->s.lists_read[1] = NULL;
-    int res = functions ? fast_unit_functions(&t->s, &t->abbrevs, &rd->sections,
-                                              rd->object->big_endian, h)
-                        : fast_unit_lines(&t->s, &t->abbrevs, &rd->sections,
-                                          rd->object->big_endian, h, line_read);
+    int res = FAST_OK;
+    if (functions) {
+        res = fast_unit_functions(&t->s, &t->abbrevs, &rd->sections, rd->object->big_endian, h);
+    } else if (h->line_owner == unit) {  // else the unit's line program is another unit's
+        res = fast_unit_lines(&t->s, &t->abbrevs, &rd->sections, rd->object->big_endian, h,
+                              line_read);
+    }
     // A line program is read once: its pages go now (those it shares with the programs either
     // side stay; they go with the section at the end).
     if (res == FAST_OK && !functions && line_read[0])
@@ -120,6 +123,11 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         free_reader(rd);
         return CDW_ERROR;
     }
+    if (survey_units(rd) != FAST_OK) {
+        set_message(message, message_size, "out of memory");
+        free_reader(rd);
+        return CDW_ERROR;
+    }
     rd->task_count = rd->unit_count * 2;
     rd->lines = calloc(rd->unit_count ? rd->unit_count : 1, sizeof(task_result));
     rd->functions = calloc(rd->unit_count ? rd->unit_count : 1, sizeof(task_result));
@@ -160,6 +168,10 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         if (rd->threads[i].started) pthread_join(rd->threads[i].thread, NULL);
     }
     // What only reading needs goes now: abbreviations, interned strings.
+    for (uint32_t i = 0; i < rd->table_count; i++) abbrev_table_free(&rd->tables[i]);
+    free(rd->tables);
+    rd->tables = NULL;
+    rd->table_count = 0;
     for (uint32_t i = 0; i < threads; i++) {
         thread_ctx *t = &rd->threads[i];
         abbrev_table_free(&t->abbrevs);
@@ -170,16 +182,19 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     release_sections(object);
 
     // A unit one of whose tasks failed is skipped whole: what its other task read is left out.
+    // So is one whose line program another unit failed to read.
     int status = header_status;
     const char *first = header_status != CDW_OK ? header_message : NULL;
     for (uint32_t u = 0; u < rd->unit_count; u++) {
         task_result *tasks[2] = {&rd->lines[u], &rd->functions[u]};
-        if (!tasks[0]->failed && !tasks[1]->failed) continue;
+        if (!tasks[0]->failed && !tasks[1]->failed && !rd->lines[rd->units[u].line_owner].failed)
+            continue;
         for (int k = 0; k < 2; k++) {
             if (tasks[k]->failed && (status == CDW_OK || first == header_message))
                 first = tasks[k]->message ? tasks[k]->message : "out of memory";
             tasks[k]->thread = -1;
         }
+        rd->units_dropped = 1;
         status = CDW_PARTIAL;
     }
     if (first) set_message(message, message_size, "%s", first);

@@ -1,6 +1,8 @@
 // Units and their DIEs: unit headers, the unit DIE, and every subprogram and inlined
 // subroutine with its ranges; DIEs of other kinds are passed by size or by DW_AT_sibling.
 
+#define _GNU_SOURCE  // memrchr
+
 #include "values.h"
 
 #include <stdlib.h>
@@ -29,6 +31,8 @@ CDW_INTERNAL int find_dwarf_sections(const cdw_object *o, dwarf_sections *out, c
             }
             spans[k]->data = s->data;
             spans[k]->size = s->data ? s->size : 0;
+            const uint8_t *nul = s->data && s->size ? memrchr(s->data, 0, (size_t)s->size) : NULL;
+            spans[k]->terminated = nul ? (uint64_t)(nul - s->data) + 1 : 0;
         }
     }
     if (!out->info.data || !out->abbrev.data) {
@@ -128,9 +132,9 @@ CDW_INTERNAL int scan_units(const dwarf_sections *sections, int big_endian, unit
 // Reads the unit DIE: the bases its other attributes need, the base address, the line table
 // and the compilation directory. Leaves `c` after it and `*unit_abbrev` its abbreviation (NULL
 // when the unit has no DIE).
-CDW_INTERNAL int read_unit_die(abbrev_table *abbrevs, const dwarf_sections *sections, int big_endian,
-                         const unit_header *h, unit_ctx *u, cursor *c,
-                         const abbrev **unit_abbrev) {
+CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections *sections,
+                               int big_endian, const unit_header *h, unit_ctx *u, cursor *c,
+                               const abbrev **unit_abbrev) {
     memset(u, 0, sizeof(*u));
     u->sections = sections;
     u->h = h;
@@ -139,8 +143,7 @@ CDW_INTERNAL int read_unit_die(abbrev_table *abbrevs, const dwarf_sections *sect
     u->address_size = h->address_size;
     u->offset_size = h->offset_size;
     *unit_abbrev = NULL;
-    int res = load_abbrevs(abbrevs, sections, big_endian, h);
-    if (res != 0) return res;
+    int res = FAST_OK;
     *c = (cursor){sections->info.data + h->die_offset, sections->info.data + h->end, big_endian, 0};
     if (c->p >= c->end) return FAST_OK;
     uint64_t code = get_uleb(c);
@@ -354,16 +357,21 @@ static int skip_children(cursor *c, const abbrev_table *abbrevs, const unit_ctx 
 
 // Every subprogram and inlined subroutine of the unit, with their ranges, as walk_children
 // finds them.
-CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *abbrevs, const dwarf_sections *sections,
-                               int big_endian, const unit_header *h) {
+CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf_sections *sections,
+                                     int big_endian, const unit_header *h) {
     unit_ctx u;
     cursor c;
     const abbrev *unit_abbrev = NULL;
-    int res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
+    const abbrev_table *abbrevs = NULL;
+    int res = unit_abbrevs(scratch, sections, big_endian, h, &abbrevs);
+    if (res != FAST_OK) return res;
+    res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
     if (res != 0 || !unit_abbrev || !unit_abbrev->children) return res;
-    // Compilers give a DIE a few ranges at most: two per byte of the unit is room enough, and
-    // keeps what a unit adds proportional to its size.
-    u.range_limit = s->r.range_count + 2 * (h->end - h->offset) + 1024;
+    // A range list may be named by any number of DIEs, and read again for each: the entries a
+    // unit reads (and so the ranges it adds) are bounded by its size. Compilers give a DIE a
+    // few ranges, and most DIEs none: two entries per byte of the unit is room enough, and a
+    // few more for a unit of one function split in many pieces.
+    s->list_entries_left = 2 * (h->end - h->offset) + 32;
     const uint8_t *info = sections->info.data;
     int32_t enclosing[MAX_DEPTH + 2];
     unsigned level = 0;  // of the siblings being read: 0 for the unit DIE's children

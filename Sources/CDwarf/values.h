@@ -15,9 +15,6 @@ typedef struct unit_ctx {
     uint64_t base;  // DW_AT_low_pc of the unit DIE, 0 without
     uint64_t str_offsets_base, addr_base, rnglists_base, stmt_list;
     uint8_t has_str_offsets_base, has_addr_base, has_rnglists_base, has_stmt_list;
-    // Ranges the unit may add: a range list may be named by any number of DIEs, so that without
-    // a bound a small unit could add ranges without end (see fast_unit_functions).
-    uint64_t range_limit;
     const char *comp_dir;
     uint8_t comp_dir_inline;  // DW_FORM_string: not worth interning
 } unit_ctx;
@@ -211,7 +208,7 @@ static inline int value_offset(const value *v, uint64_t *out) {
 }
 
 // Reads the unit DIE (units.c).
-CDW_INTERNAL int read_unit_die(abbrev_table *abbrevs, const dwarf_sections *sections,
+CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections *sections,
                                int big_endian, const unit_header *h, unit_ctx *u, cursor *c,
                                const abbrev **unit_abbrev);
 

@@ -588,6 +588,83 @@ static int libdwarf_unit_functions(walker *w, Dwarf_Die unit_die, uint16_t versi
 
 // MARK: - Every unit
 
+// Per unit: its line program's offset, and where its line table's file list went.
+typedef struct unit_lines {
+    Dwarf_Off offset;
+    int has_lines, type_unit;
+    uint32_t owner;  // the unit that reads the line program, which several units may name
+    uint64_t first_file, file_count, first_function, end_function;
+} unit_lines;
+
+// The units' line program offsets, in unit order; *count units. NULL when out of memory.
+// Walks the units on a libdwarf instance of its own, which the read's walk does not share.
+static unit_lines *line_programs(cdw_object *object, uint32_t *count) {
+    Dwarf_Debug dbg = NULL;
+    Dwarf_Error error = NULL;
+    Dwarf_Obj_Access_Interface interface = {object, &access_methods};
+    *count = 0;
+    if (dwarf_object_init_b(&interface, NULL, NULL, DW_GROUPNUMBER_ANY, &dbg, &error) != DW_DLV_OK) {
+        if (error) dwarf_dealloc(NULL, error, DW_DLA_ERROR);
+        return calloc(1, sizeof(unit_lines));
+    }
+    uint32_t capacity = 64;
+    unit_lines *units = calloc(capacity, sizeof(*units));
+    for (;;) {
+        error = NULL;
+        Dwarf_Unsigned header_length = 0, abbrev_offset = 0, type_offset = 0, next = 0;
+        Dwarf_Half version = 0, address_size = 0, length_size = 0, extension_size = 0,
+                   header_type = 0;
+        Dwarf_Sig8 signature;
+        int res = dwarf_next_cu_header_d(dbg, 1, &header_length, &version, &abbrev_offset,
+                                         &address_size, &length_size, &extension_size,
+                                         &signature, &type_offset, &next, &header_type, &error);
+        if (res != DW_DLV_OK) {
+            if (error) dwarf_dealloc(dbg, error, DW_DLA_ERROR);
+            break;
+        }
+        if (!units) break;
+        if (*count == capacity) {
+            capacity *= 2;
+            unit_lines *grown = realloc(units, capacity * sizeof(*units));
+            if (!grown) {
+                free(units);
+                units = NULL;
+                continue;
+            }
+            units = grown;
+        }
+        unit_lines *u = &units[*count];
+        memset(u, 0, sizeof(*u));
+        u->owner = (*count)++;
+        u->type_unit = header_type == DW_UT_type || header_type == DW_UT_split_type;
+        Dwarf_Die die = NULL;
+        Dwarf_Attribute attribute = NULL;
+        if (dwarf_siblingof_b(dbg, NULL, 1, &die, &error) != DW_DLV_OK) {
+            if (error) dwarf_dealloc(dbg, error, DW_DLA_ERROR);
+            continue;
+        }
+        if (dwarf_attr(die, DW_AT_stmt_list, &attribute, &error) == DW_DLV_OK) {
+            u->has_lines = dwarf_global_formref(attribute, &u->offset, &error) == DW_DLV_OK;
+            dwarf_dealloc(dbg, attribute, DW_DLA_ATTR);
+        }
+        if (error) dwarf_dealloc(dbg, error, DW_DLA_ERROR);
+        dwarf_dealloc_die(die);
+    }
+    // A line program several units name is read once: by the first unit with code that names
+    // it (type units have no compilation directory), else by the first.
+    for (uint32_t i = 0; units && i < *count; i++) {
+        if (!units[i].has_lines) continue;
+        int64_t best = -1;
+        for (uint32_t j = 0; j < *count; j++) {
+            if (!units[j].has_lines || units[j].offset != units[i].offset) continue;
+            if (best < 0 || (units[best].type_unit && !units[j].type_unit)) best = j;
+        }
+        units[i].owner = (uint32_t)best;
+    }
+    dwarf_object_finish(dbg, &error);
+    return units;
+}
+
 int cdwref_read(cdw_object *object, cdw_result *result, char *message, size_t message_size) {
     memset(result, 0, sizeof(*result));
     sink s;
@@ -609,7 +686,15 @@ int cdwref_read(cdw_object *object, cdw_result *result, char *message, size_t me
         return res == DW_DLV_NO_ENTRY ? CDW_NO_DWARF : CDW_ERROR;
     }
     int failed = 0;
-    for (;;) {
+    uint32_t unit_count = 0, unit = 0;
+    unit_lines *units = line_programs(object, &unit_count);
+    if (!units) {
+        dwarf_object_finish(dbg, &error);
+        sink_free(&s);
+        set_message(message, message_size, "out of memory");
+        return CDW_ERROR;
+    }
+    for (;; unit++) {
         error = NULL;
         Dwarf_Unsigned header_length = 0, abbrev_offset = 0, type_offset = 0, next = 0;
         Dwarf_Half version = 0, address_size = 0, length_size = 0, extension_size = 0,
@@ -631,14 +716,15 @@ int cdwref_read(cdw_object *object, cdw_result *result, char *message, size_t me
             w.dbg = dbg;
             w.object = object;
             w.s = &s;
+            unit_lines *lines = unit < unit_count ? &units[unit] : NULL;
             uint64_t first_file = s.r.file_count, first_function = s.r.function_count;
-            res = libdwarf_unit_lines(&w, unit_die, &error);
+            if (!lines || lines->owner == unit) res = libdwarf_unit_lines(&w, unit_die, &error);
             uint64_t file_count = s.r.file_count - first_file;
             if (res == DW_DLV_OK) res = libdwarf_unit_functions(&w, unit_die, version, &error);
-            for (uint64_t i = first_function; i < s.r.function_count; i++) {
-                uint32_t raw = s.r.functions[i].call_file;
-                s.r.functions[i].call_file =
-                    raw == CALL_FILE_NONE || raw >= file_count ? 0 : (uint32_t)(first_file + raw);
+            if (lines) {
+                *lines = (unit_lines){lines->offset, lines->has_lines, lines->type_unit,
+                                      lines->owner, first_file, file_count, first_function,
+                                      s.r.function_count};
             }
             dwarf_dealloc_die(unit_die);
             what = "compile unit";
@@ -653,6 +739,17 @@ int cdwref_read(cdw_object *object, cdw_result *result, char *message, size_t me
             if (strcmp(what, "compile unit header") == 0) break;
         }
     }
+    // DW_AT_call_file values name files of the list of the unit that read the line program.
+    for (uint32_t u = 0; u < unit_count && u < unit; u++) {
+        const unit_lines *owner = &units[units[u].owner];
+        for (uint64_t i = units[u].first_function; i < units[u].end_function; i++) {
+            uint32_t raw = s.r.functions[i].call_file;
+            s.r.functions[i].call_file = raw == CALL_FILE_NONE || raw >= owner->file_count
+                                             ? 0
+                                             : (uint32_t)(owner->first_file + raw);
+        }
+    }
+    free(units);
     dwarf_object_finish(dbg, &error);
     *result = s.r;
     memset(&s.r, 0, sizeof(s.r));

@@ -46,9 +46,10 @@ enum DWARFAssembler {
 
     /// A DWARF 4 unit whose line table is at `lineOffset`; `functions` are (name, low, size);
     /// `tail` goes after the children, before the terminating 0 (a damaged DIE, say).
-    static func unit(name: String, lineOffset: UInt32, functions: [(String, UInt64, UInt64)], tail: [UInt8] = []) -> [UInt8] {
+    static func unit(name: String, lineOffset: UInt32, functions: [(String, UInt64, UInt64)], tail: [UInt8] = [],
+                     abbrevOffset: UInt32 = 0) -> [UInt8] {
         var body = Bytes()
-        body.u16(4); body.u32(0); body.u8(8)
+        body.u16(4); body.u32(abbrevOffset); body.u8(8)
         body.uleb(1); body.string(name); body.u32(lineOffset); body.string("/src"); body.u64(0x1000); body.u64(0x1000)
         for (name, low, size) in functions {
             body.uleb(2); body.string(name); body.u64(low); body.u64(size)

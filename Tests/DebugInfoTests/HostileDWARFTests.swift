@@ -1,0 +1,241 @@
+@testable import DebugInfo
+import Foundation
+import XCTest
+
+/// DWARF made to cost work or memory out of proportion to its size: parts many units or DIEs
+/// point at (a line program, an abbreviation table, a range list, a string), abbreviations of
+/// huge codes or of many attributes. Each is read in time and memory in proportion to its
+/// bytes, and the same on one thread and on two.
+final class HostileDWARFTests: XCTestCase {
+    private typealias A = DWARFAssembler
+    private typealias Sections = [(name: String, bytes: [UInt8])]
+
+    /// A DWARF 4 unit of `dies` (the unit DIE and what follows it) with its abbreviations at
+    /// `abbrevOffset`.
+    private func unit(abbrevOffset: UInt32 = 0, _ dies: [UInt8]) -> [UInt8] {
+        var unit = A.Bytes()
+        unit.u32(UInt32(7 + dies.count)); unit.u16(4); unit.u32(abbrevOffset); unit.u8(8)
+        unit.bytes(dies)
+        return unit.data
+    }
+
+    /// An abbreviation: code, tag, children, then (attribute, form) pairs.
+    private func abbrev(_ code: UInt64, tag: UInt64, children: Bool, _ specs: [(UInt64, UInt64)]) -> [UInt8] {
+        var b = A.Bytes()
+        b.uleb(code); b.uleb(tag); b.u8(children ? 1 : 0)
+        for (at, form) in specs { b.uleb(at); b.uleb(form) }
+        b.u8(0); b.u8(0)
+        return b.data
+    }
+
+    /// Reads `sections` on 1 and 2 threads, each within `seconds`; the readings must agree.
+    @discardableResult
+    private func readInTime(_ sections: Sections, seconds: Double, _ label: String,
+                            file: StaticString = #filePath, line: UInt = #line) throws -> DWARFReaderTests.Canonical {
+        var readings: [DWARFReaderTests.Canonical] = []
+        for threads: UInt32 in [1, 2] {
+            let start = Date()
+            let read = try A.read(sections, threads: threads)
+            let elapsed = Date().timeIntervalSince(start)
+            print("HostileDWARFTests: \(label) on \(threads) thread(s): \(String(format: "%.3f", elapsed)) s, "
+                  + "\(read.rows.count) rows, \(read.ranges.count) ranges, \(read.functions.count) functions")
+            XCTAssertLessThan(elapsed, seconds, "\(label) on \(threads) thread(s)", file: file, line: line)
+            readings.append(DWARFReaderTests.Canonical(read))
+        }
+        if let difference = readings[0].difference(from: readings[1]) {
+            XCTFail("\(label): 1 and 2 threads differ: \(difference)", file: file, line: line)
+        }
+        return readings[0]
+    }
+
+    // MARK: - Line programs
+
+    /// Many units naming one long line program: it is read once, not once per unit.
+    func testALineProgramManyUnitsNameIsReadOnce() throws {
+        var program = A.Bytes()
+        program.u8(0); program.uleb(9); program.u8(2); program.u64(0x1000)
+        for _ in 0..<5_000 { program.u8(0x20) }  // a special opcode: a row each
+        program.u8(0); program.uleb(1); program.u8(1)
+        let table = A.lineTable4(files: ["a.c"], program: program.data)
+        var info: [UInt8] = []
+        for i in 0..<2_000 { info += A.unit(name: "u\(i).c", lineOffset: 0, functions: [("f\(i)", 0x1000 + UInt64(i), 1)]) }
+        let read = try readInTime([(".debug_info", info), (".debug_abbrev", A.abbrev), (".debug_line", table)],
+                                  seconds: 2, "2000 units naming one line program of 5000 rows")
+        XCTAssertNil(read.problem)
+        XCTAssertEqual(read.rows.count, 5_001)
+        XCTAssertEqual(read.functions.count, 2_000)
+    }
+
+    /// The units sharing a line program agree with libdwarf, the reference, which reads it for
+    /// the first unit that names it (a unit with code before a type unit).
+    func testASharedLineProgramAgreesWithTheReference() throws {
+        let first = A.lineTable4(files: ["a.c", "b.c"], program: A.program())
+        let second = A.lineTable4(files: ["c.c"], program: A.program(file: 1))
+        let info = A.unit(name: "a", lineOffset: 0, functions: [("f", 0x1000, 4)])
+            + A.unit(name: "b", lineOffset: UInt32(first.count), functions: [("g", 0x2000, 4)])
+            + A.unit(name: "c", lineOffset: 0, functions: [("h", 0x3000, 4)])
+        let sections: Sections = [(".debug_info", info), (".debug_abbrev", A.abbrev), (".debug_line", first + second)]
+        let reference = DWARFReaderTests.Canonical(try A.read(sections, libdwarf: true))
+        XCTAssertEqual(reference.rows.count, 6)
+        for threads: UInt32 in [1, 2] {
+            let fast = DWARFReaderTests.Canonical(try A.read(sections, threads: threads))
+            XCTAssertNil(fast.difference(from: reference), "\(threads) thread(s)")
+        }
+    }
+
+    /// A shared line program that cannot be read takes every unit naming it out of the result.
+    func testADamagedSharedLineProgramSkipsEveryUnitNamingIt() throws {
+        var damaged = A.program()
+        damaged.removeLast(3)
+        damaged += [0, 0x7f, 1]  // an extended opcode longer than what is left
+        let first = A.lineTable4(files: ["a.c"], program: damaged)
+        let second = A.lineTable4(files: ["b.c"], program: A.program())
+        let info = A.unit(name: "a", lineOffset: 0, functions: [("f", 0x1000, 4)])
+            + A.unit(name: "b", lineOffset: UInt32(first.count), functions: [("g", 0x2000, 4)])
+            + A.unit(name: "c", lineOffset: 0, functions: [("h", 0x3000, 4)])
+        let read = try readInTime([(".debug_info", info), (".debug_abbrev", A.abbrev), (".debug_line", first + second)],
+                                  seconds: 2, "a damaged shared line program")
+        XCTAssertEqual(read.problem?.hasPrefix("compile unit at 0x0:"), true, read.problem ?? "no problem")
+        XCTAssertEqual(read.functions.map(\.name), ["g"])
+        XCTAssertEqual(read.rows.count, 3)
+    }
+
+    // MARK: - Abbreviations
+
+    /// `count` abbreviations of codes from `firstCode` (base types, no attributes), after a
+    /// compile unit of code 1 and before the table's end.
+    private func longTable(count: Int, firstCode: UInt64 = 3) -> [UInt8] {
+        var table = abbrev(1, tag: 0x11, children: true, [])
+        for i in 0..<count { table += abbrev(firstCode + UInt64(i), tag: 0x24, children: false, []) }
+        return table + [0]
+    }
+
+    /// Units alternating between two long abbreviation tables: each is decoded once.
+    func testUnitsAlternatingBetweenTablesDecodeEachOnce() throws {
+        let table = longTable(count: 6_000)
+        var info: [UInt8] = []
+        for i in 0..<6_000 { info += unit(abbrevOffset: i % 2 == 0 ? 0 : UInt32(table.count), [1, 3, 0]) }
+        let read = try readInTime([(".debug_info", info), (".debug_abbrev", table + table)], seconds: 1.5,
+                                  "6000 units alternating between two tables of 6000 abbreviations")
+        XCTAssertNil(read.problem)
+    }
+
+    /// Units each pointing into the middle of one long table (each offset a table of its own):
+    /// what is decoded is bounded by the section, the units past that bound are damaged.
+    func testUnitsPointingIntoOneLongTableAreBounded() throws {
+        var table: [UInt8] = []
+        var offsets: [UInt32] = []
+        for _ in 0..<6_000 {
+            offsets.append(UInt32(table.count))
+            table += abbrev(1, tag: 0x11, children: false, [])  // code 1 again: the first one wins
+        }
+        table.append(0)
+        let info = offsets.flatMap { unit(abbrevOffset: $0, [1]) }
+        let read = try readInTime([(".debug_info", info), (".debug_abbrev", table)], seconds: 1.5,
+                                  "6000 units pointing into one table of 6000 abbreviations")
+        XCTAssertNotNil(read.problem)
+    }
+
+    /// Abbreviation codes past any direct index are found by a search, not one by one.
+    func testLargeAbbreviationCodesAreFoundQuickly() throws {
+        let count = 20_000
+        let table = longTable(count: count, firstCode: 1 << 20)
+        var dies = A.Bytes()
+        dies.u8(1)
+        for _ in 0..<50_000 { dies.uleb((1 << 20) + UInt64(count - 1)) }
+        dies.u8(0)
+        let read = try readInTime([(".debug_info", unit(dies.data)), (".debug_abbrev", table)], seconds: 1,
+                                  "50000 DIEs of the last of 20000 codes above 2^20")
+        XCTAssertNil(read.problem)
+    }
+
+    /// A function abbreviation of many attributes of no bytes: a DIE costs its bytes, not its
+    /// abbreviation's length.
+    func testAttributesOfNoBytesCostNothingPerDIE() throws {
+        // DW_AT_external (0x3f) as DW_FORM_flag_present (0x19), many times, then DW_AT_name.
+        let passed = [(UInt64, UInt64)](repeating: (0x3f, 0x19), count: 30_000)
+        let table = abbrev(1, tag: 0x11, children: true, []) + abbrev(2, tag: 0x2e, children: false, passed + [(0x03, 0x08)])
+            + abbrev(3, tag: 0x34, children: false, passed + [(0x03, 0x08)]) + [0]
+        var dies = A.Bytes()
+        dies.u8(1)
+        for i in 0..<30_000 { dies.u8(i % 2 == 0 ? 2 : 3); dies.string("f") }
+        dies.u8(0)
+        let read = try readInTime([(".debug_info", unit(dies.data)), (".debug_abbrev", table)], seconds: 1,
+                                  "30000 DIEs of 30000 attributes of no bytes")
+        XCTAssertNil(read.problem)
+        XCTAssertEqual(read.functions.count, 15_000)
+    }
+
+    /// An attribute the reader reads, twice in one abbreviation (DWARF allows it once a DIE):
+    /// the units using the table are damaged.
+    func testARepeatedAttributeIsDamage() throws {
+        // Code 2: a subprogram whose DW_AT_call_line comes twice, as DW_FORM_implicit_const 5.
+        let table: [UInt8] = [1, 0x11, 1, 0, 0, 2, 0x2e, 0, 0x59, 0x21, 5, 0x59, 0x21, 5, 0, 0, 0]
+        let read = try A.read([(".debug_info", unit([1, 2, 0])), (".debug_abbrev", table)])
+        XCTAssertNotNil(read.problem)
+        XCTAssertTrue(read.functions.isEmpty)
+    }
+
+    // MARK: - Range lists and strings
+
+    /// DIEs naming one long range list of base address entries (which add no range): the
+    /// entries a unit reads are bounded by its size, whatever they add.
+    func testARangeListOfBaseAddressesNamedByManyDIEs() throws {
+        var ranges = A.Bytes()
+        for i in 0..<UInt64(50_000) { ranges.u64(UInt64.max); ranges.u64(i) }
+        ranges.u64(0); ranges.u64(0)
+        let table = abbrev(1, tag: 0x11, children: true, []) + abbrev(2, tag: 0x2e, children: false, [(0x55, 0x17)]) + [0]
+        var dies = A.Bytes()
+        dies.u8(1)
+        for _ in 0..<5_000 { dies.u8(2); dies.u32(0) }
+        dies.u8(0)
+        let read = try readInTime([(".debug_info", unit(dies.data)), (".debug_abbrev", table), (".debug_ranges", ranges.data)],
+                                  seconds: 1, "5000 DIEs naming a list of 50000 base addresses")
+        XCTAssertNotNil(read.problem)
+    }
+
+    /// Many small units each naming one range list of a thousand ranges: the ranges stay in
+    /// proportion to the units' bytes.
+    func testSmallUnitsNamingALongRangeListAreBounded() throws {
+        var ranges = A.Bytes()
+        for i in 0..<UInt64(1_000) { ranges.u64(0x1000 + 16 * i); ranges.u64(0x1008 + 16 * i) }
+        ranges.u64(0); ranges.u64(0)
+        let table = abbrev(1, tag: 0x11, children: true, []) + abbrev(2, tag: 0x2e, children: false, [(0x55, 0x17)]) + [0]
+        let info = (0..<3_000).flatMap { _ in unit([1, 2, 0, 0, 0, 0, 0]) }
+        let read = try readInTime([(".debug_info", info), (".debug_abbrev", table), (".debug_ranges", ranges.data)],
+                                  seconds: 2, "3000 units of 18 bytes naming a list of 1000 ranges")
+        XCTAssertLessThanOrEqual(read.ranges.count, 4 * info.count)
+    }
+
+    /// Names at offsets of a .debug_str with no NUL after them: each lookup is answered at once,
+    /// not by a scan to the section's end.
+    func testStringsPastTheLastNulAreFoundAbsentAtOnce() throws {
+        let strings = [UInt8](repeating: 0x61, count: 4 << 20)
+        let table = abbrev(1, tag: 0x11, children: true, []) + abbrev(2, tag: 0x2e, children: false, [(0x03, 0x0e)]) + [0]
+        let info = (0..<10_000).flatMap { _ in unit([1, 2, 0, 0, 0, 0, 0]) }
+        let read = try readInTime([(".debug_info", info), (".debug_abbrev", table), (".debug_str", strings)], seconds: 1.5,
+                                  "10000 units naming a string of a 4 MiB .debug_str without NUL")
+        XCTAssertNotNil(read.problem)
+        XCTAssertTrue(read.functions.isEmpty)
+    }
+
+    // MARK: - Skipped units
+
+    /// A unit whose DIEs are damaged after its line table was read leaves none of its strings
+    /// in the result (file names, function names), on one thread or two.
+    func testASkippedUnitLeavesNoStrings() throws {
+        let first = A.lineTable4(files: ["only-in-skipped.c"], program: A.program())
+        let second = A.lineTable4(files: ["b.c"], program: A.program())
+        let info = A.unit(name: "a.c", lineOffset: 0, functions: [("skipped_function", 0x1000, 0x10)], tail: [99])
+            + A.unit(name: "b.c", lineOffset: UInt32(first.count), functions: [("g", 0x2000, 0x10)])
+        let sections: Sections = [(".debug_info", info), (".debug_abbrev", A.abbrev), (".debug_line", first + second)]
+        for threads: UInt32 in [1, 2] {
+            let read = try A.read(sections, threads: threads)
+            XCTAssertNotNil(read.problem)
+            let text = String(decoding: read.strings.map { $0 == 0 ? 0x0a : $0 }, as: UTF8.self)
+            XCTAssertFalse(text.contains("only-in-skipped"), "\(threads) thread(s): \(text)")
+            XCTAssertFalse(text.contains("skipped_function"), "\(threads) thread(s): \(text)")
+            XCTAssertTrue(text.contains("b.c"), "\(threads) thread(s): \(text)")
+        }
+    }
+}
