@@ -32,7 +32,7 @@ stale() {
 }
 
 if [ -f "Fuzz/$target.c" ]; then
-    if stale "$OUT/$target" "Fuzz/$target.c" Sources/CDwarf; then
+    if stale "$OUT/$target" "Fuzz/$target.c" Fuzz/*.h Sources/CDwarf; then
         echo "fuzz: building $target (C)"
         "$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
             -ISources/CDwarf/include "Fuzz/$target.c" "${cdwarf_sources[@]}" \

@@ -7,6 +7,7 @@
 //                   little-endian length (cut to what is left), that many bytes
 
 #include "CDwarf.h"
+#include "dwarf_read_all.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,24 +20,6 @@ static const char *const names[] = {
     ".debug_aranges",
 };
 enum { NAME_COUNT = sizeof(names) / sizeof(names[0]), MAX_SECTIONS = 32 };
-
-static void read_all(cdw_object *object, uint32_t threads) {
-    cdw_read_options options = {threads};
-    cdw_result result;
-    cdw_reading *reading = NULL;
-    char message[512];
-    int status = cdw_read_start(object, &options, &result, &reading, message, sizeof(message));
-    if (status == CDW_OK || status == CDW_PARTIAL) {
-        cdw_function *functions = malloc((result.function_count ? result.function_count : 1) * sizeof(cdw_function));
-        cdw_range *ranges = malloc((result.range_count ? result.range_count : 1) * sizeof(cdw_range));
-        cdw_row *rows = malloc((result.row_count ? result.row_count : 1) * sizeof(cdw_row));
-        cdw_read_finish(reading, functions, ranges, rows);
-        free(functions);
-        free(ranges);
-        free(rows);
-    }
-    cdw_result_free(&result);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
