@@ -406,6 +406,8 @@ private struct LogBuilder {
     var images: [BinaryImage] = []
 
     private var imageIndex: [String: Int] = [:]
+    /// The names of the log's frames, shared by the frames that print them.
+    private let text = FrameText()
     /// The family of the run being read; nil between runs.
     private var runFamily: Family?
     /// Whether a line of the current run has a sanitizer's marks.
@@ -495,7 +497,7 @@ private struct LogBuilder {
         let frame = Frame(index: parsed.number ?? position, imageName: image.flatMap { images[$0].path } ?? parsed.module,
                           address: parsed.address,
                           form: parsed.form, image: image, line: line, restStart: parsed.restStart,
-                          imageOffset: parsed.imageOffset)
+                          imageOffset: parsed.imageOffset, text: text)
         if parsed.sanitizer { runIsSanitizer = true }
         frameFacts.append((parsed.function, parsed.module))
         threads[t].frames.append(frame)
