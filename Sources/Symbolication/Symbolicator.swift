@@ -102,7 +102,7 @@ public final class Symbolicator: @unchecked Sendable {
 
     /// Symbolicates every frame of `report` that a debug file can resolve.
     public func symbolicate(_ report: CrashReport) -> SymbolicatedReport {
-        var result = SymbolicatedReport(report: report)
+        var result = SymbolicatedReport(report: report, frames: ResolvedFrames(for: report))
         var images: [Int: (file: DebugFile, index: SymbolIndex, architecture: Architecture?)] = [:]
         var missing: Set<Int> = []
         // Reports list every loaded image: only those frames point into are indexed.
