@@ -4,7 +4,8 @@
 /// hundred image names, not a million.
 ///
 /// Names are only ever added (while a report is parsed, or when a frame's form is set); an
-/// index, once handed out, names the same string for the life of the table.
+/// index, once handed out, names the same string for the life of the table. Adding is not
+/// locked: a report's frames are made and changed by one thread at a time (its parser).
 public final class FrameText: @unchecked Sendable {
     /// The distinct names, in the order they were first added.
     private var strings: [String] = []
