@@ -98,6 +98,8 @@ private struct LineParser {
     var codeType: String?
     var threads: [Thread] = []
     var images: [BinaryImage] = []
+    /// The names of the report's frames, shared by the frames that print them.
+    let text = FrameText()
 
     /// "Triggered by Thread" / "Crashed Thread" from the header.
     private var crashedFromHeader: Int?
@@ -340,7 +342,7 @@ private struct LineParser {
         for (k, address) in addresses.enumerated() {
             threads[current].frames.append(Frame(
                 index: first + k, imageName: nil, address: address, form: .addressOnly,
-                line: line, restStart: nil))
+                line: line, restStart: nil, text: text))
         }
         if closed { inAddressList = false }
         return true
@@ -359,18 +361,24 @@ private struct LineParser {
         while t < e {
             let tokenEnd = b.skipToken(from: t, to: e)
             if let (address, next) = b.hexNumber(at: t, end: tokenEnd), next == tokenEnd {
-                let imageName = nameEnd > nameStart ? b.string(nameStart, nameEnd) : nil
+                let imageName = nameEnd > nameStart ? name(nameStart, nameEnd) : nil
                 let restStart = b.skipBlanks(from: tokenEnd, to: e)
                 let inlinedEnd = inlinedMarker(restStart, e)
                 return Frame(
                     index: Int(index), imageName: imageName, address: address,
                     form: parseForm(restStart, inlinedEnd ?? e, imageName: imageName),
-                    line: line, restStart: restStart - start, inlined: inlinedEnd != nil)
+                    line: line, restStart: restStart - start, inlined: inlinedEnd != nil, text: text)
             }
             nameEnd = tokenEnd
             t = b.skipBlanks(from: tokenEnd, to: e)
         }
         return nil
+    }
+
+    /// The bytes `start..<end` as a name of the report's `text`: the string its other frames
+    /// share, made only the first time.
+    private func name(_ start: Int, _ end: Int) -> String {
+        text[text.intern(b, start, end)]
     }
 
     /// Where the text before a trailing ` [inlined]` ends, if the rest of a frame line has one.
@@ -411,14 +419,14 @@ private struct LineParser {
         }
         guard nameEnd > p else { return .unknown }
         if let location {
-            return .symbolicated(name: b.string(p, nameEnd), offset: offset,
+            return .symbolicated(name: name(p, nameEnd), offset: offset,
                                  file: location.file, line: location.line)
         }
         guard let offset else { return .unknown }
         if isBracketedUUID(p, nameEnd) { return .imageOffset(offset: offset) }
-        let name = b.string(p, nameEnd)
-        if name == imageName { return .imageOffset(offset: offset) }
-        return .symbol(name: name, offset: offset)
+        let symbol = name(p, nameEnd)
+        if symbol == imageName { return .imageOffset(offset: offset) }
+        return .symbol(name: symbol, offset: offset)
     }
 
     /// Parses `WS + WS DECIMAL` at `p`.

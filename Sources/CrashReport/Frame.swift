@@ -15,55 +15,181 @@ public enum FrameForm: Sendable, Equatable {
 }
 
 /// One stack frame of a thread or backtrace.
-public struct Frame: Sendable, Equatable {
+///
+/// A report can hold millions of frames, so a frame is kept compact: its names are indices into
+/// the report's shared `FrameText`, its optionals are sentinels and flags, and its form is a kind
+/// with two numbers. The properties below present the parts as plain values.
+public struct Frame: Sendable {
     /// The frame number as printed; for frames of a parenthesized address list, the position in
     /// the list.
     public var index: Int
-    /// The image name as printed (it may contain spaces); nil for frames of an address list.
-    public var imageName: String?
     /// The frame's absolute address as printed.
     public var address: UInt64
+    /// The 0-based index of the frame's line in the report.
+    public var line: Int
+    private var text: FrameText
+    /// `restStart`, or -1 for nil.
+    private var storedRestStart: Int
+    /// `imageOffset` when `Flags.imageOffset` is set.
+    private var storedImageOffset: UInt64
+    /// The form's first number: its offset (of `unsymbolicated`, `symbol`, `symbolicated`,
+    /// `imageOffset`).
+    private var formOffset: UInt64
+    /// The form's second number: the load address of `unsymbolicated`, the source line of
+    /// `symbolicated`.
+    private var formValue: UInt64
+    /// `image`, or -1 for nil. A report would need 2^31 image lines to overflow it.
+    private var storedImage: Int32
+    /// Indices into `text`, or -1 for nil.
+    private var imageNameID: Int32
+    private var nameID: Int32 = -1
+    private var fileID: Int32 = -1
+    private var kind: Kind = .unknown
+    private var flags: Flags
+
+    private enum Kind: UInt8 {
+        case unsymbolicated, symbol, symbolicated, imageOffset, unknown, addressOnly
+    }
+
+    private struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let imageOffset = Flags(rawValue: 1)
+        static let returnAddressKnown = Flags(rawValue: 2)
+        static let returnAddress = Flags(rawValue: 4)
+        static let inlined = Flags(rawValue: 8)
+        /// A `symbolicated` form with an offset.
+        static let formOffset = Flags(rawValue: 16)
+    }
+
+    /// Creates a frame from its parts. Its names go to `text`: a parser passes the one table of
+    /// its report, so that frames share their names.
+    public init(index: Int, imageName: String?, address: UInt64, form: FrameForm, image: Int? = nil,
+                line: Int, restStart: Int?, imageOffset: UInt64? = nil, returnAddress: Bool? = nil,
+                inlined: Bool = false, text: FrameText = FrameText()) {
+        self.index = index
+        self.address = address
+        self.line = line
+        self.text = text
+        storedRestStart = restStart ?? -1
+        storedImageOffset = imageOffset ?? 0
+        formOffset = 0
+        formValue = 0
+        storedImage = image.map { Int32(truncatingIfNeeded: $0) } ?? -1
+        imageNameID = imageName.map { text.intern($0) } ?? -1
+        flags = imageOffset == nil ? [] : .imageOffset
+        self.form = form
+        self.returnAddress = returnAddress
+        self.inlined = inlined
+    }
+
+    /// The image name as printed (it may contain spaces); nil for frames of an address list.
+    public var imageName: String? {
+        get { imageNameID < 0 ? nil : text[imageNameID] }
+        set { imageNameID = newValue.map { text.intern($0) } ?? -1 }
+    }
+
     /// What the line says after the address.
-    public var form: FrameForm
+    public var form: FrameForm {
+        get {
+            switch kind {
+            case .unsymbolicated: return .unsymbolicated(loadAddress: formValue, offset: formOffset)
+            case .symbol: return .symbol(name: text[nameID], offset: formOffset)
+            case .symbolicated:
+                return .symbolicated(name: text[nameID], offset: flags.contains(.formOffset) ? formOffset : nil,
+                                     file: text[fileID], line: Int(truncatingIfNeeded: formValue))
+            case .imageOffset: return .imageOffset(offset: formOffset)
+            case .unknown: return .unknown
+            case .addressOnly: return .addressOnly
+            }
+        }
+        set {
+            nameID = -1
+            fileID = -1
+            formOffset = 0
+            formValue = 0
+            flags.remove(.formOffset)
+            switch newValue {
+            case .unsymbolicated(let loadAddress, let offset):
+                kind = .unsymbolicated
+                formValue = loadAddress
+                formOffset = offset
+            case .symbol(let name, let offset):
+                kind = .symbol
+                nameID = text.intern(name)
+                formOffset = offset
+            case .symbolicated(let name, let offset, let file, let line):
+                kind = .symbolicated
+                nameID = text.intern(name)
+                fileID = text.intern(file)
+                if let offset {
+                    formOffset = offset
+                    flags.insert(.formOffset)
+                }
+                formValue = UInt64(truncatingIfNeeded: line)
+            case .imageOffset(let offset):
+                kind = .imageOffset
+                formOffset = offset
+            case .unknown: kind = .unknown
+            case .addressOnly: kind = .addressOnly
+            }
+        }
+    }
+
     /// The index into `CrashReport.images` of the frame's image: the smallest image whose range
     /// contains `address`, or, when no range does, the first image whose name (or file name)
     /// equals `imageName`; nil if neither finds one.
-    public var image: Int?
-    /// The 0-based index of the frame's line in the report.
-    public var line: Int
+    public var image: Int? {
+        get { storedImage < 0 ? nil : Int(storedImage) }
+        set { storedImage = newValue.map { Int32(truncatingIfNeeded: $0) } ?? -1 }
+    }
+
     /// The byte offset, within the line, of the text after the address (past the blanks that
     /// follow it): a renderer keeps the bytes before it and replaces the rest. Nil for frames of
     /// an address list, which share their line with other frames.
-    public var restStart: Int?
+    public var restStart: Int? {
+        get { storedRestStart < 0 ? nil : storedRestStart }
+        set { storedRestStart = newValue ?? -1 }
+    }
+
     /// The frame's offset from its image's base when the report gives one instead of (or as well
     /// as) an address the image's range places: a sanitizer's `(module+0x1234)`, glibc's
     /// `prog(+0x1234)`. For ELF modules the offset is from the load bias, i.e. a link-time
     /// address. Nil when the address and the image's load address say it all.
-    public var imageOffset: UInt64?
+    public var imageOffset: UInt64? {
+        get { flags.contains(.imageOffset) ? storedImageOffset : nil }
+        set {
+            storedImageOffset = newValue ?? 0
+            if newValue == nil { flags.remove(.imageOffset) } else { flags.insert(.imageOffset) }
+        }
+    }
+
     /// Whether the address is a return address (looked up at its call site), when the format
     /// says so itself; nil leaves it to the position rule (in a thread, every frame but the first
     /// one that is not inlined; in other backtraces, every frame).
     /// Sanitizers print addresses already moved to the call, so their frames say false.
-    public var returnAddress: Bool?
+    public var returnAddress: Bool? {
+        get { flags.contains(.returnAddressKnown) ? flags.contains(.returnAddress) : nil }
+        set {
+            flags.remove([.returnAddressKnown, .returnAddress])
+            if let newValue { flags.insert(newValue ? [.returnAddressKnown, .returnAddress] : .returnAddressKnown) }
+        }
+    }
+
     /// Whether the line is an inlined frame of an already symbolicated report (`foo + 4
     /// (File.m:8) [inlined]`): part of the next frame that is not, which has the same address.
     /// Such frames are never looked up themselves; when their concrete frame is resolved again,
     /// the new inlined frames take their place.
-    public var inlined: Bool
+    public var inlined: Bool {
+        get { flags.contains(.inlined) }
+        set { if newValue { flags.insert(.inlined) } else { flags.remove(.inlined) } }
+    }
+}
 
-    /// Creates a frame from its parts.
-    public init(index: Int, imageName: String?, address: UInt64, form: FrameForm, image: Int? = nil,
-                line: Int, restStart: Int?, imageOffset: UInt64? = nil, returnAddress: Bool? = nil,
-                inlined: Bool = false) {
-        self.index = index
-        self.imageName = imageName
-        self.address = address
-        self.form = form
-        self.image = image
-        self.line = line
-        self.restStart = restStart
-        self.imageOffset = imageOffset
-        self.returnAddress = returnAddress
-        self.inlined = inlined
+extension Frame: Equatable {
+    /// Frames are equal when their parts are, whichever tables hold their names.
+    public static func == (a: Frame, b: Frame) -> Bool {
+        a.index == b.index && a.address == b.address && a.line == b.line && a.storedRestStart == b.storedRestStart
+            && a.imageOffset == b.imageOffset && a.storedImage == b.storedImage && a.returnAddress == b.returnAddress
+            && a.inlined == b.inlined && a.imageName == b.imageName && a.form == b.form
     }
 }

@@ -21,23 +21,61 @@ enum JSONKind: UInt8, Sendable {
 }
 
 /// One value of a `JSONTree`.
+///
+/// An `.ips` report has a node for every number and string of its frames, so a node is kept
+/// small: its offsets and links are 32-bit (`JSONScanner.parse` takes no input past 4 GiB), with
+/// `UInt32.max` for -1, and the properties below present them as `Int`s.
 struct JSONNode: Sendable {
+    private var storedStart: UInt32
+    private var storedEnd: UInt32
+    private var storedKeyStart: UInt32
+    private var storedKeyEnd: UInt32
+    private var storedFirstChild: UInt32 = .max
+    private var storedNextSibling: UInt32 = .max
     /// The value's kind.
     var kind: JSONKind
+
+    init(kind: JSONKind, start: Int, end: Int, keyStart: Int = -1, keyEnd: Int = -1) {
+        self.kind = kind
+        storedStart = Self.pack(start)
+        storedEnd = Self.pack(end)
+        storedKeyStart = Self.pack(keyStart)
+        storedKeyEnd = Self.pack(keyEnd)
+    }
+
     /// The value's first byte (`{`, `[`, `"`, a digit, ...).
-    var start: Int
+    var start: Int { Self.unpack(storedStart) }
     /// One past the value's last byte.
-    var end: Int
+    var end: Int {
+        get { Self.unpack(storedEnd) }
+        set { storedEnd = Self.pack(newValue) }
+    }
     /// For a member of an object: the key's string token, quotes included; -1 otherwise.
-    var keyStart: Int = -1
-    var keyEnd: Int = -1
+    var keyStart: Int { Self.unpack(storedKeyStart) }
+    var keyEnd: Int { Self.unpack(storedKeyEnd) }
     /// The node index of the first element or member; -1 if none.
-    var firstChild: Int = -1
+    var firstChild: Int {
+        get { Self.unpack(storedFirstChild) }
+        set { storedFirstChild = Self.pack(newValue) }
+    }
     /// The node index of the next element or member of the same parent; -1 if none.
-    var nextSibling: Int = -1
+    var nextSibling: Int {
+        get { Self.unpack(storedNextSibling) }
+        set { storedNextSibling = Self.pack(newValue) }
+    }
 
     var range: Range<Int> { start..<end }
     var keyRange: Range<Int>? { keyStart >= 0 ? keyStart..<keyEnd : nil }
+
+    @inline(__always)
+    private static func pack(_ value: Int) -> UInt32 {
+        value < 0 ? .max : UInt32(truncatingIfNeeded: value)
+    }
+
+    @inline(__always)
+    private static func unpack(_ value: UInt32) -> Int {
+        value == .max ? -1 : Int(value)
+    }
 }
 
 /// Why the input is not JSON: what was wrong and at which byte.
@@ -217,12 +255,18 @@ enum JSONScanner {
     /// - Throws: `JSONError` if the bytes are not one JSON value.
     static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) throws -> (tree: JSONTree, end: Int) {
         let end = min(end ?? bytes.count, bytes.count)
+        guard end < Int(JSONScanner.largest) else {
+            throw JSONError(offset: start, message: "the JSON text is larger than 4 GiB", atEnd: false)
+        }
         let (nodes, next) = try bytes.withUnsafeBufferPointer { b in
             var scanner = Scanner(b: b, end: end)
             return try scanner.run(from: start)
         }
         return (JSONTree(bytes: bytes, nodes: nodes), next)
     }
+
+    /// The input size a tree can describe: its nodes hold 32-bit offsets and indices.
+    static let largest = UInt32.max
 
     /// Whether `byte` is JSON whitespace.
     @inline(__always)

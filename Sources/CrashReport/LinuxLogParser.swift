@@ -406,13 +406,16 @@ private struct LogBuilder {
     var images: [BinaryImage] = []
 
     private var imageIndex: [String: Int] = [:]
+    /// The names of the log's frames, shared by the frames that print them.
+    private let text = FrameText()
     /// The family of the run being read; nil between runs.
     private var runFamily: Family?
     /// Whether a line of the current run has a sanitizer's marks.
     private var runIsSanitizer = false
-    /// Per frame of the current run: the function and module it names, for finding signal
-    /// trampolines once the run is complete.
-    private var frameFacts: [(function: String?, module: String?)] = []
+    /// Per frame of the current run: whether its function or module names a signal trampoline,
+    /// for setting return addresses once the run is complete (a flag, not the names: a run can
+    /// be most of a large log).
+    private var trampolines: [Bool] = []
     /// Weak glibc lines seen outside a run, kept until a strong line confirms them.
     private var pending: [(line: Int, frame: ParsedFrame)] = []
     /// The last line that was neither blank nor a frame, while it is the line just read.
@@ -495,9 +498,9 @@ private struct LogBuilder {
         let frame = Frame(index: parsed.number ?? position, imageName: image.flatMap { images[$0].path } ?? parsed.module,
                           address: parsed.address,
                           form: parsed.form, image: image, line: line, restStart: parsed.restStart,
-                          imageOffset: parsed.imageOffset)
+                          imageOffset: parsed.imageOffset, text: text)
         if parsed.sanitizer { runIsSanitizer = true }
-        frameFacts.append((parsed.function, parsed.module))
+        trampolines.append(Self.isSignalTrampoline(function: parsed.function, module: parsed.module))
         threads[t].frames.append(frame)
     }
 
@@ -509,7 +512,7 @@ private struct LogBuilder {
         defer {
             runFamily = nil
             runIsSanitizer = false
-            frameFacts.removeAll()
+            trampolines.removeAll()
         }
         guard runFamily != nil, let t = threads.indices.last else { return }
         markInlinedFrames(of: t)
@@ -520,8 +523,7 @@ private struct LogBuilder {
                 continue
             }
             threads[t].frames[f].returnAddress = !afterTrampoline
-            let facts = frameFacts[f]
-            afterTrampoline = !afterTrampoline && Self.isSignalTrampoline(function: facts.function, module: facts.module)
+            afterTrampoline = !afterTrampoline && trampolines[f]
         }
     }
 

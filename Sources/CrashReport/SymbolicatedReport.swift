@@ -4,15 +4,20 @@ public struct SymbolicatedReport: Sendable {
     public var report: CrashReport
     /// The source frames of each resolved frame: innermost inlined frame first, the concrete
     /// frame last. A frame without an entry (or with an empty one) is unresolved.
-    public var frames: [FrameKey: [SourceFrame]]
+    public var frames: ResolvedFrames
     /// For each image index (into `report.images`), the path of the debug file used for it.
     public var debugFiles: [Int: String]
 
     /// Creates a symbolicated report; with the defaults, one with nothing resolved.
-    public init(report: CrashReport, frames: [FrameKey: [SourceFrame]] = [:], debugFiles: [Int: String] = [:]) {
+    public init(report: CrashReport, frames: ResolvedFrames = ResolvedFrames(), debugFiles: [Int: String] = [:]) {
         self.report = report
         self.frames = frames
         self.debugFiles = debugFiles
+    }
+
+    /// Creates a symbolicated report whose resolutions are given by key.
+    public init(report: CrashReport, frames: [FrameKey: [SourceFrame]], debugFiles: [Int: String] = [:]) {
+        self.init(report: report, frames: ResolvedFrames(frames), debugFiles: debugFiles)
     }
 }
 

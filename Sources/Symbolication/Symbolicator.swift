@@ -102,7 +102,7 @@ public final class Symbolicator: @unchecked Sendable {
 
     /// Symbolicates every frame of `report` that a debug file can resolve.
     public func symbolicate(_ report: CrashReport) -> SymbolicatedReport {
-        var result = SymbolicatedReport(report: report)
+        var result = SymbolicatedReport(report: report, frames: ResolvedFrames(for: report))
         var images: [Int: (file: DebugFile, index: SymbolIndex, architecture: Architecture?)] = [:]
         var missing: Set<Int> = []
         // Reports list every loaded image: only those frames point into are indexed.
@@ -126,6 +126,10 @@ public final class Symbolicator: @unchecked Sendable {
         if !missing.isEmpty { warnAboutMissingDebugFiles(missing, in: report) }
         guard !images.isEmpty else { return result }
 
+        // Frames at the same address of the same image resolve alike: they share one array of
+        // source frames, looked up once, instead of each holding a copy. A fixed number of
+        // recent results is kept, so a report of distinct addresses costs no more for it.
+        var recent = [(key: ResolvedKey, frames: [SourceFrame])?](repeating: nil, count: 4096)
         for (t, thread) in report.threads.enumerated() {
             // The frame's place among the thread's frames, inlined lines of an already
             // symbolicated report not counted: 0 is the faulting PC.
@@ -149,16 +153,24 @@ public final class Symbolicator: @unchecked Sendable {
                     afterTrampoline = true
                 }
                 if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
-                let locations = index.lookup(lookup, demangle: options.demangle)
-                guard !locations.isEmpty else { continue }
-                result.frames[FrameKey(thread: t, frame: f)] = locations.map { location in
-                    SourceFrame(function: location.function,
-                                offset: location.functionStart.flatMap { address >= $0 ? address - $0 : nil },
-                                file: location.file,
-                                line: location.line == 0 ? nil : location.line,
-                                column: location.column == 0 ? nil : location.column,
-                                inlined: location.inlined)
+                let key = ResolvedKey(image: imageIndex, address: address, lookup: lookup)
+                let slot = key.hashValue & (recent.count - 1)
+                let sourceFrames: [SourceFrame]
+                if let known = recent[slot], known.key == key {
+                    sourceFrames = known.frames
+                } else {
+                    sourceFrames = index.lookup(lookup, demangle: options.demangle).map { location in
+                        SourceFrame(function: location.function,
+                                    offset: location.functionStart.flatMap { address >= $0 ? address - $0 : nil },
+                                    file: location.file,
+                                    line: location.line == 0 ? nil : location.line,
+                                    column: location.column == 0 ? nil : location.column,
+                                    inlined: location.inlined)
+                    }
+                    recent[slot] = (key, sourceFrames)
                 }
+                guard !sourceFrames.isEmpty else { continue }
+                result.frames[FrameKey(thread: t, frame: f)] = sourceFrames
             }
         }
         return result
@@ -293,4 +305,12 @@ public final class Symbolicator: @unchecked Sendable {
         if codeType.hasPrefix("X86") || codeType.hasPrefix("I386") { return Architecture(name: "i386") }
         return nil
     }
+}
+
+/// What a frame's source frames depend on: its image, the address it is given, and the address
+/// looked up for it (the call site of a return address).
+private struct ResolvedKey: Hashable {
+    var image: Int
+    var address: UInt64
+    var lookup: UInt64
 }

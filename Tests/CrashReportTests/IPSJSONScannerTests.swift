@@ -7,6 +7,17 @@ final class IPSJSONScannerTests: XCTestCase {
         try JSONScanner.parse(Array(text.utf8)).tree
     }
 
+    /// An `.ips` report has a node per value of every frame: the tree must cost a fraction
+    /// of the bytes it describes, not several times them.
+    func testANodeIsSmall() throws {
+        XCTAssertLessThanOrEqual(MemoryLayout<JSONNode>.stride, 28)
+        let tree = try tree(#"{"a":[1,{"b":null}],"c":"d"}"#)
+        XCTAssertEqual(tree.nodes.map(\.range), [0..<28, 5..<19, 6..<7, 8..<18, 13..<17, 24..<27])
+        XCTAssertEqual(tree.nodes.map(\.firstChild), [1, 2, -1, 4, -1, -1])
+        XCTAssertEqual(tree.nodes.map(\.nextSibling), [-1, 5, 3, -1, -1, -1])
+        XCTAssertEqual(tree.nodes.map { $0.keyRange?.lowerBound ?? -1 }, [-1, 1, -1, -1, 9, 20])
+    }
+
     private func text(_ tree: JSONTree, _ range: Range<Int>?) -> String? {
         range.map { String(decoding: tree.bytes[$0], as: UTF8.self) }
     }

@@ -33,4 +33,34 @@ final class ReportMemoryTests: XCTestCase {
             XCTAssertLessThanOrEqual(thread.frames.capacity, 17 + 17 / 8 + 2, "\(thread.kind)")
         }
     }
+
+    /// A frame is about the size of the line it comes from, not twice it: a report of a million
+    /// frames must not cost much more than its bytes.
+    func testAFrameIsCompact() {
+        XCTAssertLessThanOrEqual(MemoryLayout<Frame>.stride, 96)
+    }
+
+    /// The frames that print the same image or symbol name share one string: the name is held
+    /// once per report, not once per frame.
+    func testFramesShareTheirNames() throws {
+        let line = "libsystem_pthread.dylib        0x18da6eec4 __pthread_kill_implementation + 8\n"
+        let text = "Thread 0:\n" + (0..<3).map { "\($0)   " + line }.joined()
+            + "\nBinary Images:\n0x18da60000 - 0x18da8ffff libsystem_pthread.dylib arm64e  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /usr/lib/system/libsystem_pthread.dylib\n"
+        let report = try ReportParser.parse(Array(text.utf8), path: "shared.crash")
+        let frames = report.threads[0].frames
+        XCTAssertEqual(frames.count, 3)
+        func storage(_ string: String?) -> UnsafePointer<UInt8>? {
+            string?.utf8.withContiguousStorageIfAvailable { $0.baseAddress }!
+        }
+        func symbol(_ frame: Frame) -> String? {
+            if case .symbol(let name, _) = frame.form { return name }
+            return nil
+        }
+        XCTAssertEqual(frames[2].imageName, "libsystem_pthread.dylib")
+        XCTAssertEqual(symbol(frames[2]), "__pthread_kill_implementation")
+        for frame in frames.dropFirst() {
+            XCTAssertEqual(storage(frame.imageName), storage(frames[0].imageName), "image name of frame \(frame.index)")
+            XCTAssertEqual(storage(symbol(frame)), storage(symbol(frames[0])), "symbol of frame \(frame.index)")
+        }
+    }
 }

@@ -70,6 +70,30 @@ final class SymbolicatorTests: XCTestCase {
         XCTAssertFalse(result.frames.isEmpty)
     }
 
+    /// Frames at the same address resolve to one shared array of source frames: a report that
+    /// repeats a backtrace many times does not hold a copy of its resolution per frame.
+    func testFramesAtTheSameAddressShareTheirSourceFrames() throws {
+        let fixtures = try fixtures()
+        let url = fixtures.appendingPathComponent("reports/App-arm64.crash")
+        var report = try ClassicReportParser.parse(Array(try Data(contentsOf: url)), path: url.path)
+        report.threads.append(report.threads[0])
+        let copy = report.threads.count - 1
+        let diagnostics = Diagnostics { _ in }
+        let locator = DebugFileLocator(paths: [fixtures.appendingPathComponent("macho").path], diagnostics: diagnostics)
+        let result = Symbolicator(locator: locator, diagnostics: diagnostics) { try SymbolIndex.build($0) }
+            .symbolicate(report)
+        var compared = 0
+        for f in report.threads[0].frames.indices {
+            guard let first = result.frames[FrameKey(thread: 0, frame: f)] else { continue }
+            let second = try XCTUnwrap(result.frames[FrameKey(thread: copy, frame: f)], "frame \(f)")
+            XCTAssertEqual(first, second)
+            XCTAssertEqual(first.withUnsafeBufferPointer { $0.baseAddress }, second.withUnsafeBufferPointer { $0.baseAddress },
+                           "frame \(f) holds its own copy")
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 0)
+    }
+
     func testAddressArithmeticMatchesTheFixtureScript() throws {
         let fixtures = try fixtures()
         var checked = 0

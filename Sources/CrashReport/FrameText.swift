@@ -1,0 +1,86 @@
+/// The names a report's frames print — image, symbol and source file names — each held once
+/// per report and shared by every frame that prints it, so that a frame carries small indices
+/// rather than strings of its own: a report of a million frames naming a hundred images holds a
+/// hundred image names, not a million.
+///
+/// Names are only ever added (while a report is parsed, or when a frame's form is set); an
+/// index, once handed out, names the same string for the life of the table. Adding is not
+/// locked: a report's frames are made and changed by one thread at a time (its parser).
+public final class FrameText: @unchecked Sendable {
+    /// The distinct names, in the order they were first added.
+    private var strings: [String] = []
+    /// An open-addressing hash table over `strings`: each slot holds an index into `strings`
+    /// plus one, or 0 when empty. Its size is a power of two, kept at least twice the count.
+    private var slots: [Int32] = Array(repeating: 0, count: 16)
+
+    /// Creates an empty table.
+    public init() {}
+
+    /// The name with index `id`.
+    subscript(id: Int32) -> String { strings[Int(id)] }
+
+    /// The index of the name spelled by the UTF-8 bytes `start..<end` of `bytes`, added if new.
+    /// Finding a name already held costs no allocation.
+    func intern(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int32 {
+        let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        switch find(name) {
+        case .found(let id): return id
+        case .free(let slot): return insert(String(decoding: name, as: UTF8.self), at: slot)
+        }
+    }
+
+    /// The index of `string`, added if new.
+    func intern(_ string: String) -> Int32 {
+        var copy = string
+        let place = copy.withUTF8 { find($0) }
+        switch place {
+        case .found(let id): return id
+        case .free(let slot): return insert(string, at: slot)
+        }
+    }
+
+    private enum Place {
+        case found(Int32)
+        case free(Int)
+    }
+
+    private func find(_ name: UnsafeBufferPointer<UInt8>) -> Place {
+        let mask = slots.count - 1
+        var slot = Self.hash(name) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return .free(slot) }
+            let id = entry - 1
+            let equal = strings[Int(id)].utf8.withContiguousStorageIfAvailable { $0.elementsEqual(name) }
+                ?? strings[Int(id)].utf8.elementsEqual(name)
+            if equal { return .found(id) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    private func insert(_ string: String, at slot: Int) -> Int32 {
+        let id = Int32(truncatingIfNeeded: strings.count)
+        strings.append(string)
+        slots[slot] = id + 1
+        if strings.count * 2 > slots.count { grow() }
+        return id
+    }
+
+    private func grow() {
+        slots = Array(repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for id in strings.indices {
+            var string = strings[id]
+            var slot = string.withUTF8 { Self.hash($0) } & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(truncatingIfNeeded: id + 1)
+        }
+    }
+
+    /// Swift's seeded hash, so that names a report chooses cannot be made to collide.
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        return hasher.finalize()
+    }
+}
