@@ -5,19 +5,7 @@ import XCTest
 /// Mangled names in a debug file that nest deeply or expand through back-references must not
 /// overflow a worker thread's stack nor take unbounded time and memory: they are printed mangled.
 final class HostileNameTests: XCTestCase {
-    private static let names: [String] = {
-        func sequence(_ i: Int) -> String {
-            let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            return i < 36 ? "S\(digits[i])_" : "S\(digits[i / 36])\(digits[i % 36])_"
-        }
-        var doubling = "_Z1f1AIS_S_E"
-        for i in 0..<30 { doubling += "S_I\(sequence(i))\(sequence(i))E" }
-        return [
-            doubling,
-            "$sSi" + String(repeating: "Sp", count: 600) + "D",
-            "$s" + String(repeating: "Say", count: 20000) + "Si" + String(repeating: "G", count: 20000) + "D",
-        ]
-    }()
+    private static let names = HostileMangledNames.all
 
     func testHostileMangledNamesInADebugFileArePrintedMangledByTheBatch() throws {
         let clang = "/opt/swift/usr/bin/clang"

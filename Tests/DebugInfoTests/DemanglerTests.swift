@@ -29,26 +29,8 @@ final class DemanglerTests: XCTestCase {
         }
     }
 
-    /// Names that nest deeply, are long, or expand through back-references: printed mangled,
-    /// quickly, on a worker thread as in a batch.
-    static func hostileNames() -> [String] {
-        func sequence(_ i: Int) -> String {
-            let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            return i < 36 ? "S\(digits[i])_" : "S\(digits[i / 36])\(digits[i % 36])_"
-        }
-        var doubling = "_Z1f1AIS_S_E"
-        for i in 0..<30 { doubling += "S_I\(sequence(i))\(sequence(i))E" }
-        return [
-            doubling,
-            "$sSi" + String(repeating: "Sp", count: 600) + "D",
-            "$s" + String(repeating: "Say", count: 20000) + "Si" + String(repeating: "G", count: 20000) + "D",
-            "_Z1fP" + String(repeating: "FP", count: 3000) + "i" + String(repeating: "vE", count: 3000),
-            "_Z1f" + String(repeating: "I1A", count: 50000) + "i" + String(repeating: "E", count: 50000),
-        ]
-    }
-
     func testHostileNamesArePrintedMangled() {
-        let names = Self.hostileNames()
+        let names = HostileMangledNames.all
         final class Results: @unchecked Sendable { var names: [String] = [] }
         let results = Results()
         let start = Date()
