@@ -23,10 +23,17 @@ public struct FramesRenderer: Sendable {
         self.fullPath = fullPath
     }
 
-    /// Appends the frame lines of `symbolicated` to `out`.
-    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+    /// Appends the frame lines of `symbolicated` to `out`. Each line starts with
+    /// `reportField` when given (the report's path as the caller spells it, a file name's own
+    /// bytes), else with the report's path escaped.
+    public func render(_ symbolicated: SymbolicatedReport, reportField: [UInt8]? = nil, into out: inout [UInt8]) {
         let report = symbolicated.report
-        out.reserveCapacity(out.count + symbolicated.estimatedRecordsSize(perFrame: 96 + report.path.utf8.count, perImage: 0))
+        let reportField = reportField ?? {
+            var field: [UInt8] = []
+            appendField(report.path, to: &field)
+            return field
+        }()
+        out.reserveCapacity(out.count + symbolicated.estimatedRecordsSize(perFrame: 96 + reportField.count, perImage: 0))
         for (t, thread) in report.threads.enumerated() {
             let threadField: String
             switch thread.kind {
@@ -51,7 +58,7 @@ public struct FramesRenderer: Sendable {
                     default:
                         break
                     }
-                    appendLine(report.path, threadField, frame, image, function, location, frame.inlined, to: &out)
+                    appendLine(reportField, threadField, frame, image, function, location, frame.inlined, to: &out)
                 } else {
                     for source in resolved {
                         var location = ""
@@ -59,7 +66,7 @@ public struct FramesRenderer: Sendable {
                             location = fullPath ? file : String(basename(file))
                             if let line = source.line, line > 0 { location += ":\(line)" }
                         }
-                        appendLine(report.path, threadField, frame, image, source.function, location, source.inlined,
+                        appendLine(reportField, threadField, frame, image, source.function, location, source.inlined,
                                    to: &out)
                     }
                 }
@@ -67,9 +74,9 @@ public struct FramesRenderer: Sendable {
         }
     }
 
-    private func appendLine(_ path: String, _ thread: String, _ frame: Frame, _ image: String, _ function: String,
+    private func appendLine(_ reportField: [UInt8], _ thread: String, _ frame: Frame, _ image: String, _ function: String,
                             _ location: String, _ inlined: Bool, to out: inout [UInt8]) {
-        appendField(path, to: &out)
+        out += reportField
         out.append(ASCII.tab)
         appendField(thread, to: &out)
         out.append(ASCII.tab)

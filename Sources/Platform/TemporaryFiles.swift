@@ -82,15 +82,7 @@ public enum TemporaryFiles {
             #endif
             let ignored = unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
             if ignored { continue }  // nohup: the signal is not to end the process
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = removeTemporariesAndRaise
-            #else
-            action.__sigaction_u.__sa_handler = removeTemporariesAndRaise
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = 0
-            sigaction(signal, &action, nil)
+            setHandler(removeTemporariesAndRaise, for: signal)
         }
     }
 
@@ -141,13 +133,20 @@ private func removeTemporariesAndRaise(_ signal: Int32) {
         if entry[0] != 0 { unlink(entry) }
         slot += 1
     }
+    setHandler(SIG_DFL, for: signal)
+    raise(signal)
+}
+
+/// Sets the handler of `signal`, with no flags and nothing masked: async-signal-safe, so the
+/// signal handler may call it too.
+private func setHandler(_ handler: (@convention(c) (Int32) -> Void)?, for signal: Int32) {
     var action = sigaction()
     #if canImport(Glibc)
-    action.__sigaction_handler.sa_handler = SIG_DFL
+    action.__sigaction_handler.sa_handler = handler
     #else
-    action.__sigaction_u.__sa_handler = SIG_DFL
+    action.__sigaction_u.__sa_handler = handler
     #endif
     sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
     sigaction(signal, &action, nil)
-    raise(signal)
 }

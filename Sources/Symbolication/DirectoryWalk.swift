@@ -13,17 +13,6 @@ extension DebugFileLocator {
         var info: stat
     }
 
-    /// A folder's identity: symbolic links and bind mounts give one folder several paths.
-    private struct FolderIdentity: Hashable {
-        var device: UInt64
-        var inode: UInt64
-
-        init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-        }
-    }
-
     /// Regular files under `root`, recursively, in a stable order; hidden files and `.o`
     /// files skipped.
     ///
@@ -41,16 +30,16 @@ extension DebugFileLocator {
     /// (and one `stat` per link), no other reads.
     static func walk(_ root: String) -> [FileEntry] {
         var result: [FileEntry] = []
-        var entered: Set<FolderIdentity> = []
+        var entered: Set<FileIdentity> = []
         if let info = System.status(root), info.st_mode & S_IFMT == S_IFDIR {
             walk(root, info, entered: &entered, into: &result)
         }
         return result.map { (FileName.bytes($0.path), $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
     }
 
-    private static func walk(_ directory: String, _ info: stat, entered: inout Set<FolderIdentity>,
+    private static func walk(_ directory: String, _ info: stat, entered: inout Set<FileIdentity>,
                              into result: inout [FileEntry]) {
-        guard entered.insert(FolderIdentity(info)).inserted, !System.isSystemPseudoFile(directory, info),
+        guard entered.insert(FileIdentity(info)).inserted, !System.isSystemPseudoFile(directory, info),
               let stream = FileName.withCString(directory, { opendir($0) }) else { return }
         defer { closedir(stream) }
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"

@@ -17,9 +17,9 @@ public enum OutputFolder {
         if let info = System.status(folder), info.st_mode & S_IFMT != S_IFDIR {
             return "--output \(folder): \(System.kind(of: info)), not a folder"
         }
-        let inputFolders: [(path: String, identity: Identity)] = inputs.compactMap { input in
+        let inputFolders: [(path: String, identity: FileIdentity)] = inputs.compactMap { input in
             guard input != "-", let info = System.status(input), info.st_mode & S_IFMT == S_IFDIR else { return nil }
-            return (input, Identity(info))
+            return (input, FileIdentity(info))
         }
         guard !inputFolders.isEmpty else { return nil }
         // The folder, or where it will be made: its nearest existing ancestor; then every
@@ -29,9 +29,9 @@ public enum OutputFolder {
             let parent = Path.deletingLastComponent(current)
             current = parent.isEmpty ? "." : parent
         }
-        var previous: Identity?
+        var previous: FileIdentity?
         while let info = System.status(current), info.st_mode & S_IFMT == S_IFDIR {
-            let identity = Identity(info)
+            let identity = FileIdentity(info)
             if identity == previous { break }
             if let input = inputFolders.first(where: { $0.identity == identity }) {
                 let relation = previous == nil && System.status(folder) != nil ? "is" : "is inside"
@@ -41,15 +41,5 @@ public enum OutputFolder {
             current += "/.."
         }
         return nil
-    }
-
-    private struct Identity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-
-        init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-        }
     }
 }

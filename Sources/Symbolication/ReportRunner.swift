@@ -215,33 +215,11 @@ public final class ReportRunner {
         case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
         case .json: JSONRenderer.renderReport(symbolicated, into: &bytes)
         case .frames:
-            let start = bytes.count
-            FramesRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
-            respellPath(symbolicated.report.path, in: &bytes, from: start)
+            // Frame lines start with the report's path: spelled with the file system's own
+            // bytes, as everywhere else in text output, when the name is not UTF-8.
+            let reportField = FileName.bytes(OutputEscaping.escaped(symbolicated.report.path))
+            FramesRenderer(fullPath: options.fullPath).render(symbolicated, reportField: reportField, into: &bytes)
         }
-    }
-
-    /// Frame lines start with the report's path: spelled there with the file system's own
-    /// bytes, as everywhere else in text output, when the name is not UTF-8.
-    private func respellPath(_ path: String, in bytes: inout [UInt8], from start: Int) {
-        // The renderer wrote the path escaped (as every field); only its private-use stand-ins
-        // for bytes that are not UTF-8 change here.
-        let escaped = OutputEscaping.escaped(path)
-        let (from, to) = (Array(escaped.utf8), FileName.bytes(escaped))
-        guard from != to else { return }
-        var result = Array(bytes[..<start])
-        var lineStart = start
-        while lineStart < bytes.count {
-            let lineEnd = (bytes[lineStart...].firstIndex(of: 0x0a) ?? bytes.count - 1) + 1
-            if bytes[lineStart..<lineEnd].starts(with: from) {
-                result += to
-                result += bytes[(lineStart + from.count)..<lineEnd]
-            } else {
-                result += bytes[lineStart..<lineEnd]
-            }
-            lineStart = lineEnd
-        }
-        bytes = result
     }
 
     /// Writes one report to `target` through a temporary file in the same folder, renamed

@@ -65,6 +65,26 @@ final class FileNameTests: XCTestCase {
                        + Array(".crash: cannot read: no such file or directory\n".utf8))
     }
 
+    /// Every frame line starts with the report's name in its own bytes, the rest of the line
+    /// as for any other name.
+    func testFrameLinesStartWithTheNamesOwnBytes() throws {
+        let report = try setUpReports()
+        let macho = try Fixtures.path("macho")
+        let plain = try CLI.run(["-q", "--format", "frames", "-d", macho, report])
+        let plainLines = Array(plain.stdout).split(separator: 0x0a)
+        XCTAssertFalse(plainLines.isEmpty)
+        for name in names {
+            let path = Array((root.path + "/in/").utf8) + name.bytes
+            let result = try CLI.shell("\"$SYMBOLICATE\" -q --format frames -d '\(macho)' \"$(printf '\(root.path)/in/\(name.printf)')\"")
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            let lines = Array(result.stdout).split(separator: 0x0a)
+            XCTAssertEqual(lines.count, plainLines.count, name.printf)
+            for (line, plainLine) in zip(lines, plainLines) {
+                XCTAssertEqual(Array(line), path + plainLine.drop { $0 != 0x09 }, name.printf)
+            }
+        }
+    }
+
     func testJSONSpellsRawBytesAsReplacementCharacters() throws {
         _ = try setUpReports()
         let result = try CLI.shell("\"$SYMBOLICATE\" -q --format json \"$(printf '\(root.path)/in/a\\x80.crash')\"")

@@ -7,31 +7,32 @@ import XCTest
 final class OutputErrorTests: XCTestCase {
     private func quoted(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
+    /// Runs `script` and checks that it exits 74 with `problem` as its one error line.
+    private func assertOutputFails(_ script: String, saying problem: String,
+                                   file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try CLI.shell(script)
+        XCTAssertEqual(result.status, 74, "\(script): \(result.stderrText)", file: file, line: line)
+        XCTAssertEqual(result.problemLines, ["symbolicate: " + problem], script, file: file, line: line)
+    }
+
     func testAFullDiskIsAnErrorNotAClosedPipe() throws {
         let macho = try Fixtures.path("macho"), report = try Fixtures.path("reports/App-arm64.crash")
         for format in ["text", "json", "frames"] {
-            let script = "\"$SYMBOLICATE\" -q --format \(format) -d \(quoted(macho)) \(quoted(report)) > /dev/full"
-            let result = try CLI.shell(script)
-            XCTAssertEqual(result.status, 74, "\(script): \(result.stderrText)")
-            XCTAssertEqual(result.problemLines, ["symbolicate: standard output: cannot write: No space left on device"],
-                           script)
+            try assertOutputFails("\"$SYMBOLICATE\" -q --format \(format) -d \(quoted(macho)) \(quoted(report)) > /dev/full",
+                                  saying: "standard output: cannot write: No space left on device")
         }
     }
 
     func testAClosedStandardOutputIsAnError() throws {
         let macho = try Fixtures.path("macho"), report = try Fixtures.path("reports/App-arm64.crash")
-        let script = "\"$SYMBOLICATE\" -q -d \(quoted(macho)) \(quoted(report)) >&-"
-        let result = try CLI.shell(script)
-        XCTAssertEqual(result.status, 74, "\(script): \(result.stderrText)")
-        XCTAssertEqual(result.problemLines, ["symbolicate: standard output: cannot write: Bad file descriptor"], script)
+        try assertOutputFails("\"$SYMBOLICATE\" -q -d \(quoted(macho)) \(quoted(report)) >&-",
+                              saying: "standard output: cannot write: Bad file descriptor")
     }
 
     func testAtosOnAFullDiskFails() throws {
         let dsym = try Fixtures.path("macho/App-arm64.dSYM")
-        let script = "\"$SYMBOLICATE\" atos -o \(quoted(dsym)) 0x100003f2c > /dev/full"
-        let result = try CLI.shell(script)
-        XCTAssertEqual(result.status, 74, "\(script): \(result.stderrText)")
-        XCTAssertEqual(result.stderrLines, ["symbolicate: standard output: cannot write: No space left on device"], script)
+        try assertOutputFails("\"$SYMBOLICATE\" atos -o \(quoted(dsym)) 0x100003f2c > /dev/full",
+                              saying: "standard output: cannot write: No space left on device")
     }
 
     /// An output file that cannot be made (a file stands where its folder should be): named,
