@@ -203,6 +203,20 @@ CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections
     return FAST_OK;
 }
 
+CDW_INTERNAL int open_unit(abbrev_table *scratch, const dwarf_sections *sections, int big_endian,
+                           const unit_header *h, const abbrev_table **abbrevs, unit_ctx *u,
+                           cursor *c, const abbrev **unit_abbrev) {
+    *unit_abbrev = NULL;
+    *abbrevs = h->abbrevs;
+    if (h->abbrev_status != FAST_OK) return h->abbrev_status;
+    if (!h->abbrevs) {
+        int res = load_abbrevs(scratch, sections, big_endian, h, UINT64_MAX);
+        if (res != FAST_OK) return res;
+        *abbrevs = scratch;
+    }
+    return read_unit_die(*abbrevs, sections, big_endian, h, u, c, unit_abbrev);
+}
+
 
 // MARK: Functions
 
@@ -361,11 +375,9 @@ CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf
                                      int big_endian, const unit_header *h) {
     unit_ctx u;
     cursor c;
-    const abbrev *unit_abbrev = NULL;
-    const abbrev_table *abbrevs = NULL;
-    int res = unit_abbrevs(scratch, sections, big_endian, h, &abbrevs);
-    if (res != FAST_OK) return res;
-    res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
+    const abbrev *unit_abbrev;
+    const abbrev_table *abbrevs;
+    int res = open_unit(scratch, sections, big_endian, h, &abbrevs, &u, &c, &unit_abbrev);
     if (res != 0 || !unit_abbrev || !unit_abbrev->children) return res;
     // A range list may be named by any number of DIEs, and read again for each: the entries a
     // unit reads (and so the ranges it adds) are bounded by its size. Compilers give a DIE a
