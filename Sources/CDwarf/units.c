@@ -129,6 +129,17 @@ CDW_INTERNAL int scan_units(const dwarf_sections *sections, int big_endian, unit
 
 // MARK: Unit DIEs
 
+// Reads a section offset of the unit DIE (a *_base attribute, DW_AT_stmt_list) into `*out` and
+// notes that the unit has it.
+static int read_unit_offset(cursor *c, const attr_spec *spec, const unit_ctx *u, uint64_t *out,
+                            uint8_t *present) {
+    value v;
+    read_value(c, spec->form, spec->implicit_const, u, &v);
+    int res = value_offset(&v, out);
+    if (res == FAST_OK) *present = 1;
+    return res;
+}
+
 // Reads the unit DIE: the bases its other attributes need, the base address, the line table
 // and the compilation directory. Leaves `c` after it and `*unit_abbrev` its abbreviation (NULL
 // when the unit has no DIE).
@@ -156,7 +167,6 @@ CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections
     const attr_spec *specs = &abbrevs->specs[a->first_spec];
     for (uint32_t i = 0; i < a->spec_count; i++) {
         const attr_spec *spec = &specs[i];
-        value v;
         switch (spec->at) {
         case DW_AT_low_pc:
             read_value(c, spec->form, spec->implicit_const, u, &low);
@@ -167,31 +177,24 @@ CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections
             have_comp_dir = 1;
             break;
         case DW_AT_str_offsets_base:
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->str_offsets_base)) != FAST_OK) return res;
-            u->has_str_offsets_base = 1;
+            res = read_unit_offset(c, spec, u, &u->str_offsets_base, &u->has_str_offsets_base);
             break;
         case DW_AT_addr_base:
         case DW_AT_GNU_addr_base:  // GNU split DWARF 4
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->addr_base)) != FAST_OK) return res;
-            u->has_addr_base = 1;
+            res = read_unit_offset(c, spec, u, &u->addr_base, &u->has_addr_base);
             break;
         case DW_AT_rnglists_base:
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->rnglists_base)) != FAST_OK) return res;
-            u->has_rnglists_base = 1;
+            res = read_unit_offset(c, spec, u, &u->rnglists_base, &u->has_rnglists_base);
             break;
         case DW_AT_stmt_list:
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->stmt_list)) != FAST_OK) return res;
-            u->has_stmt_list = 1;
+            res = read_unit_offset(c, spec, u, &u->stmt_list, &u->has_stmt_list);
             break;
         default:
             if (spec->size >= 0) skip_bytes(c, (uint64_t)spec->size);
             else skip_value(c, spec->form, u);
             break;
         }
+        if (res != FAST_OK) return res;
         if (c->bad) return FAST_DAMAGED;
     }
     if (have_low && (res = value_address(u, &low, &u->base)) != FAST_OK) return res;
