@@ -228,15 +228,7 @@ static int read_function_fast(sink *s, const abbrev_table *abbrevs, const unit_c
                               cursor *c, const abbrev *a, uint64_t offset, int32_t parent) {
     if (s->r.function_count == s->function_capacity && grow_functions(s) != 0)
         return FAST_NO_MEMORY;
-    cdw_function f;
-    memset(&f, 0, sizeof(f));
-    f.offset = offset;
-    f.origin = CDW_NO_REFERENCE;
-    f.specification = CDW_NO_REFERENCE;
-    f.parent = parent;
-    f.tag = (uint32_t)a->tag;
-    f.call_file = CALL_FILE_NONE;
-    f.first_range = (uint32_t)s->r.range_count;
+    cdw_function f = new_function(s, offset, parent, (uint32_t)a->tag);
     uint64_t low = 0, high = 0;
     int have_low = 0, have_high = 0, high_is_offset = 0, res = FAST_OK;
     const attr_spec *specs = &abbrevs->specs[a->first_spec];
