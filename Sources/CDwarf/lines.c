@@ -74,11 +74,9 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *scratch, const dwarf_sec
                                  const uint8_t *program_bytes[2]) {
     unit_ctx u;
     cursor c;
-    const abbrev *unit_abbrev = NULL;
-    const abbrev_table *abbrevs = NULL;
-    int res = unit_abbrevs(scratch, sections, big_endian, h, &abbrevs);
-    if (res != FAST_OK) return res;
-    res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
+    const abbrev *unit_abbrev;
+    const abbrev_table *abbrevs;
+    int res = open_unit(scratch, sections, big_endian, h, &abbrevs, &u, &c, &unit_abbrev);
     if (res != 0 || !unit_abbrev || !u.has_stmt_list) return res;
     const span *line = &sections->line;
     if (!line->data || u.stmt_list >= line->size) return FAST_DAMAGED;

@@ -173,20 +173,6 @@ static inline const abbrev *find_abbrev(const abbrev_table *t, uint64_t code) {
     return find_sorted_abbrev(t, code);
 }
 
-// The abbreviation table of unit `h`: the shared one, or decoded into `scratch`.
-static inline int unit_abbrevs(abbrev_table *scratch, const dwarf_sections *sections,
-                               int big_endian, const unit_header *h, const abbrev_table **out) {
-    *out = NULL;
-    if (h->abbrev_status != FAST_OK) return h->abbrev_status;
-    if (h->abbrevs) {
-        *out = h->abbrevs;
-        return FAST_OK;
-    }
-    int res = load_abbrevs(scratch, sections, big_endian, h, UINT64_MAX);
-    if (res == FAST_OK) *out = scratch;
-    return res;
-}
-
 // Every unit's abbreviation table and line program owner, before threads read them (survey.c).
 CDW_INTERNAL int survey_units(reader *rd);
 

@@ -7,6 +7,7 @@
 #include "object.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 // The arrays one thread fills, laid out as `cdw_result`. With one thread they become the
 // result; with more, every thread's arrays are copied into the result unit by unit, their
@@ -33,6 +34,22 @@ typedef struct sink {
 // `call_file` of a function entry while units are read: the raw DW_AT_call_file value, or
 // CALL_FILE_NONE; turned into an index into `files` once the unit's file list is known.
 #define CALL_FILE_NONE UINT32_MAX
+
+// The entry of a function DIE at `offset` before its attributes are read: no names, references
+// or call site, and ranges starting at the sink's next one.
+static inline cdw_function new_function(const sink *s, uint64_t offset, int32_t parent,
+                                        uint32_t tag) {
+    cdw_function f;
+    memset(&f, 0, sizeof(f));
+    f.offset = offset;
+    f.origin = CDW_NO_REFERENCE;
+    f.specification = CDW_NO_REFERENCE;
+    f.parent = parent;
+    f.tag = tag;
+    f.call_file = CALL_FILE_NONE;
+    f.first_range = (uint32_t)s->r.range_count;
+    return f;
+}
 
 // The arrays a task fills, in the order of task_result.start / .end.
 // ARR_STRINGS counts bytes of the sink's string table (each thread keeps its own).

@@ -129,6 +129,17 @@ CDW_INTERNAL int scan_units(const dwarf_sections *sections, int big_endian, unit
 
 // MARK: Unit DIEs
 
+// Reads a section offset of the unit DIE (a *_base attribute, DW_AT_stmt_list) into `*out` and
+// notes that the unit has it.
+static int read_unit_offset(cursor *c, const attr_spec *spec, const unit_ctx *u, uint64_t *out,
+                            uint8_t *present) {
+    value v;
+    read_value(c, spec->form, spec->implicit_const, u, &v);
+    int res = value_offset(&v, out);
+    if (res == FAST_OK) *present = 1;
+    return res;
+}
+
 // Reads the unit DIE: the bases its other attributes need, the base address, the line table
 // and the compilation directory. Leaves `c` after it and `*unit_abbrev` its abbreviation (NULL
 // when the unit has no DIE).
@@ -156,7 +167,6 @@ CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections
     const attr_spec *specs = &abbrevs->specs[a->first_spec];
     for (uint32_t i = 0; i < a->spec_count; i++) {
         const attr_spec *spec = &specs[i];
-        value v;
         switch (spec->at) {
         case DW_AT_low_pc:
             read_value(c, spec->form, spec->implicit_const, u, &low);
@@ -167,31 +177,24 @@ CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections
             have_comp_dir = 1;
             break;
         case DW_AT_str_offsets_base:
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->str_offsets_base)) != FAST_OK) return res;
-            u->has_str_offsets_base = 1;
+            res = read_unit_offset(c, spec, u, &u->str_offsets_base, &u->has_str_offsets_base);
             break;
         case DW_AT_addr_base:
         case DW_AT_GNU_addr_base:  // GNU split DWARF 4
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->addr_base)) != FAST_OK) return res;
-            u->has_addr_base = 1;
+            res = read_unit_offset(c, spec, u, &u->addr_base, &u->has_addr_base);
             break;
         case DW_AT_rnglists_base:
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->rnglists_base)) != FAST_OK) return res;
-            u->has_rnglists_base = 1;
+            res = read_unit_offset(c, spec, u, &u->rnglists_base, &u->has_rnglists_base);
             break;
         case DW_AT_stmt_list:
-            read_value(c, spec->form, spec->implicit_const, u, &v);
-            if ((res = value_offset(&v, &u->stmt_list)) != FAST_OK) return res;
-            u->has_stmt_list = 1;
+            res = read_unit_offset(c, spec, u, &u->stmt_list, &u->has_stmt_list);
             break;
         default:
             if (spec->size >= 0) skip_bytes(c, (uint64_t)spec->size);
             else skip_value(c, spec->form, u);
             break;
         }
+        if (res != FAST_OK) return res;
         if (c->bad) return FAST_DAMAGED;
     }
     if (have_low && (res = value_address(u, &low, &u->base)) != FAST_OK) return res;
@@ -203,6 +206,20 @@ CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections
     return FAST_OK;
 }
 
+CDW_INTERNAL int open_unit(abbrev_table *scratch, const dwarf_sections *sections, int big_endian,
+                           const unit_header *h, const abbrev_table **abbrevs, unit_ctx *u,
+                           cursor *c, const abbrev **unit_abbrev) {
+    *unit_abbrev = NULL;
+    *abbrevs = h->abbrevs;
+    if (h->abbrev_status != FAST_OK) return h->abbrev_status;
+    if (!h->abbrevs) {
+        int res = load_abbrevs(scratch, sections, big_endian, h, UINT64_MAX);
+        if (res != FAST_OK) return res;
+        *abbrevs = scratch;
+    }
+    return read_unit_die(*abbrevs, sections, big_endian, h, u, c, unit_abbrev);
+}
+
 
 // MARK: Functions
 
@@ -211,15 +228,7 @@ static int read_function_fast(sink *s, const abbrev_table *abbrevs, const unit_c
                               cursor *c, const abbrev *a, uint64_t offset, int32_t parent) {
     if (s->r.function_count == s->function_capacity && grow_functions(s) != 0)
         return FAST_NO_MEMORY;
-    cdw_function f;
-    memset(&f, 0, sizeof(f));
-    f.offset = offset;
-    f.origin = CDW_NO_REFERENCE;
-    f.specification = CDW_NO_REFERENCE;
-    f.parent = parent;
-    f.tag = (uint32_t)a->tag;
-    f.call_file = CALL_FILE_NONE;
-    f.first_range = (uint32_t)s->r.range_count;
+    cdw_function f = new_function(s, offset, parent, (uint32_t)a->tag);
     uint64_t low = 0, high = 0;
     int have_low = 0, have_high = 0, high_is_offset = 0, res = FAST_OK;
     const attr_spec *specs = &abbrevs->specs[a->first_spec];
@@ -361,11 +370,9 @@ CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf
                                      int big_endian, const unit_header *h) {
     unit_ctx u;
     cursor c;
-    const abbrev *unit_abbrev = NULL;
-    const abbrev_table *abbrevs = NULL;
-    int res = unit_abbrevs(scratch, sections, big_endian, h, &abbrevs);
-    if (res != FAST_OK) return res;
-    res = read_unit_die(abbrevs, sections, big_endian, h, &u, &c, &unit_abbrev);
+    const abbrev *unit_abbrev;
+    const abbrev_table *abbrevs;
+    int res = open_unit(scratch, sections, big_endian, h, &abbrevs, &u, &c, &unit_abbrev);
     if (res != 0 || !unit_abbrev || !unit_abbrev->children) return res;
     // A range list may be named by any number of DIEs, and read again for each: the entries a
     // unit reads (and so the ranges it adds) are bounded by its size. Compilers give a DIE a

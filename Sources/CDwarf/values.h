@@ -212,6 +212,12 @@ CDW_INTERNAL int read_unit_die(const abbrev_table *abbrevs, const dwarf_sections
                                int big_endian, const unit_header *h, unit_ctx *u, cursor *c,
                                const abbrev **unit_abbrev);
 
+// Reads the unit DIE of unit `h` as read_unit_die does, with the unit's abbreviation table (the
+// shared one, or decoded into `scratch`), left in `*abbrevs`.
+CDW_INTERNAL int open_unit(abbrev_table *scratch, const dwarf_sections *sections, int big_endian,
+                           const unit_header *h, const abbrev_table **abbrevs, unit_ctx *u,
+                           cursor *c, const abbrev **unit_abbrev);
+
 // Adds the ranges of a DW_AT_ranges value (ranges.c).
 CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v);
 

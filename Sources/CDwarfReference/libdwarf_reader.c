@@ -140,17 +140,9 @@ static int read_function(walker *w, Dwarf_Die die, Dwarf_Half tag, int32_t paren
                          Dwarf_Error *error) {
     sink *s = w->s;
     if (grow_functions(s) != 0) return DW_DLV_ERROR;
-    cdw_function f;
-    memset(&f, 0, sizeof(f));
-    f.origin = CDW_NO_REFERENCE;
-    f.specification = CDW_NO_REFERENCE;
-    f.parent = parent;
-    f.tag = tag;
-    f.call_file = CALL_FILE_NONE;
-    f.first_range = (uint32_t)s->r.range_count;
     Dwarf_Off offset = 0;
     if (dwarf_dieoffset(die, &offset, error) != DW_DLV_OK) return DW_DLV_ERROR;
-    f.offset = offset;
+    cdw_function f = new_function(s, offset, parent, tag);
 
     Dwarf_Attribute *attributes = NULL;
     Dwarf_Signed count = 0;

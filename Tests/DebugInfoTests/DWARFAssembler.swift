@@ -106,9 +106,9 @@ enum DWARFAssembler {
         return b.data
     }
 
-    /// Reads `sections` with the shim's reader (or libdwarf's, the reference).
-    static func read(_ sections: [(name: String, bytes: [UInt8])], threads: UInt32 = 1,
-                     libdwarf: Bool = false) throws -> RawDWARF {
+    /// Opens `sections` as a shim object for `body`, which must not keep it.
+    static func withObject<T>(_ sections: [(name: String, bytes: [UInt8])], pointerSize: UInt8 = 8,
+                              bigEndian: Bool = false, _ body: (OpaquePointer) throws -> T) throws -> T {
         let names = sections.map { strdup($0.name) }
         defer { names.forEach { free($0) } }
         let buffers = sections.map { section -> UnsafeMutablePointer<UInt8> in
@@ -122,11 +122,23 @@ enum DWARFAssembler {
         }
         var message = [CChar](repeating: 0, count: 512)
         var object: OpaquePointer?
-        let status = cdw_open_sections(&described, UInt32(described.count), 8, 0, &object, &message, message.count)
+        let status = cdw_open_sections(&described, UInt32(described.count), pointerSize, bigEndian ? 1 : 0,
+                                       &object, &message, message.count)
         guard status == CDW_OK, let object else {
             throw DebugInfoError.corruptDWARF(path: "<sections>", reason: String(cString: message))
         }
         defer { cdw_close(object) }
+        return try body(object)
+    }
+
+    /// Reads `sections` with the shim's reader (or libdwarf's, the reference).
+    static func read(_ sections: [(name: String, bytes: [UInt8])], threads: UInt32 = 1,
+                     libdwarf: Bool = false) throws -> RawDWARF {
+        try withObject(sections) { object in try read(object, threads: threads, libdwarf: libdwarf) }
+    }
+
+    private static func read(_ object: OpaquePointer, threads: UInt32, libdwarf: Bool) throws -> RawDWARF {
+        var message = [CChar](repeating: 0, count: 512)
         if !libdwarf {
             return try DWARFReader.collect(object, path: "<sections>", releasing: nil, options: .init(threads: threads))
         }

@@ -58,24 +58,11 @@ final class DWARFFuzzRegressionTests: XCTestCase {
                 sections.append((Self.names[Int(data[at]) % Self.names.count], Array(data[(at + 5)..<(at + 5 + length)])))
                 at += 5 + length
             }
-            let names = sections.map { strdup($0.name) }
-            defer { names.forEach { free($0) } }
-            let buffers = sections.map { section -> UnsafeMutablePointer<UInt8> in
-                let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, section.bytes.count))
-                buffer.initialize(from: section.bytes, count: section.bytes.count)
-                return buffer
-            }
-            defer { buffers.forEach { $0.deallocate() } }
-            var described = zip(zip(sections, names), buffers).map { pair, buffer in
-                cdw_section(name: UnsafePointer(pair.1), data: UnsafePointer(buffer), size: UInt64(pair.0.bytes.count), address: 0)
-            }
             for threads: UInt32 in [1, 2] {
-                var object: OpaquePointer?
-                var message = [CChar](repeating: 0, count: 512)
-                guard cdw_open_sections(&described, UInt32(described.count), flags & 2 != 0 ? 4 : 8, Int32(flags & 1),
-                                        &object, &message, message.count) == CDW_OK, let object else { continue }
-                defer { cdw_close(object) }
-                readAll(object, threads: threads, url.lastPathComponent)
+                // An input the shim refuses to open is answered by an error: nothing to read.
+                _ = try? DWARFAssembler.withObject(sections, pointerSize: flags & 2 != 0 ? 4 : 8, bigEndian: flags & 1 != 0) { object in
+                    readAll(object, threads: threads, url.lastPathComponent)
+                }
             }
         }
     }
