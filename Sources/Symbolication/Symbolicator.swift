@@ -32,9 +32,14 @@ public final class Symbolicator: @unchecked Sendable {
         public var demangle: Bool
         /// Resolve again frames that already name a source file and line.
         public var force: Bool
-        public init(demangle: Bool = true, force: Bool = false) {
+        /// Resolve a Linux module the log names without a build-id through the file at the
+        /// module's path on this machine (said once per module: nothing checks that it is
+        /// the file that crashed).
+        public var modulePaths: Bool
+        public init(demangle: Bool = true, force: Bool = false, modulePaths: Bool = true) {
             self.demangle = demangle
             self.force = force
+            self.modulePaths = modulePaths
         }
     }
 
@@ -116,6 +121,7 @@ public final class Symbolicator: @unchecked Sendable {
                 missing.insert(i)
                 continue
             }
+            if image.uuid == nil, framed.contains(i) { warnAboutPathMatch(image, file, in: report) }
             lock.lock()
             used.insert(file)
             lock.unlock()
@@ -193,10 +199,21 @@ public final class Symbolicator: @unchecked Sendable {
         if let identifier = image.uuid {
             return locator.debugFile(identifier: identifier, architecture: architecture)
         }
-        if image.format == .elf, let path = image.path {
+        if options.modulePaths, image.format == .elf, let path = image.path {
             return locator.debugFile(forModulePath: path, architecture: architecture)
         }
         return nil
+    }
+
+    /// Says once per module that its frames are resolved through the file now at the path
+    /// the log names: without a build-id in the log nothing shows that it is the file that
+    /// crashed (a rebuilt or upgraded program gives wrong answers, not none).
+    private func warnAboutPathMatch(_ image: BinaryImage, _ file: DebugFile, in report: CrashReport) {
+        let path = image.path ?? image.name
+        let through = file.path == path ? "" : " (debug file \(file.path))"
+        diagnostics.warn("\(report.path): \(path): no build-id in the log; resolved through the file at that path\(through), "
+                         + "unchecked: it may not be the one that crashed (--no-module-paths turns this off)",
+                         once: "module path \(path)")
     }
 
     /// Says once per image that an app image with frames in the report has no debug file,
@@ -218,6 +235,9 @@ public final class Symbolicator: @unchecked Sendable {
             if let uuid = image.uuid {
                 identity = image.format == .machO ? "UUID \(Symbolicator.dashedUUID(uuid)), \(architecture)"
                     : "build-id \(uuid)"
+            } else if image.format == .elf {
+                identity = options.modulePaths ? "no build-id in the log, and no usable object file at that path"
+                    : "no build-id in the log; --no-module-paths"
             } else {
                 identity = "no UUID in the report"
             }

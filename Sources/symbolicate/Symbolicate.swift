@@ -135,6 +135,11 @@ struct Symbolicate: ParsableCommand {
     @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
     var force = false
 
+    @Flag(help: ArgumentHelp("Do not resolve Linux modules a log names without a build-id through the file at their path.",
+                             discussion: "Without a build-id nothing shows that the file now at the path is the one that crashed; "
+                                 + "by default it is used, with one line per module saying so."))
+    var noModulePaths = false
+
     @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
               completion: .file())
     var reports: [String] = []
@@ -169,7 +174,7 @@ struct Symbolicate: ParsableCommand {
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
                                        cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
                                        diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force),
+        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
                                         diagnostics: diagnostics,
                                         indexSource: Self.indexSource(cache: !common.noCache, diagnostics: diagnostics))
         let runner = ReportRunner(symbolicator: symbolicator,
