@@ -44,6 +44,10 @@
 /// print each inlined frame on a line of its own with the same address and the next number;
 /// those frames are marked `inlined`.
 ///
+/// ThreadSanitizer prints no address (`    #%n %f %S %M`): `#0 <null> <null> (prog+0x1249)`
+/// unsymbolized, `#0 main /src/race.c:9 (prog+0x1249)` symbolized, the module often by its
+/// file name alone. Its offsets are symbolized as printed, like the other sanitizers'.
+///
 /// LLVM's `PrintStackTrace` prints `#0 0x000055d0c0a01234 (/path/prog+0x1234)`,
 /// `#1 0x... foo /src/a.c:10:5` or `#2 0x... foo(int) (/path/prog+0x...)`: a single blank
 /// after the address and no `in`. Its addresses come from `backtrace()` unchanged, so they
@@ -271,7 +275,9 @@ private struct LineScanner {
         let addressStart = b.skipBlanks(from: afterNumber, to: e)
         guard let (address, addressEnd) = b.hexNumber(at: addressStart, end: e),
               addressEnd == e || isBlank(b[addressEnd])
-        else { return nil }
+        else {
+            return hash == p ? threadSanitizerFrame(lineStart: lineStart, number: Int(number), addressStart, e) : nil
+        }
         var frame = ParsedFrame(family: .numbered, number: Int(number), address: address, module: nil, buildID: nil,
                                 imageOffset: nil, form: .unknown, function: nil, restStart: addressEnd - lineStart,
                                 sanitizer: false, isStrong: false)
@@ -322,6 +328,35 @@ private struct LineScanner {
             frame.form = .symbolicated(name: name, offset: offset, file: location.file, line: location.line)
         } else if let offset {
             frame.form = .symbol(name: name, offset: offset)
+        }
+        return frame
+    }
+
+    /// ThreadSanitizer's `#N FUNCTION LOCATION (MODULE+0xOFF)` (its stack format is
+    /// `    #%n %f %S %M`: no address), LOCATION being `FILE:LINE[:COLUMN]` or `<null>`, and
+    /// FUNCTION `<null>` when unsymbolized. `q` is where FUNCTION starts. The frame's address
+    /// is its module offset, the only one the line has; the replaced text starts at FUNCTION.
+    private func threadSanitizerFrame(lineStart: Int, number: Int, _ q: Int, _ e: Int) -> ParsedFrame? {
+        var end = e
+        var buildID: String?
+        if b[end - 1] == ASCII.closeParen, let (open, id) = self.buildID(q, end) {
+            buildID = id
+            end = b.trimEnd(q, open)
+        }
+        guard end > q, b[end - 1] == ASCII.closeParen, let (open, module, offset) = moduleOffset(q, end) else { return nil }
+        let textEnd = b.trimEnd(q, open)
+        guard textEnd > q, textEnd < open else { return nil }
+        var frame = ParsedFrame(family: .numbered, number: number, address: offset, module: module, buildID: buildID,
+                                imageOffset: offset, form: .unknown, function: nil, restStart: q - lineStart,
+                                sanitizer: true, isStrong: true)
+        var locationStart = textEnd
+        while locationStart > q && !isBlank(b[locationStart - 1]) { locationStart -= 1 }
+        let functionEnd = b.trimEnd(q, locationStart)
+        guard functionEnd > q, !b.equals("<null>", q, functionEnd) else { return frame }
+        let name = b.string(q, functionEnd)
+        frame.function = name
+        if let (_, file, line) = sourceLocation(locationStart, textEnd) {
+            frame.form = .symbolicated(name: name, offset: nil, file: file, line: line)
         }
         return frame
     }

@@ -19,8 +19,11 @@ extension TextRenderer {
     ///     ./prog(+0x1388)[0x55fd7aec4388] in item_weight /src/inventory.h:25:12 [inlined]
     ///     ./prog(+0x1388)[0x55fd7aec4388] in inventory_total /src/inventory.c:10:18
     ///
-    /// Which of the two a line is shows in what was just written: a glibc prefix ends in `]`,
-    /// a numbered one in the address's last hexadecimal digit.
+    /// ThreadSanitizer's lines have no address; they become what it prints when it
+    /// symbolizes, the module group kept: `#0 main /src/race.c:9:10 (prog+0x1249)`.
+    ///
+    /// Which of these a line is shows in what was just written: a glibc prefix ends in `]`,
+    /// a numbered one in the address's last hexadecimal digit, a ThreadSanitizer one in `#N`.
     ///
     /// `replaced` is the text the frame had after its address (`(/path/prog+0x1234) (BuildId:
     /// ...)`); when the debug file names the function but no source file, its module part is
@@ -29,8 +32,11 @@ extension TextRenderer {
         var last = out.count - 1
         while last >= 0 && isBlank(out[last]) { last -= 1 }
         let afterGlibcLine = last >= 0 && out[last] == 0x5D  // ]
+        var token = last
+        while token > 0 && !isBlank(out[token - 1]) && out[token - 1] != ASCII.newline { token -= 1 }
+        let threadSanitizer = token >= 0 && token <= last && out[token] == 0x23  // "#N", no address
 
-        out.append(literal: "in ")
+        if !threadSanitizer { out.append(literal: "in ") }
         OutputEscaping.append(frame.function, to: &out)
         if let file = frame.file, !file.isEmpty {
             out.append(ASCII.space)
@@ -44,7 +50,7 @@ extension TextRenderer {
                 }
             }
         }
-        if frame.file?.isEmpty ?? true, let module = Self.moduleText(replaced) {
+        if threadSanitizer || frame.file?.isEmpty ?? true, let module = Self.moduleText(replaced) {
             out.append(ASCII.space)
             OutputEscaping.append(module, to: &out)
         }

@@ -117,11 +117,18 @@ public final class Symbolicator: @unchecked Sendable {
         }
         for (i, image) in report.images.enumerated() {
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
-            guard let file = debugFile(for: image, architecture: architecture) else {
+            guard let (file, match) = debugFile(for: image, architecture: architecture) else {
                 missing.insert(i)
                 continue
             }
-            if image.uuid == nil, framed.contains(i) { warnAboutPathMatch(image, file, in: report) }
+            if case .unchecked(let through, let named) = match {
+                if framed.contains(i) { warnAboutUncheckedMatch(image, file, through: through, in: report) }
+                if let named {
+                    lock.lock()
+                    used.insert(named)
+                    lock.unlock()
+                }
+            }
             lock.lock()
             used.insert(file)
             lock.unlock()
@@ -193,25 +200,49 @@ public final class Symbolicator: @unchecked Sendable {
         }
     }
 
-    /// The debug file of an image: by UUID / build-id, else (a Linux module without a
-    /// build-id) by the module's path on this machine.
-    private func debugFile(for image: BinaryImage, architecture: Architecture?) -> DebugFile? {
-        if let identifier = image.uuid {
-            return locator.debugFile(identifier: identifier, architecture: architecture)
-        }
-        if options.modulePaths, image.format == .elf, let path = image.path {
-            return locator.debugFile(forModulePath: path, architecture: architecture)
-        }
-        return nil
+    /// How an image's debug file was found.
+    private enum Match {
+        /// By the UUID or build-id the report gives.
+        case identity
+        /// A Linux module without a build-id in the log, through the object file at `through`:
+        /// the one at the module's path, else the one `named` with `-d` that has the module's
+        /// file name.
+        case unchecked(through: String, named: DebugFile?)
     }
 
-    /// Says once per module that its frames are resolved through the file now at the path
-    /// the log names: without a build-id in the log nothing shows that it is the file that
-    /// crashed (a rebuilt or upgraded program gives wrong answers, not none).
-    private func warnAboutPathMatch(_ image: BinaryImage, _ file: DebugFile, in report: CrashReport) {
+    /// The debug file of an image: by UUID / build-id, else (a Linux module without a
+    /// build-id, unless `modulePaths` is off) through the object file now at the module's
+    /// path on this machine, or one the user named that has the module's file name (a
+    /// ThreadSanitizer log names `race`, the user passes `-d build/race`).
+    private func debugFile(for image: BinaryImage, architecture: Architecture?) -> (DebugFile, Match)? {
+        if let identifier = image.uuid {
+            return locator.debugFile(identifier: identifier, architecture: architecture).map { ($0, .identity) }
+        }
+        guard options.modulePaths, image.format == .elf, let path = image.path else { return nil }
+        if let file = locator.debugFile(forModulePath: path, architecture: architecture) {
+            return (file, .unchecked(through: path, named: nil))
+        }
+        let name = Path.lastComponent(path)
+        guard let named = locator.explicitFiles.first(where: {
+            $0.format == .elf && !$0.isRelocatable && Path.lastComponent($0.path) == name
+                && (architecture == nil || $0.architecture == architecture)
+        }) else { return nil }
+        if let identifier = named.identifier,
+           let file = locator.debugFile(identifier: identifier, architecture: named.architecture) {
+            return (file, .unchecked(through: named.path, named: named))
+        }
+        return named.hasDWARF || named.hasSymbolTable ? (named, .unchecked(through: named.path, named: named)) : nil
+    }
+
+    /// Says once per module that its frames are resolved through an object file found by the
+    /// module's path or name: without a build-id in the log nothing shows that it is the file
+    /// that crashed (a rebuilt or upgraded program gives wrong answers, not none).
+    private func warnAboutUncheckedMatch(_ image: BinaryImage, _ file: DebugFile, through: String,
+                                         in report: CrashReport) {
         let path = image.path ?? image.name
-        let through = file.path == path ? "" : " (debug file \(file.path))"
-        diagnostics.warn("\(report.path): \(path): no build-id in the log; resolved through the file at that path\(through), "
+        let how = through == path ? "the file at that path" : "\(through), named with -d, by the module's file name"
+        let debug = file.path == through ? "" : " (debug file \(file.path))"
+        diagnostics.warn("\(report.path): \(path): no build-id in the log; resolved through \(how)\(debug), "
                          + "unchecked: it may not be the one that crashed (--no-module-paths turns this off)",
                          once: "module path \(path)")
     }
@@ -255,8 +286,20 @@ public final class Symbolicator: @unchecked Sendable {
         let systemPrefixes = ["/System/", "/usr/", "/Library/Apple/", "/private/preboot/", "/Developer/",
                               "/AppleInternal/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/opt/swift/", "["]
         if systemPrefixes.contains(where: path.hasPrefix) { return false }
-        if image.format == .elf { return true }
+        if image.format == .elf { return !isSystemLibraryName(path) }
         return path.contains(".app/") || path.contains("/Bundle/Application/") || path.contains("/Applications/")
+    }
+
+    /// Whether a module a Linux log names by its file name alone (ThreadSanitizer prints
+    /// `libc.so.6+0x27249`) is one of the C, C++, sanitizer or Swift runtime libraries, which
+    /// are the system's whatever folder they were loaded from.
+    static func isSystemLibraryName(_ path: String) -> Bool {
+        guard !path.contains("/") else { return false }
+        let runtimes = ["libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libresolv.so", "libutil.so",
+                        "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so", "libunwind.so", "ld-linux",
+                        "libasan.so", "libtsan.so", "libubsan.so", "liblsan.so", "libhwasan.so", "libclang_rt.",
+                        "libswift", "libdispatch.so", "libFoundation", "libBlocksRuntime.so", "libz.so"]
+        return runtimes.contains(where: path.hasPrefix)
     }
 
     /// `6b0a6a3f...` → `6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E`, the spelling dSYM searches use.

@@ -135,7 +135,7 @@ struct Symbolicate: ParsableCommand {
     @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
     var force = false
 
-    @Flag(help: ArgumentHelp("Do not resolve Linux modules a log names without a build-id through the file at their path.",
+    @Flag(help: ArgumentHelp("Do not resolve Linux modules a log names without a build-id through the file at their path or a -d file of their name.",
                              discussion: "Without a build-id nothing shows that the file now at the path is the one that crashed; "
                                  + "by default it is used, with one line per module saying so."))
     var noModulePaths = false

@@ -23,6 +23,41 @@ final class LinuxLogParserTests: XCTestCase {
         return String(decoding: report.bytes[range.lowerBound..<(range.lowerBound + frame.restStart!)], as: UTF8.self)
     }
 
+    // MARK: ThreadSanitizer
+
+    /// ThreadSanitizer prints no address: the module offset is the frame's address, the text
+    /// from the function on is what a resolution replaces, and `<null>` means unknown.
+    func testThreadSanitizerLinesWithoutAddresses() throws {
+        let text = """
+            WARNING: ThreadSanitizer: data race (pid=19278)
+              Write of size 4 at 0x560cc70e605c by main thread:
+                #0 <null> <null> (race+0x1272)
+                #1 <null> <null> (libc.so.6+0x27249) (BuildId: 93ac61ec)
+
+              Previous write of size 4 at 0x560cc70e605c by thread T1:
+                #0 add_to_counter /src/race.c:9 (race+0x11e7)
+                #1 pthread_create ../tsan_interceptors_posix.cpp:1001 (libtsan.so.2+0x5e686)
+                #2 operator new(unsigned long) <null> (libtsan.so.2+0x8c8d5)
+              Location is global '<null>' at 0x000000000000 (race+0x405c)
+
+            """
+        let report = try parseLog(text)
+        XCTAssertEqual(report.format, .linuxLog)
+        XCTAssertEqual(report.threads.count, 2)
+        XCTAssertEqual(report.threads.map(\.name), ["Write of size 4 at 0x560cc70e605c by main thread:",
+                                                    "Previous write of size 4 at 0x560cc70e605c by thread T1:"])
+        let f = frames(report)
+        XCTAssertEqual(f.map(\.address), [0x1272, 0x27249, 0x11e7, 0x5e686, 0x8c8d5])
+        XCTAssertEqual(f.map(\.imageOffset), [0x1272, 0x27249, 0x11e7, 0x5e686, 0x8c8d5])
+        XCTAssertEqual(f.map { image(report, $0)?.name }, ["race", "libc.so.6", "race", "libtsan.so.2", "libtsan.so.2"])
+        XCTAssertEqual(image(report, f[1])?.uuid, "93ac61ec")
+        XCTAssertEqual(f.map(\.returnAddress), [false, false, false, false, false], "symbolized as printed")
+        XCTAssertEqual(f.map { prefix(report, $0).trimmingCharacters(in: .whitespaces) }, ["#0", "#1", "#0", "#1", "#2"])
+        XCTAssertEqual(f[0].form, .unknown)
+        XCTAssertEqual(f[2].form, .symbolicated(name: "add_to_counter", offset: nil, file: "/src/race.c", line: 9))
+        XCTAssertEqual(f[4].form, .unknown, "a function without a location is not a location")
+    }
+
     // MARK: glibc
 
     func testGlibcFdLinesOfAPIEProgram() throws {
