@@ -54,6 +54,18 @@
 /// are return addresses, as in glibc logs. A run of `#` lines is a sanitizer run when any
 /// line has `in `, two blanks after the address or a build-id.
 ///
+/// ## Swift's "Current stack trace:"
+///
+/// The Swift runtime before 5.9 (and later ones with `SWIFT_BACKTRACE=enable=no`) prints
+/// `backtrace()`'s return addresses with `dladdr`'s answers:
+///
+///     Current stack trace:
+///     0    libswiftCore.so                    0x00007fe4b8b5f130 swift_reportError + 33
+///     5    inventory                          0x0000557fa3a3b7e4 <unavailable> + 6116
+///
+/// `<unavailable> + N` is the offset from the module's base, its lowest mapping, which gives
+/// the image's load address; `SYMBOL + N` the offset into a dynamic symbol.
+///
 /// ## The model
 ///
 /// Each run of consecutive frame lines is one `Thread` (`.thread(0)`, `.thread(1)`, ... in
@@ -111,6 +123,9 @@ private enum Family: Equatable {
     case glibc
     /// `#N 0xADDR ...`: a sanitizer or LLVM's PrintStackTrace.
     case numbered
+    /// `N  MODULE  0xADDR SYMBOL + DEC`: the Swift runtime's "Current stack trace:" before
+    /// Swift 5.9 (and LLVM's PrintStackTrace before LLVM 3.9).
+    case indexed
 }
 
 /// One frame line, as read from the line alone.
@@ -135,6 +150,8 @@ private struct ParsedFrame {
     /// The line is a frame on its own; weak lines (`MODULE[0xADDR]` without a slash,
     /// `[0xADDR]`) only next to a run.
     var isStrong: Bool
+    /// Where the module's lowest mapping starts, when the line tells.
+    var moduleBase: UInt64?
 }
 
 /// Reads single lines. `p..<e` is always a line's text without surrounding blanks or its
@@ -189,7 +206,47 @@ private struct LineScanner {
     func frame(lineStart: Int, _ p: Int, _ e: Int) -> ParsedFrame? {
         guard p < e else { return nil }
         if b[e - 1] == 0x5D /* ] */, let frame = glibcFrame(lineStart: lineStart, p, e) { return frame }
+        if isDigit(b[p]) { return indexedFrame(lineStart: lineStart, p, e) }
         return numberedFrame(lineStart: lineStart, p, e)
+    }
+
+    /// `N  MODULE  0xADDR SYMBOL + DEC` or `N  MODULE  0xADDR <unavailable> + DEC`, the
+    /// second an offset from the module's base (`dladdr`'s `dli_fbase`, its lowest mapping),
+    /// which places the module (`moduleBase`). The line is a frame on its own with
+    /// `<unavailable>` or a shared-library module (`.so`): an Apple report's frame lines have
+    /// the same shape, but neither.
+    private func indexedFrame(lineStart: Int, _ p: Int, _ e: Int) -> ParsedFrame? {
+        guard let (number, afterNumber) = b.decimalNumber(at: p, end: e), number <= Int.max,
+              afterNumber < e, isBlank(b[afterNumber])
+        else { return nil }
+        let moduleStart = b.skipBlanks(from: afterNumber, to: e)
+        var moduleEnd = moduleStart
+        while moduleEnd < e && !isBlank(b[moduleEnd]) { moduleEnd += 1 }
+        let addressStart = b.skipBlanks(from: moduleEnd, to: e)
+        guard moduleEnd > moduleStart, addressStart > moduleEnd,
+              let (address, addressEnd) = b.hexNumber(at: addressStart, end: e), addressEnd < e, isBlank(b[addressEnd])
+        else { return nil }
+        let nameStart = b.skipBlanks(from: addressEnd, to: e)
+        var digits = e
+        while digits > nameStart && isDigit(b[digits - 1]) { digits -= 1 }
+        guard digits < e, digits - 3 > nameStart, b[digits - 1] == ASCII.space, b[digits - 2] == ASCII.plus,
+              b[digits - 3] == ASCII.space, let (offset, _) = b.decimalNumber(at: digits, end: e)
+        else { return nil }
+        let nameEnd = digits - 3
+        let module = b.string(moduleStart, moduleEnd)
+        var frame = ParsedFrame(family: .indexed, number: Int(number), address: address, module: module, buildID: nil,
+                                imageOffset: nil, form: .unknown, function: nil, restStart: addressEnd - lineStart,
+                                sanitizer: false, isStrong: false)
+        if b.equals("<unavailable>", nameStart, nameEnd) {
+            frame.moduleBase = address &- offset
+            frame.isStrong = true
+        } else {
+            let name = b.string(nameStart, nameEnd)
+            frame.function = name
+            frame.form = .symbol(name: name, offset: offset)
+            frame.isStrong = module.hasSuffix(".so") || module.contains(".so.")
+        }
+        return frame
     }
 
     /// `MODULE(SYMBOL+0xOFF)[0xADDR]`, `MODULE(+0xOFF) [0xADDR]`, `MODULE() [0xADDR]`,
@@ -482,11 +539,11 @@ private struct LogBuilder {
             return
         }
         endRun()
-        if !frame.isStrong && frame.family == .glibc {
+        if !frame.isStrong && frame.family != .numbered {
             pending.append((line, frame))
             return
         }
-        if frame.family != .glibc { pending.removeAll() }
+        pending.removeAll { $0.frame.family != frame.family }
         startRun(frame.family, header: pending.first.map { $0.line } ?? line)
         for (pendingLine, pendingFrame) in pending { add(pendingFrame, line: pendingLine) }
         pending.removeAll()
@@ -520,10 +577,11 @@ private struct LogBuilder {
             if let existing = imageIndex[module] {
                 image = existing
                 if images[existing].uuid == nil, let id = parsed.buildID { images[existing].uuid = id }
+                if images[existing].loadAddress == 0, let base = parsed.moduleBase { images[existing].loadAddress = base }
             } else {
                 image = images.count
                 imageIndex[module] = images.count
-                images.append(BinaryImage(loadAddress: 0, endAddress: 0, name: String(basename(module)),
+                images.append(BinaryImage(loadAddress: parsed.moduleBase ?? 0, endAddress: 0, name: String(basename(module)),
                                           uuid: parsed.buildID, path: module, line: line, format: .elf))
             }
         }

@@ -316,14 +316,18 @@ public final class Symbolicator: @unchecked Sendable {
     /// - Mach-O: `address − load address + __TEXT vmaddr`; with an image offset (`.ips`),
     ///   `offset + __TEXT vmaddr`.
     /// - ELF modules of Linux logs: the module offset is already a link-time address (it is
-    ///   taken from the load bias, 0 for non-PIE executables); `symbol+0x12` is the symbol's
-    ///   address plus the offset.
+    ///   taken from the load bias, 0 for non-PIE executables); with a module base the log
+    ///   gives (`<unavailable> + 5329`, from `dladdr`), `address − base + lowest vmaddr`, as
+    ///   for Mach-O; else `symbol+0x12` is the symbol's address plus the offset.
     public static func addresses(of frame: Frame, at position: Int, in thread: ReportThread, image: BinaryImage,
                                  debugFile: DebugFile, index: SymbolIndex? = nil, architecture: Architecture?)
         -> (address: UInt64, lookup: UInt64)? {
         let address: UInt64
         if let offset = frame.imageOffset {
             address = debugFile.format == .elf ? offset : offset &+ debugFile.textVMAddress
+        } else if image.format == .elf, image.loadAddress != 0 {
+            guard frame.address >= image.loadAddress else { return nil }
+            address = frame.address - image.loadAddress &+ debugFile.textVMAddress
         } else if image.format == .elf {
             guard case .symbol(let name, let offset) = frame.form,
                   let start = index?.address(ofSymbol: name) else { return nil }

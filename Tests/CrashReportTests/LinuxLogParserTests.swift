@@ -23,6 +23,48 @@ final class LinuxLogParserTests: XCTestCase {
         return String(decoding: report.bytes[range.lowerBound..<(range.lowerBound + frame.restStart!)], as: UTF8.self)
     }
 
+    // MARK: Swift's "Current stack trace:"
+
+    /// `<unavailable> + OFFSET` is an offset from the module's base: it places the module;
+    /// `SYMBOL + OFFSET` names a symbol. All are return addresses (`backtrace()`).
+    func testSwiftCurrentStackTrace() throws {
+        let text = """
+            Fatal error: Index out of range
+            Current stack trace:
+            0    libswiftCore.so                    0x00007fe4b8b5f130 swift_reportError + 33
+            2    libswiftCore.so                    0x00007fe4b8b6df7b <unavailable> + 1499003
+            5    inventory                          0x0000557fa3a3b7e4 <unavailable> + 6116
+            6    inventory                          0x0000557fa3a3b31c <unavailable> + 4892
+            9    libc.so.6                          0x00007fd7ba998bf7 __libc_start_main + 231
+            Illegal instruction (core dumped)
+
+            """
+        XCTAssertTrue(LinuxLogParser.looksLikeLinuxLog(Array(text.utf8)))
+        let report = try ReportParser.parse(Array(text.utf8), path: "swift.log")
+        XCTAssertEqual(report.format, .linuxLog)
+        XCTAssertEqual(report.threads.count, 1)
+        XCTAssertEqual(report.threads[0].name, "Current stack trace:")
+        let f = frames(report)
+        XCTAssertEqual(f.map(\.index), [0, 2, 5, 6, 9])
+        XCTAssertEqual(f.map { image(report, $0)?.name }, ["libswiftCore.so", "libswiftCore.so", "inventory", "inventory", "libc.so.6"])
+        XCTAssertEqual(report.images.map(\.loadAddress), [0x7fe4b8b6df7b - 1499003,
+                                                          0x557fa3a3b7e4 - 6116, 0])
+        XCTAssertEqual(f[0].form, .symbol(name: "swift_reportError", offset: 33))
+        XCTAssertEqual(f.map(\.returnAddress), [true, true, true, true, true])
+        XCTAssertEqual(f.map { prefix(report, $0).hasSuffix("0x") }, [false, false, false, false, false])
+    }
+
+    /// The same shape in an Apple report's thread, without a shared library or
+    /// `<unavailable>`, is not a Linux log.
+    func testAppleShapedFrameLinesAloneAreNotALinuxLog() {
+        let text = """
+            0   libsystem_kernel.dylib        0x000000018da6eec4 __pthread_kill + 8
+            1   App                           0x0000000104a3c5e0 main + 40
+
+            """
+        XCTAssertFalse(LinuxLogParser.looksLikeLinuxLog(Array(text.utf8)))
+    }
+
     // MARK: ThreadSanitizer
 
     /// ThreadSanitizer prints no address: the module offset is the frame's address, the text
