@@ -159,9 +159,15 @@ public final class Symbolicator: @unchecked Sendable {
                 if let known = recent[slot], known.key == key {
                     sourceFrames = known.frames
                 } else {
-                    sourceFrames = index.lookup(lookup, demangle: options.demangle).map { location in
+                    // The Swift runtime names frames its own way, and counts a return
+                    // address's offset from the byte before it, inlined calls without one.
+                    let swift = report.format == .swiftBacktrace
+                    let counted = swift && lookup != address ? address &- 1 : address
+                    sourceFrames = index.lookup(lookup, demangle: options.demangle,
+                                                style: swift ? .simplified : .full).map { location in
                         SourceFrame(function: location.function,
-                                    offset: location.functionStart.flatMap { address >= $0 ? address - $0 : nil },
+                                    offset: swift && location.inlined ? nil
+                                        : location.functionStart.flatMap { counted >= $0 ? counted - $0 : nil },
                                     file: location.file,
                                     line: location.line == 0 ? nil : location.line,
                                     column: location.column == 0 ? nil : location.column,
@@ -254,14 +260,16 @@ public final class Symbolicator: @unchecked Sendable {
     ///   `offset + __TEXT vmaddr`.
     /// - ELF modules of Linux logs: the module offset is already a link-time address (it is
     ///   taken from the load bias, 0 for non-PIE executables); `symbol+0x12` is the symbol's
-    ///   address plus the offset.
+    ///   address plus the offset. An ELF image with an address range (the Swift runtime's
+    ///   image list, whose start is the first mapped page) is placed as a Mach-O image is, with
+    ///   the first `PT_LOAD` vaddr in place of `__TEXT`'s.
     public static func addresses(of frame: Frame, at position: Int, in thread: ReportThread, image: BinaryImage,
                                  debugFile: DebugFile, index: SymbolIndex? = nil, architecture: Architecture?)
         -> (address: UInt64, lookup: UInt64)? {
         let address: UInt64
         if let offset = frame.imageOffset {
             address = debugFile.format == .elf ? offset : offset &+ debugFile.textVMAddress
-        } else if image.format == .elf {
+        } else if image.format == .elf && image.endAddress <= image.loadAddress {
             guard case .symbol(let name, let offset) = frame.form,
                   let start = index?.address(ofSymbol: name) else { return nil }
             address = start &+ offset
