@@ -1,5 +1,6 @@
 /// Reads the JSON crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE=format=json`):
-/// one JSON object on one line of the log, after whatever the program printed.
+/// one JSON object on one line of the log, after whatever the program printed (and before
+/// whatever it prints after).
 ///
 ///     { "timestamp": "...", "kind": "crashReport", "description": "Illegal instruction",
 ///       "faultAddress": "0x00007ffff796df7f", "architecture": "x86_64",
@@ -31,12 +32,13 @@ enum SwiftBacktraceJSON {
         return false
     }
 
-    /// The document that starts at `p`, on line `line`, when it is a crash log: its threads and
-    /// images. It may run past the line (a log pretty-printed by hand).
+    /// The document that starts at `p` and ends on its line (`p..<e`), line `line` of the log,
+    /// when it is a crash log: its threads and images. The runtime writes it on one line; a
+    /// document read only within its line keeps a log of many `{` lines linear to read.
     static func parse(_ bytes: [UInt8], line: Int, _ p: Int, _ e: Int, text: FrameText)
         -> (threads: [Thread], images: [BinaryImage])? {
         let window = bytes.withUnsafeBufferPointer { isCrashLog($0, p, e) }
-        guard window, let tree = try? JSONScanner.parse(bytes, from: p).tree,
+        guard window, let tree = try? JSONScanner.parse(bytes, from: p, to: e).tree,
               tree.nodes[tree.root].kind == .object,
               tree.string(tree.member("kind", of: tree.root)) == "crashReport" else { return nil }
         var threads: [Thread] = []

@@ -26,11 +26,12 @@ enum SwiftBacktraceJSONRenderer {
         let report = symbolicated.report
         guard !symbolicated.frames.isEmpty, let first = report.threads.first, let line = first.headerLine,
               first.frames.allSatisfy({ $0.restStart == nil }), report.lines.indices.contains(line) else { return false }
-        let start = report.bytes.withUnsafeBufferPointer {
-            $0.skipBlanks(from: report.lines[line].lowerBound, to: report.lines[line].upperBound)
+        let (start, end) = report.bytes.withUnsafeBufferPointer { b in
+            let range = report.lines[line]
+            return (b.skipBlanks(from: range.lowerBound, to: range.upperBound), SwiftBacktraceParser.contentEnd(b, range))
         }
-        guard start < report.bytes.count, report.bytes[start] == UInt8(ascii: "{"),
-              let tree = try? JSONScanner.parse(report.bytes, from: start).tree else { return false }
+        guard start < end, report.bytes[start] == UInt8(ascii: "{"),
+              let tree = try? JSONScanner.parse(report.bytes, from: start, to: end).tree else { return false }
 
         out.reserveCapacity(out.count + symbolicated.estimatedTextSize)
         var copied = 0

@@ -78,7 +78,7 @@ public enum SwiftBacktraceParser {
                 let e = contentEnd(b, range)
                 let p = b.skipBlanks(from: range.lowerBound, to: e)
                 guard p < e, !b.containsNUL(range) else { continue }
-                if b[p] == UInt8(ascii: "{"), let log = SwiftBacktraceJSON.parse(bytes, line: n, p, e, text: text) {
+                if json.isEmpty, b[p] == UInt8(ascii: "{"), let log = SwiftBacktraceJSON.parse(bytes, line: n, p, e, text: text) {
                     json.append(log)
                     section = .other
                 } else if let header = threadHeader(b, p, e) {
@@ -101,7 +101,7 @@ public enum SwiftBacktraceParser {
                 }
             }
             if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
-            // A log holds one report: text, or a JSON document (the first, if several).
+            // A log holds one report: text, or a JSON document (the first one).
             if threads.isEmpty, let log = json.first {
                 threads = log.threads
                 images = log.images
