@@ -76,7 +76,7 @@ enum SwiftBacktraceJSONRenderer {
             key("inlined")
             out.append(literal: "true")
         }
-        let offset = frame.offset ?? 0
+        let offset = frame.inlined ? 0 : frame.offset ?? 0
         key("offset")
         out.append(decimal: offset)
         key("description")

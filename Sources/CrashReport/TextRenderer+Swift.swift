@@ -48,7 +48,7 @@ extension TextRenderer {
     /// `NAME [+ OFFSET] [in IMAGE] [at FILE[:LINE[:COLUMN]]]`.
     static func appendSwift(_ frame: SourceFrame, image: String?, to out: inout [UInt8]) {
         OutputEscaping.append(frame.function, to: &out)
-        if let offset = frame.offset, offset > 0 {
+        if !frame.inlined, let offset = frame.offset, offset > 0 {
             out.append(literal: " + ")
             out.append(decimal: offset)
         }
