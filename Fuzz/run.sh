@@ -63,6 +63,13 @@ printf '%s\n' '==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 
     '    #0 0x4c5e2f in parse_record /src/parser.c:31:5' '    #1 0x4c6001 in main (/build/app+0x4c6001)' \
     '    #2 0x7f1e2a229d8f  (/lib/x86_64-linux-gnu/libc.so.6+0x29d8f) (BuildId: 4f7b0c955c3f81b5)' \
     >"$seeds/reports/asan.log"
+# Swift runtime backtraces: the text and the JSON crash log.
+printf '%s\n' '*** Program crashed: Illegal instruction at 0x00007ffff796df7f ***' '' 'Thread 0 "app" crashed:' '' \
+    '0      0x00007ffff796df7f' '1 [ra] 0x00005555555557e4' '2 [async] 0x0000555555555900' '3      ...' '' 'Registers:' '' \
+    'Images (2 omitted):' '' '0x0000555555554000–0x0000555555555e90 fdeb5b5d06b673c5 app /tmp/app' \
+    >"$seeds/reports/swift-backtrace.log"
+printf '%s\n' '{ "kind": "crashReport", "threads": [ { "name": "app", "crashed": true, "frames": [ { "kind": "programCounter", "address": "0x00005555555557e4" }, { "kind": "returnAddress", "address": "0x0000555555555721" }, { "kind": "truncated" } ] } ], "images": [ { "name": "app", "buildId": "fdeb5b5d", "path": "/tmp/app", "baseAddress": "0x0000555555554000", "endOfText": "0x0000555555555e90" } ] }' \
+    >"$seeds/reports/swift-backtrace.json"
 # Index files: written by the tool itself into a cache of its own, when it has been built.
 tool=""
 for candidate in .build/release/symbolicate .build/debug/symbolicate; do

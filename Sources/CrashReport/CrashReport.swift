@@ -189,6 +189,8 @@ public enum ReportFormat: Sendable, Equatable {
     case ips
     /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
     case linuxLog
+    /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON.
+    case swiftBacktrace
 }
 
 /// Address → image lookup in O(log n), built in O(n log n) however the images overlap.

@@ -4,6 +4,7 @@ public enum ReportParser {
     ///
     /// - A first line that is a JSON object with a `bug_type` is an `.ips` report
     ///   (`IPSReportParser`): bug_type 309 is JSON throughout, 109 carries a classic text body.
+    /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
     /// - Lines of glibc `backtrace_symbols` or sanitizer frames make a Linux log
     ///   (`LinuxLogParser`).
     /// - Anything else is read as a classic text report (`ClassicReportParser`).
@@ -21,6 +22,9 @@ public enum ReportParser {
     private static func parseUTF8(_ bytes: [UInt8], path: String) throws -> CrashReport {
         if IPSReportParser.looksLikeIPS(bytes) {
             return try IPSReportParser.parse(bytes, path: path)
+        }
+        if SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes) {
+            return try SwiftBacktraceParser.parse(bytes, path: path)
         }
         if LinuxLogParser.looksLikeLinuxLog(bytes) {
             return try LinuxLogParser.parse(bytes, path: path)

@@ -23,6 +23,7 @@ public struct TextRenderer: Sendable {
     /// Appends the text of `symbolicated` to `out`.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
         let report = symbolicated.report
+        if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out) { return }
         let edits = Self.edits(symbolicated)
         guard !edits.isEmpty else {
             out.append(contentsOf: report.bytes)
@@ -91,6 +92,13 @@ public struct TextRenderer: Sendable {
         let range = report.lines[line]
         let contentEnd = Self.contentEnd(b, range)
         let prefixEnd = min(range.lowerBound + restStart, contentEnd)
+        if report.format == .swiftBacktrace {
+            let terminators = (UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound]),
+                               Self.innerTerminator(report, b, line: line))
+            renderSwiftFrame(report, b, line: range.lowerBound..<prefixEnd, frames: frames, terminators: terminators,
+                             into: &out)
+            return
+        }
         let needsBlank = prefixEnd == range.lowerBound || !isBlank(b[prefixEnd - 1])
         let terminator = UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound])
         let innerTerminator = Self.innerTerminator(report, b, line: line)

@@ -7,17 +7,25 @@ import Platform
 final class NameCache: Sendable {
     private final class Stripe: @unchecked Sendable {
         let lock = Lock()
-        var names: [UInt64: String] = [:]
+        var names: [Key: String] = [:]
     }
 
     private let stripes = (0..<16).map { _ in Stripe() }
 
-    /// The name stored under `key`, made by `make` the first time.
-    func demangled(_ key: UInt64, _ make: () -> String) -> String {
+    /// A name is stored per style: one report asks for full names, another for the Swift
+    /// runtime's simplified ones, of the same symbol.
+    private struct Key: Hashable {
+        var key: UInt64
+        var style: NameStyle
+    }
+
+    /// The name stored under `key` in `style`, made by `make` the first time.
+    func demangled(_ key: UInt64, _ style: NameStyle = .full, _ make: () -> String) -> String {
         let stripe = stripes[Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 60)]
-        if let known = stripe.lock.withLock({ stripe.names[key] }) { return known }
+        let stored = Key(key: key, style: style)
+        if let known = stripe.lock.withLock({ stripe.names[stored] }) { return known }
         let name = make()
-        stripe.lock.withLock { stripe.names[key] = name }
+        stripe.lock.withLock { stripe.names[stored] = name }
         return name
     }
 }

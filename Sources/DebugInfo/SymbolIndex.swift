@@ -139,11 +139,13 @@ public final class SymbolIndex: @unchecked Sendable {
     /// The frames at `address` (a file address: already rebased to the debug file's own
     /// addresses), innermost inlined frame first, the out-of-line function last. Empty when
     /// neither the DWARF nor the symbol table knows the address.
-    public func lookup(_ address: UInt64, demangle: Bool = true) -> [SourceLocation] {
-        checked([]) { $0.lookupInTables(address, demangle: demangle) }
+    /// Names are spelled in `style` when demangled.
+    public func lookup(_ address: UInt64, demangle: Bool = true, style: NameStyle = .full) -> [SourceLocation] {
+        checked([]) { $0.lookupInTables(address, demangle: demangle ? style : nil) }
     }
 
-    private func lookupInTables(_ address: UInt64, demangle: Bool) -> [SourceLocation] {
+    /// `demangle`: the style names are demangled in, nil to keep them mangled.
+    private func lookupInTables(_ address: UInt64, demangle: NameStyle?) -> [SourceLocation] {
         let row = lineRow(at: address)
         let rowFile = row.flatMap { string($0.file) }, rowLine = row.map { Int($0.line) } ?? 0
         let rowColumn = row.map { Int($0.column) } ?? 0
@@ -223,7 +225,7 @@ public final class SymbolIndex: @unchecked Sendable {
     /// The name of an inlined entry is the DWARF's; an out-of-line function takes the symbol
     /// table's name where a symbol covers the address (it names clones such as `.isra.0` and
     /// functions the DWARF leaves without a linkage name), as llvm-symbolizer does.
-    private func name(of record: FunctionRecord, at address: UInt64, demangle: Bool) -> String {
+    private func name(of record: FunctionRecord, at address: UInt64, demangle: NameStyle?) -> String {
         if record.inlined == 0, let symbol = symbols.position(containing: address) {
             return symbolName(symbols[symbol].name, demangle: demangle)
         }
@@ -233,16 +235,16 @@ public final class SymbolIndex: @unchecked Sendable {
 
     /// The name of the symbol whose name is at `offset` of the symbol table's strings, as C
     /// spells it (Mach-O's leading underscore dropped).
-    private func symbolName(_ offset: UInt32, demangle: Bool) -> String {
+    private func symbolName(_ offset: UInt32, demangle: NameStyle?) -> String {
         guard var start = symbols.strings.verifiedCString(at: offset) else { return "" }
         if symbols.stripsUnderscore, start.pointee == UInt8(ascii: "_") { start += 1 }
         return name(at: start, key: UInt64(offset) | 1 << 32, demangle: demangle)
     }
 
-    /// The NUL-terminated name at `start`, demangled once per `key` when it is mangled.
-    private func name(at start: UnsafePointer<UInt8>, key: UInt64, demangle: Bool) -> String {
-        guard demangle, Demangler.isMangled(start) else { return String(cString: start) }
-        return names.demangled(key) { Demangler.demangle(String(cString: start)) }
+    /// The NUL-terminated name at `start`, demangled once per `key` and style when it is mangled.
+    private func name(at start: UnsafePointer<UInt8>, key: UInt64, demangle: NameStyle?) -> String {
+        guard let style = demangle, Demangler.isMangled(start) else { return String(cString: start) }
+        return names.demangled(key, style) { Demangler.demangle(String(cString: start), style: style) }
     }
 
     private func rangeIndex(of record: FunctionRecord, containing address: UInt64) -> Int? {

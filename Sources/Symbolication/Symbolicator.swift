@@ -172,9 +172,15 @@ public final class Symbolicator: @unchecked Sendable {
                 if let known = recent[slot], known.key == key {
                     sourceFrames = known.frames
                 } else {
-                    sourceFrames = index.lookup(lookup, demangle: options.demangle).map { location in
+                    // The Swift runtime names frames its own way, and counts a return
+                    // address's offset from the byte before it, inlined calls without one.
+                    let swift = report.format == .swiftBacktrace
+                    let counted = swift && lookup != address ? address &- 1 : address
+                    sourceFrames = index.lookup(lookup, demangle: options.demangle,
+                                                style: swift ? .simplified : .full).map { location in
                         SourceFrame(function: location.function,
-                                    offset: location.functionStart.flatMap { address >= $0 ? address - $0 : nil },
+                                    offset: swift && location.inlined ? nil
+                                        : location.functionStart.flatMap { counted >= $0 ? counted - $0 : nil },
                                     file: location.file,
                                     line: location.line == 0 ? nil : location.line,
                                     column: location.column == 0 ? nil : location.column,
@@ -316,19 +322,18 @@ public final class Symbolicator: @unchecked Sendable {
     /// - Mach-O: `address − load address + __TEXT vmaddr`; with an image offset (`.ips`),
     ///   `offset + __TEXT vmaddr`.
     /// - ELF modules of Linux logs: the module offset is already a link-time address (it is
-    ///   taken from the load bias, 0 for non-PIE executables); with a module base the log
-    ///   gives (`<unavailable> + 5329`, from `dladdr`), `address − base + lowest vmaddr`, as
-    ///   for Mach-O; else `symbol+0x12` is the symbol's address plus the offset.
+    ///   taken from the load bias, 0 for non-PIE executables). An ELF image the report
+    ///   places — the Swift runtime's image list, whose start is the first mapped page, or a
+    ///   module base the log gives (`<unavailable> + 5329`, from `dladdr`) — is placed as a
+    ///   Mach-O image is, with the first `PT_LOAD` vaddr in place of `__TEXT`'s. Otherwise
+    ///   `symbol+0x12` is the symbol's address plus the offset.
     public static func addresses(of frame: Frame, at position: Int, in thread: ReportThread, image: BinaryImage,
                                  debugFile: DebugFile, index: SymbolIndex? = nil, architecture: Architecture?)
         -> (address: UInt64, lookup: UInt64)? {
         let address: UInt64
         if let offset = frame.imageOffset {
             address = debugFile.format == .elf ? offset : offset &+ debugFile.textVMAddress
-        } else if image.format == .elf, image.loadAddress != 0 {
-            guard frame.address >= image.loadAddress else { return nil }
-            address = frame.address - image.loadAddress &+ debugFile.textVMAddress
-        } else if image.format == .elf {
+        } else if image.format == .elf && image.loadAddress == 0 && image.endAddress == 0 {
             guard case .symbol(let name, let offset) = frame.form,
                   let start = index?.address(ofSymbol: name) else { return nil }
             address = start &+ offset

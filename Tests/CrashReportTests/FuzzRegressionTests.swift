@@ -9,6 +9,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testClassicReportRegressions() throws { try replay("classic_report", ReportFuzzChecks.classicReport) }
     func testIPSReportRegressions() throws { try replay("ips_report", ReportFuzzChecks.ipsReport) }
     func testLinuxLogRegressions() throws { try replay("linux_log", ReportFuzzChecks.linuxLog) }
+    func testSwiftBacktraceRegressions() throws { try replay("swift_backtrace", ReportFuzzChecks.swiftBacktrace) }
     func testJSONScannerRegressions() throws { try replay("json_scanner", ReportFuzzChecks.jsonScanner) }
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
 

@@ -30,6 +30,12 @@ enum ReportFuzzChecks {
         return check(report, input: bytes)
     }
 
+    /// The Swift runtime backtrace parser (text and JSON) and its renderings.
+    static func swiftBacktrace(_ bytes: [UInt8]) -> [String] {
+        guard let report = try? SwiftBacktraceParser.parse(bytes, path: "fuzz.log") else { return [] }
+        return check(report, input: bytes)
+    }
+
     /// Any bytes, read as the tool reads a file of unknown kind.
     static func reportAny(_ bytes: [UInt8]) -> [String] {
         guard let report = try? ReportParser.parse(bytes, path: "fuzz.txt") else { return [] }

@@ -1,0 +1,98 @@
+/// Writes a Swift runtime JSON crash log (`SwiftBacktraceJSON`) back with its frames resolved,
+/// as the runtime writes it with `symbolicate=full`: each resolved frame object gets `offset`,
+/// `description` (`NAME + OFFSET`), `image` and `sourceLocation` (`file`, `line`, `column`),
+/// and its inlined calls are inserted before it as frame objects of their own with
+/// `"inlined": true`, innermost first:
+///
+///     { "kind": "returnAddress", "address": "0x00005555555557e4" }
+///
+/// becomes
+///
+///     { "kind": "returnAddress", "address": "0x00005555555557e4", "offset": 67,
+///       "description": "crash(_:) + 67", "image": "c",
+///       "sourceLocation": { "file": "/tmp/c.swift", "line": 1, "column": 56 } }
+///
+/// The runtime's `symbol` (the mangled name) is not written: the index keeps names demangled.
+/// What a frame object already said about its symbol is replaced; its other members, and every
+/// byte outside the resolved frame objects, are kept as they were.
+enum SwiftBacktraceJSONRenderer {
+    /// Keys of what symbolication says about a frame, replaced when the frame is resolved anew.
+    private static let replacedKeys = ["inlined", "runtimeFailure", "thunk", "system", "symbol", "offset",
+                                       "description", "image", "sourceLocation"]
+
+    /// Appends the log with its resolved frames written in; false (and nothing appended) when
+    /// the report's frames are not from a JSON crash log or none was resolved.
+    static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) -> Bool {
+        let report = symbolicated.report
+        guard !symbolicated.frames.isEmpty, let first = report.threads.first, let line = first.headerLine,
+              first.frames.allSatisfy({ $0.restStart == nil }), report.lines.indices.contains(line) else { return false }
+        let (start, end) = report.bytes.withUnsafeBufferPointer { b in
+            let range = report.lines[line]
+            return (b.skipBlanks(from: range.lowerBound, to: range.upperBound), SwiftBacktraceParser.contentEnd(b, range))
+        }
+        guard start < end, report.bytes[start] == UInt8(ascii: "{"),
+              let tree = try? JSONScanner.parse(report.bytes, from: start, to: end).tree else { return false }
+
+        out.reserveCapacity(out.count + symbolicated.estimatedTextSize)
+        var copied = 0
+        for (t, thread) in SwiftBacktraceJSON.threadObjects(tree).enumerated() where t < report.threads.count {
+            for (f, object) in SwiftBacktraceJSON.frameObjects(tree, thread: thread).enumerated() {
+                guard let sourceFrames = symbolicated.frames[FrameKey(thread: t, frame: f)], !sourceFrames.isEmpty,
+                      let imageIndex = report.threads[t].frames.indices.contains(f) ? report.threads[t].frames[f].image : nil
+                else { continue }
+                let range = tree.nodes[object].range
+                out.append(contentsOf: report.bytes[copied..<range.lowerBound])
+                for (k, sourceFrame) in sourceFrames.enumerated() {
+                    if k > 0 { out.append(literal: ", ") }
+                    appendObject(tree, object, sourceFrame, image: report.images[imageIndex].name, to: &out)
+                }
+                copied = range.upperBound
+            }
+        }
+        out.append(contentsOf: report.bytes[copied...])
+        return true
+    }
+
+    /// `{ KEPT MEMBERS[, "inlined": true], "offset": N, "description": "...", "image": "...",
+    /// "sourceLocation": { ... } }`.
+    private static func appendObject(_ tree: JSONTree, _ object: Int, _ frame: SourceFrame, image: String,
+                                     to out: inout [UInt8]) {
+        out.append(literal: "{ ")
+        var first = true
+        for member in tree.children(of: object) where !replacedKeys.contains(where: { tree.keyEquals(member, $0) }) {
+            if !first { out.append(literal: ", ") }
+            first = false
+            let node = tree.nodes[member]
+            out.append(contentsOf: tree.bytes[node.keyStart..<node.end])
+        }
+        func key(_ name: StaticString) {
+            if !first { out.append(literal: ", ") }
+            first = false
+            out.append(ASCII.quote)
+            out.append(literal: name)
+            out.append(literal: "\": ")
+        }
+        if frame.inlined {
+            key("inlined")
+            out.append(literal: "true")
+        }
+        let offset = frame.inlined ? 0 : frame.offset ?? 0
+        key("offset")
+        out.append(decimal: offset)
+        key("description")
+        JSONRenderer.appendString(offset > 0 ? "\(frame.function) + \(offset)" : frame.function, to: &out)
+        key("image")
+        JSONRenderer.appendString(image, to: &out)
+        if let file = frame.file, !file.isEmpty {
+            key("sourceLocation")
+            out.append(literal: "{ \"file\": ")
+            JSONRenderer.appendString(file, to: &out)
+            out.append(literal: ", \"line\": ")
+            out.append(decimal: frame.line ?? 0)
+            out.append(literal: ", \"column\": ")
+            out.append(decimal: frame.column ?? 0)
+            out.append(literal: " }")
+        }
+        out.append(literal: " }")
+    }
+}
