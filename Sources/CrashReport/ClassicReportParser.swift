@@ -45,6 +45,7 @@ public enum ClassicReportParser {
                 threads: parser.threads, images: parser.images)
         }
         report.matchFramesToImages()
+        report.placeFramesByImageOffset()
         return report
     }
 
@@ -482,16 +483,36 @@ private struct LineParser {
                 nameEnd = b.trimEnd(p, plus - 1)
             }
         }
+        // atos's ` (in Image)` between the name and the offset or location is not the name.
+        nameEnd = atosImageStart(p, nameEnd) ?? nameEnd
         guard nameEnd > p else { return .unknown }
         if let location {
             return .symbolicated(name: name(p, nameEnd), offset: offset,
                                  file: location.file, line: location.line)
         }
         guard let offset else { return .unknown }
-        if isBracketedUUID(p, nameEnd) { return .imageOffset(offset: offset) }
+        if isBracketedUUID(p, nameEnd) || isMachHeaderSymbol(p, nameEnd) { return .imageOffset(offset: offset) }
         let symbol = name(p, nameEnd)
         if symbol == imageName { return .imageOffset(offset: offset) }
         return .symbol(name: symbol, offset: offset)
+    }
+
+    /// Where the name ends if `p..<e` ends in atos's ` (in Image)`.
+    private func atosImageStart(_ p: Int, _ e: Int) -> Int? {
+        guard e - p > 6, b[e - 1] == ASCII.closeParen else { return nil }
+        var open = e - 2
+        while open > p && b[open] != ASCII.openParen { open -= 1 }
+        guard open > p, isBlank(b[open - 1]), b.matches("in ", at: open + 1, end: e - 1) else { return nil }
+        return b.trimEnd(p, open)
+    }
+
+    /// Whether `p..<e` names the Mach-O header, the first byte of an image: what a reporter
+    /// prints when the symbol table it read has nothing nearer (`_mh_execute_header + 17220`).
+    private func isMachHeaderSymbol(_ p: Int, _ e: Int) -> Bool {
+        var q = p
+        while q < e && q < p + 2 && b[q] == 0x5F { q += 1 }  // _
+        return b.equals("mh_execute_header", q, e) || b.equals("mh_dylib_header", q, e)
+            || b.equals("mh_bundle_header", q, e)
     }
 
     /// Parses `WS + WS DECIMAL` at `p`.

@@ -126,4 +126,44 @@ final class ReportEraTests: XCTestCase {
         XCTAssertEqual(frames.map(\.address), [0x104a3c5e0, 0x1a5d0c634])
         XCTAssertEqual(frames.map(\.form), [.symbol(name: "add", offset: 4), .symbol(name: "dead", offset: 8)])
     }
+
+    /// Frames another tool already named: atos's `name (in Image) + N` is the symbol `name`;
+    /// `_mh_execute_header + N` and `<UUID> + N` are offsets into the image, which place the
+    /// frame even when no image range holds its address — by name, by UUID, or (a UUID the
+    /// image list lacks, or no image list at all) in an image made from the frame.
+    func testPartlySymbolicatedFramesStateTheirImageOffset() throws {
+        let text = """
+            Code Type:           ARM-64 (Native)
+
+            Thread 0 Crashed:
+            0   UIKitCore                     	0x00000001b80b6058 -[UIKeyboardImpl _keyboardBehaviorState] (in UIKitCore) + 436
+            1   Sample                        	0x0000000204a3c5e0 _mh_execute_header + 50656
+            2   Sample                        	0x0000000304a3c600 <6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E> + 50688
+            3   Other                         	0x0000000105000100 <0123456789abcdef0123456789abcdef> + 256
+            4   Other                         	0x0000000105000200 <0123456789abcdef0123456789abcdef> + 512
+            5   Sample                        	0x0000000104a3c620 main (in Sample) (main.m:16)
+            6   Sample                        	0x0000000104a3c640 _mh_execute_header + 50752
+
+            Binary Images:
+            0x104a30000 - 0x104a3ffff Sample arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /private/var/containers/Bundle/Application/5A1B/Sample.app/Sample
+            0x1b7f00000 - 0x1b9f00000 UIKitCore arm64e  <d2f1b2c3a4b54c6d8e9f0a1b2c3d4e5f> /System/Library/PrivateFrameworks/UIKitCore.framework/UIKitCore
+
+            """
+        let report = try parse(text)
+        let frames = report.threads[0].frames
+        XCTAssertEqual(frames.map(\.form), [
+            .symbol(name: "-[UIKeyboardImpl _keyboardBehaviorState]", offset: 436),
+            .imageOffset(offset: 50656), .imageOffset(offset: 50688), .imageOffset(offset: 256),
+            .imageOffset(offset: 512), .symbolicated(name: "main", offset: nil, file: "main.m", line: 16),
+            .imageOffset(offset: 50752),
+        ])
+        XCTAssertEqual(frames.map(\.image), [1, 0, 0, 2, 2, 0, 0])
+        // Placed by their range, the address says it all; placed otherwise, the offset does.
+        XCTAssertEqual(frames.map(\.imageOffset), [nil, 50656, 50688, 256, 512, nil, nil])
+        XCTAssertEqual(report.images.count, 3)
+        XCTAssertEqual(report.images[2].uuid, "0123456789abcdef0123456789abcdef")
+        XCTAssertEqual(report.images[2].name, "Other")
+        XCTAssertEqual(report.images[2].loadAddress, 0x105000000)
+        XCTAssertEqual(renderedUnchanged(report), Array(text.utf8))
+    }
 }
