@@ -45,6 +45,7 @@ public enum ClassicReportParser {
                 threads: parser.threads, images: parser.images)
         }
         report.matchFramesToImages()
+        report.placeFramesByImageOffset()
         return report
     }
 
@@ -169,9 +170,14 @@ private struct LineParser {
             inInformation = false
             return
         }
-        if isDigit(first), let current, let frame = parseFrame(start, p, e, line: line) {
-            threads[current].frames.append(frame)
-            return
+        if isDigit(first), let current {
+            if let frame = parseFrame(start, p, e, line: line) {
+                threads[current].frames.append(frame)
+                return
+            }
+            // A frame line with no address to read (`5   ???   ???`) does not end its
+            // backtrace: the frames after it are still frames.
+            if continuesNumbering(current, p, e) { return }
         }
         if (first == 0x54 /* T */ || first == 0x41 /* A */ || first == 0x4C /* L */)
             && handleBacktraceHeader(p, e, line: line) {
@@ -240,34 +246,7 @@ private struct LineParser {
     /// "Last Exception Backtrace". Returns false if the line is none of the headers.
     private mutating func handleBacktraceHeader(_ p: Int, _ e: Int, line: Int) -> Bool {
         if b.matches("Thread", at: p, end: e) && p + 6 < e && isBlank(b[p + 6]) {
-            let q = b.skipBlanks(from: p + 6, to: e)
-            guard let (number, afterNumber) = b.decimalNumber(at: q, end: e), number <= Int.max
-            else { return false }
-            let t = b.skipBlanks(from: afterNumber, to: e)
-            var crashed = false
-            var colon = t
-            if t < e && b[t] == ASCII.colon {
-                colon = t
-            } else if t > afterNumber && b.matchesIgnoringCase("crashed", at: t, end: e) {
-                let u = b.skipBlanks(from: t + 7, to: e)
-                guard u < e && b[u] == ASCII.colon else { return false }
-                crashed = true
-                colon = u
-            } else if t > afterNumber && b.matches("name:", at: t, end: e) {
-                let nameStart = b.skipBlanks(from: t + 5, to: e)
-                pendingName = nameStart < e ? (Int(number), b.string(nameStart, e)) : nil
-                current = nil
-                inAddressList = false
-                return true
-            } else {
-                return false
-            }
-            var nameStart = colon + 1
-            if nameStart < e && b[nameStart] == ASCII.colon { nameStart += 1 }
-            nameStart = b.skipBlanks(from: nameStart, to: e)
-            let name = nameStart < e ? b.string(nameStart, e) : nil
-            startBacktrace(.thread(Int(number)), crashed: crashed, name: name, line: line)
-            return true
+            return handleThreadHeader(p + 6, e, line: line)
         }
         if b.matches("Application Specific Backtrace", at: p, end: e) {
             let q = b.skipBlanks(from: p + 30, to: e)
@@ -290,6 +269,50 @@ private struct LineParser {
             return true
         }
         return false
+    }
+
+    /// Handles what follows `Thread ` on a line: `N:`, `N::`, `N: Crashed:`, `N MARK:` or
+    /// `N MARK::` (MARK one word: `Crashed`, `Attributed` in resource reports, ...), each
+    /// optionally followed by the thread's name, or `N name: NAME`. Returns false for anything
+    /// else (`Thread 0 crashed with ARM Thread State (64-bit):` starts a register block).
+    private mutating func handleThreadHeader(_ p: Int, _ e: Int, line: Int) -> Bool {
+        let q = b.skipBlanks(from: p, to: e)
+        guard let (number, afterNumber) = b.decimalNumber(at: q, end: e), number <= Int.max
+        else { return false }
+        var t = b.skipBlanks(from: afterNumber, to: e)
+        var crashed = false
+        if t < e && b[t] == ASCII.colon {
+            // `Thread 0: Crashed:` (some third-party reporters): the mark after the colon.
+            var u = b.skipBlanks(from: t + 1, to: e)
+            if b.matchesIgnoringCase("crashed", at: u, end: e) {
+                u = b.skipBlanks(from: u + 7, to: e)
+                if u < e && b[u] == ASCII.colon {
+                    crashed = true
+                    t = u
+                }
+            }
+        } else {
+            guard t > afterNumber else { return false }
+            var wordEnd = t
+            while wordEnd < e && isLetter(b[wordEnd]) { wordEnd += 1 }
+            let colon = b.skipBlanks(from: wordEnd, to: e)
+            guard wordEnd > t, colon < e, b[colon] == ASCII.colon else { return false }
+            if b.equals("name", t, wordEnd) {
+                let nameStart = b.skipBlanks(from: colon + 1, to: e)
+                pendingName = nameStart < e ? (Int(number), b.string(nameStart, e)) : nil
+                current = nil
+                inAddressList = false
+                return true
+            }
+            crashed = wordEnd - t == 7 && b.matchesIgnoringCase("crashed", at: t, end: wordEnd)
+            t = colon
+        }
+        var nameStart = t + 1
+        if nameStart < e && b[nameStart] == ASCII.colon { nameStart += 1 }
+        nameStart = b.skipBlanks(from: nameStart, to: e)
+        let name = nameStart < e ? b.string(nameStart, e) : nil
+        startBacktrace(.thread(Int(number)), crashed: crashed, name: name, line: line)
+        return true
     }
 
     private mutating func startBacktrace(_ kind: ThreadKind, crashed: Bool, name: String?, line: Int) {
@@ -358,21 +381,61 @@ private struct LineParser {
         let nameStart = b.skipBlanks(from: afterIndex, to: e)
         var nameEnd = nameStart
         var t = nameStart
+        // The first bare hexadecimal token, with the end of the name before it: the address
+        // when no token has `0x` (`0   ???   000000000000000000 0 + 0` in watchdog reports).
+        var bare: (address: UInt64, start: Int, end: Int, nameEnd: Int)?
         while t < e {
             let tokenEnd = b.skipToken(from: t, to: e)
             if let (address, next) = b.hexNumber(at: t, end: tokenEnd), next == tokenEnd {
-                let imageName = nameEnd > nameStart ? name(nameStart, nameEnd) : nil
-                let restStart = b.skipBlanks(from: tokenEnd, to: e)
-                let inlinedEnd = inlinedMarker(restStart, e)
-                return Frame(
-                    index: Int(index), imageName: imageName, address: address,
-                    form: parseForm(restStart, inlinedEnd ?? e, imageName: imageName),
-                    line: line, restStart: restStart - start, inlined: inlinedEnd != nil, text: text)
+                return frame(index: Int(index), nameStart, nameEnd, address: address, after: tokenEnd,
+                             start, e, line: line)
+            }
+            if bare == nil, t > nameStart, let address = bareAddress(t, tokenEnd) {
+                bare = (address, t, tokenEnd, nameEnd)
             }
             nameEnd = tokenEnd
             t = b.skipBlanks(from: tokenEnd, to: e)
         }
-        return nil
+        guard let bare else { return nil }
+        return frame(index: Int(index), nameStart, bare.nameEnd, address: bare.address, after: bare.end,
+                     start, e, line: line)
+    }
+
+    /// The frame of a line whose image name is `nameStart..<nameEnd` and whose address token
+    /// ends at `addressEnd`.
+    private func frame(index: Int, _ nameStart: Int, _ nameEnd: Int, address: UInt64, after addressEnd: Int,
+                       _ start: Int, _ e: Int, line: Int) -> Frame {
+        let imageName = nameEnd > nameStart ? name(nameStart, nameEnd) : nil
+        let restStart = b.skipBlanks(from: addressEnd, to: e)
+        let inlinedEnd = inlinedMarker(restStart, e)
+        return Frame(
+            index: index, imageName: imageName, address: address,
+            form: parseForm(restStart, inlinedEnd ?? e, imageName: imageName),
+            line: line, restStart: restStart - start, inlined: inlinedEnd != nil, text: text)
+    }
+
+    /// `p..<e` as an address written without `0x`: 8 to 24 hexadecimal digits, at most 16 of
+    /// them after the leading zeros.
+    private func bareAddress(_ p: Int, _ e: Int) -> UInt64? {
+        guard e - p >= 8, e - p <= 24 else { return nil }
+        var value: UInt64 = 0
+        var significant = 0
+        for i in p..<e {
+            guard let digit = hexDigitValue(b[i]) else { return nil }
+            if significant > 0 || digit != 0 { significant += 1 }
+            guard significant <= 16 else { return nil }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    /// Whether the line starts with a number, then a blank, that can number a frame of
+    /// backtrace `t`: above its last frame's (a few lines may be unreadable in a row), or
+    /// small when it has none yet.
+    private func continuesNumbering(_ t: Int, _ p: Int, _ e: Int) -> Bool {
+        guard let (index, next) = b.decimalNumber(at: p, end: e), next < e, isBlank(b[next]) else { return false }
+        guard let last = threads[t].frames.last else { return index < 8 }
+        return last.restStart != nil && index > UInt64(last.index) && index - UInt64(last.index) <= 8
     }
 
     /// The bytes `start..<end` as a name of the report's `text`: the string its other frames
@@ -397,6 +460,9 @@ private struct LineParser {
            afterOffset == e {
             return .unsymbolicated(loadAddress: load, offset: offset)
         }
+        // `0 + 0` after an address without `0x`: no symbol starts with a digit; the reporter
+        // knew nothing.
+        if isDigit(b[p]) { return .unknown }
         // A trailing source location: "(File.m:42)".
         var end = e
         var location: (file: String, line: Int)?
@@ -417,16 +483,36 @@ private struct LineParser {
                 nameEnd = b.trimEnd(p, plus - 1)
             }
         }
+        // atos's ` (in Image)` between the name and the offset or location is not the name.
+        nameEnd = atosImageStart(p, nameEnd) ?? nameEnd
         guard nameEnd > p else { return .unknown }
         if let location {
             return .symbolicated(name: name(p, nameEnd), offset: offset,
                                  file: location.file, line: location.line)
         }
         guard let offset else { return .unknown }
-        if isBracketedUUID(p, nameEnd) { return .imageOffset(offset: offset) }
+        if isBracketedUUID(p, nameEnd) || isMachHeaderSymbol(p, nameEnd) { return .imageOffset(offset: offset) }
         let symbol = name(p, nameEnd)
         if symbol == imageName { return .imageOffset(offset: offset) }
         return .symbol(name: symbol, offset: offset)
+    }
+
+    /// Where the name ends if `p..<e` ends in atos's ` (in Image)`.
+    private func atosImageStart(_ p: Int, _ e: Int) -> Int? {
+        guard e - p > 6, b[e - 1] == ASCII.closeParen else { return nil }
+        var open = e - 2
+        while open > p && b[open] != ASCII.openParen { open -= 1 }
+        guard open > p, isBlank(b[open - 1]), b.matches("in ", at: open + 1, end: e - 1) else { return nil }
+        return b.trimEnd(p, open)
+    }
+
+    /// Whether `p..<e` names the Mach-O header, the first byte of an image: what a reporter
+    /// prints when the symbol table it read has nothing nearer (`_mh_execute_header + 17220`).
+    private func isMachHeaderSymbol(_ p: Int, _ e: Int) -> Bool {
+        var q = p
+        while q < e && q < p + 2 && b[q] == 0x5F { q += 1 }  // _
+        return b.equals("mh_execute_header", q, e) || b.equals("mh_dylib_header", q, e)
+            || b.equals("mh_bundle_header", q, e)
     }
 
     /// Parses `WS + WS DECIMAL` at `p`.

@@ -15,8 +15,9 @@
 ///   that text is parsed by `ClassicReportParser`, so frames, images and their matching work as
 ///   for any report. The result has `format == .ips` and `ips` set: the original bytes and,
 ///   for each frame, the JSON object it came from, for `IPSRenderer`.
-/// - Any other bug_type (109, ...): the rest is a classic text report, and the whole file is
-///   parsed as one (the metadata line is an unknown line, printed as it is).
+/// - Any other bug_type (109, ...), or a body that does not open a JSON value: the rest is a
+///   classic text report, and the whole file is parsed as one (the metadata line is an unknown
+///   line, printed as it is).
 public enum IPSReportParser {
     /// Whether `bytes` start with an `.ips` metadata line: a first line that opens a JSON object
     /// and names a `bug_type`. Whether that object is valid is `parse`'s business.
@@ -57,6 +58,10 @@ public enum IPSReportParser {
         guard bodyStart < bytes.count else {
             throw ReportError.invalidIPS(
                 path, reason: "bug_type 309 but nothing follows the metadata line: the file is cut short")
+        }
+        // Some tools and OS versions write a classic text body under any bug_type, 309 too.
+        guard bytes[bodyStart] == 0x7B || bytes[bodyStart] == 0x5B else {  // { [
+            return try ClassicReportParser.parse(bytes, path: path)
         }
         let body: JSONTree
         do {

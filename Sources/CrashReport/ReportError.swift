@@ -9,15 +9,20 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     /// (e.g. "the JSON body ends before its value does (line 40, column 3): the file is cut short").
     case invalidIPS(String, reason: String)
 
+    /// Why the file is not a report, without the path the message starts with.
+    public var reason: String {
+        switch self {
+        case .notAReport: return "not a crash report (the file holds binary data)"
+        case .empty: return "not a crash report (the file is empty)"
+        case .invalidIPS(_, let reason): return "not a valid .ips report: \(reason)"
+        }
+    }
+
     /// A one-line message naming the file.
     public var description: String {
         switch self {
-        case .notAReport(let path):
-            return "\(path): not a crash report (the file holds binary data)"
-        case .empty(let path):
-            return "\(path): not a crash report (the file is empty)"
-        case .invalidIPS(let path, let reason):
-            return "\(path): not a valid .ips report: \(reason)"
+        case .notAReport(let path), .empty(let path), .invalidIPS(let path, _):
+            return "\(path): \(reason)"
         }
     }
 }

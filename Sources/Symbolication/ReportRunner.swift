@@ -166,7 +166,15 @@ public final class ReportRunner {
             diagnostics.warn("\(job.path): not written: its output \(target(of: job)) is the output of \(first)")
             return Outcome(bytes: nil, status: .outputFailed, tally: Tally(reports: 1))
         }
-        guard let report = read(job) else { return Outcome(bytes: nil, status: .reportFailed, tally: Tally(reports: 1)) }
+        let report: CrashReport
+        switch read(job) {
+        case .unread:
+            return Outcome(bytes: nil, status: .reportFailed, tally: Tally(reports: 1))
+        case .unparsed(let bytes, let path, let error):
+            return passThrough(bytes, path: path, error: error, job: job, streamed: streamed)
+        case .parsed(let parsed):
+            report = parsed
+        }
         let symbolicated = symbolicator.symbolicate(report)
         let tally = Tally(symbolicated)
         switch options.destination {
@@ -184,6 +192,51 @@ public final class ReportRunner {
         case .inPlace:
             let written = write(symbolicated, to: job.path, replacing: job.path, below: nil)
             return Outcome(bytes: nil, status: written ? .success : .outputFailed, tally: tally)
+        }
+    }
+
+    /// Writes a report that could not be parsed as it came in (said already): text output
+    /// never loses a report. JSON gives it an entry saying why; frame lines have nothing to
+    /// print; a report to be replaced in place is left as it is.
+    private func passThrough(_ input: [UInt8], path: String, error: ReportError, job: Job, streamed: Bool) -> Outcome {
+        let tally = Tally(reports: 1)
+        var bytes: [UInt8] = []
+        switch options.format {
+        case .text, .ips:
+            if streamed && options.destination == .stream {
+                bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
+            }
+            bytes += input
+        case .json:
+            let name = FileName.replacingRawBytes(path)
+            if options.destination == .stream {
+                JSONRenderer.renderUnread(path: name, reason: error.reason, into: &bytes)
+            } else {
+                bytes += JSONRenderer.documentStart
+                JSONRenderer.renderUnread(path: name, reason: error.reason, into: &bytes)
+                bytes += JSONRenderer.documentEnd
+            }
+        case .frames:
+            return Outcome(bytes: nil, status: .reportFailed, tally: tally)
+        }
+        switch options.destination {
+        case .stream:
+            return Outcome(bytes: bytes, status: .reportFailed, tally: tally)
+        case .directory(let folder):
+            let written = write(bytes, to: target(of: job), replacing: nil, below: folder)
+            return Outcome(bytes: nil, status: written ? .reportFailed : .outputFailed, tally: tally)
+        case .inPlace:
+            return Outcome(bytes: nil, status: .reportFailed, tally: tally)
+        }
+    }
+
+    /// What becomes of a report that could not be parsed, for its message.
+    private var passThroughNote: String {
+        switch (options.format, options.destination) {
+        case (_, .inPlace): return "; the file is left as it is"
+        case (.frames, _): return ""
+        case (.json, _): return "; its JSON entry gives the error"
+        default: return "; the report is written as it is"
         }
     }
 
@@ -236,6 +289,11 @@ public final class ReportRunner {
         default:
             render(symbolicated, format: options.format, into: &bytes)
         }
+        return write(bytes, to: target, replacing: original, below: root)
+    }
+
+    /// Writes `bytes` to `target` atomically (see the other `write`).
+    private func write(_ bytes: [UInt8], to target: String, replacing original: String?, below root: String?) -> Bool {
         do {
             try AtomicFile.write(bytes, to: target, permissionsFrom: original, below: root)
             return true
@@ -245,10 +303,22 @@ public final class ReportRunner {
         }
     }
 
-    /// The report of `job`, parsed; nil when it cannot be read or parsed (said). A report
-    /// named on the command line may be a pipe, unless it is to be replaced in place; none is
-    /// read past the size limit.
-    private func read(_ job: Job) -> CrashReport? {
+    /// What reading one report gave.
+    enum ReadResult {
+        /// The file could not be read (said).
+        case unread
+        /// The bytes were read but are not a report this tool can parse (said): the bytes, the
+        /// path as messages name it, and why.
+        case unparsed([UInt8], path: String, error: ReportError)
+        /// The report, parsed.
+        case parsed(CrashReport)
+    }
+
+    /// The report of `job`, parsed, or why not (said on stderr). A report named on the
+    /// command line may be a pipe, unless it is to be replaced in place; none is read past
+    /// the size limit. A report in which no frame is found, with no warning saying why, is
+    /// said to have no backtrace.
+    private func read(_ job: Job) -> ReadResult {
         let path = job.path == "-" ? "<stdin>" : job.path
         let bytes: [UInt8]
         do {
@@ -260,17 +330,23 @@ public final class ReportRunner {
             }
         } catch {
             diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: error.reason))")
-            return nil
+            return .unread
         }
         do {
             var report = try ReportParser.parse(bytes, path: path)
             // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
             if options.format == .json { report.path = FileName.replacingRawBytes(report.path) }
             diagnostics.say(report.warnings)
-            return report
+            if report.warnings.isEmpty, report.threads.allSatisfy({ $0.frames.isEmpty }) {
+                diagnostics.warn("\(path): no backtrace found (no frame line in any thread); the report is written as it is")
+            }
+            return .parsed(report)
+        } catch let error as ReportError {
+            diagnostics.warn("\(error)\(passThroughNote)")
+            return .unparsed(bytes, path: path, error: error)
         } catch {
             diagnostics.warn("\(error)")
-            return nil
+            return .unread
         }
     }
 

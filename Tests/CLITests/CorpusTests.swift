@@ -38,7 +38,11 @@ final class CorpusTests: XCTestCase {
             for arguments in [[path], ["-d", debug, path], ["-d", debug, "--full-path", path]] {
                 let result = try CLI.run(arguments)
                 XCTAssertEqual(result.status, 0, result.summary(arguments))
-                XCTAssertEqual(result.problemLines, [], "no warnings expected from \(CLI.describe(arguments))")
+                // A report cut before its threads (xcode16.txt) is said to have no backtrace.
+                let text = String(decoding: input, as: UTF8.self)
+                let hasFrames = text.range(of: #"(?m)^[0-9]+[ \t]+\S.*0x[0-9a-fA-F]+"#, options: .regularExpression) != nil
+                let expected = hasFrames ? [] : ["symbolicate: \(path): no backtrace found (no frame line in any thread); the report is written as it is"]
+                XCTAssertEqual(result.problemLines, expected, "warnings from \(CLI.describe(arguments))")
                 // No debug file matches these apps: each app image with frames is named once.
                 let notes = result.stderrLines.filter { $0.contains(": no debug file for ") }
                 XCTAssertEqual(Set(notes).count, notes.count, "each image is named once: \(result.stderrText)")

@@ -417,3 +417,17 @@ final class IPSReportParserTests: XCTestCase {
         }
     }
 }
+
+/// `.ips` files whose metadata line is followed by a classic text body, whatever the bug_type.
+final class IPSTextBodyTests: XCTestCase {
+    func testBugType309WithATextBodyIsAClassicReport() throws {
+        let text = #"{"app_name":"Sample","bug_type":"309","os_version":"iPhone OS 14.4 (18D52)"}"# + "\n"
+            + ReportEraTests.watchdog
+        let report = try ReportParser.parse(Array(text.utf8), path: "text.ips")
+        XCTAssertEqual(report.format, .classic)
+        XCTAssertNil(report.ips)
+        XCTAssertEqual(report.threads.map(\.frames.count), [3, 1])
+        XCTAssertEqual(report.crashedThread, 0)
+        XCTAssertEqual(renderedUnchanged(report), Array(text.utf8))
+    }
+}
