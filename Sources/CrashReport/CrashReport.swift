@@ -82,6 +82,10 @@ public struct CrashReport: Sendable {
     /// `threads` sits in it, for writing it back symbolicated. `bytes` then holds the report
     /// translated to the classic text form, which the text renderer prints.
     public var ips: IPSDocument?
+    /// For a MetricKit payload: the original document and the frame object of each frame, for
+    /// writing it back symbolicated and for the frames' sample counts. `bytes` then holds the
+    /// payload translated to text (`MetricKitTranslator`), which the text renderer prints.
+    public var metricKit: MetricKitDocument?
     /// What the user should know about how the report was read (one line each, naming the
     /// file), e.g. that it was UTF-16 and is written as UTF-8.
     public var warnings: [String] = []
@@ -189,6 +193,9 @@ public enum ReportFormat: Sendable, Equatable {
     case ips
     /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
     case linuxLog
+    /// A MetricKit diagnostic payload (`MXDiagnosticPayload`, one diagnostic, or an array of
+    /// payloads) in the JSON its `jsonRepresentation()` writes.
+    case metricKit
 }
 
 /// Address → image lookup in O(log n), built in O(n log n) however the images overlap.

@@ -8,6 +8,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     /// The file starts like a JSON `.ips` report but is not one: the path, and what is wrong
     /// (e.g. "the JSON body ends before its value does (line 40, column 3): the file is cut short").
     case invalidIPS(String, reason: String)
+    /// The file holds a MetricKit payload that cannot be read: the path, and what is wrong.
+    case invalidMetricKit(String, reason: String)
 
     /// A one-line message naming the file.
     public var description: String {
@@ -18,6 +20,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
             return "\(path): not a crash report (the file is empty)"
         case .invalidIPS(let path, let reason):
             return "\(path): not a valid .ips report: \(reason)"
+        case .invalidMetricKit(let path, let reason):
+            return "\(path): not a valid MetricKit payload: \(reason)"
         }
     }
 }
