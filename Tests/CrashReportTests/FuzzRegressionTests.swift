@@ -11,6 +11,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testLinuxLogRegressions() throws { try replay("linux_log", ReportFuzzChecks.linuxLog) }
     func testJSONScannerRegressions() throws { try replay("json_scanner", ReportFuzzChecks.jsonScanner) }
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
+    func testMetricKitPayloadRegressions() throws { try replay("metrickit_payload", ReportFuzzChecks.metricKitPayload) }
 
     /// Runs every input of `target` through `check`; a target without inputs yet has nothing to replay.
     private func replay(_ target: String, _ check: ([UInt8]) -> [String]) throws {
