@@ -46,7 +46,7 @@ stamp() {
     {
         cd "$HERE"
         find src -type f | LC_ALL=C sort | xargs sha256sum
-        sha256sum build.sh make_reports.py
+        sha256sum build.sh make_reports.py make_metrickit.py
         for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$DSYMUTIL19" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP"; do
             { "$tool" --version 2>/dev/null || true; } | head -n 1 || true
         done
@@ -70,6 +70,9 @@ OUTPUTS=(
     reports/App-arm64-dwarf5.crash reports/App-arm64-dwarf5.expect.tsv
     ips/App-arm64.ips ips/App-x86_64.ips ips/App-universal-arm64.ips ips/App-arm64-dwarf5.ips
     ips/App-arm64-exception.ips ips/App-x86_64-109.ips
+    metrickit/App-arm64.json metrickit/App-x86_64.json metrickit/App-universal-arm64.json
+    metrickit/App-arm64-dwarf5.json metrickit/App-arm64-diagnostics.json
+    metrickit/App-arm64-crash-diagnostic.json metrickit/App-arm64-payloads.json
 )
 up_to_date() {
     [[ -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$STAMP" ]] || return 1
@@ -82,7 +85,7 @@ if [[ $FORCE == 0 ]] && up_to_date; then
     exit 0
 fi
 
-rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/manifest.txt" "$OUT/.stamp"
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/manifest.txt" "$OUT/.stamp"
 mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports"
 
 # Deterministic output: no timestamps in the dSYMs or archives.

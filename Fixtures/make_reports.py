@@ -37,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 
+from make_metrickit import write_metrickit_twins
+
 OBJDUMP = os.environ.get("LLVM_OBJDUMP", "llvm-objdump")
 DWARFDUMP = os.environ.get("LLVM_DWARFDUMP", "llvm-dwarfdump")
 LIPO = os.environ.get("LIPO", "llvm-lipo-14")
@@ -1224,6 +1226,7 @@ def main():
     for report in twins:
         report.write(reports)
     write_ips_twins(ctx.build, twins)
+    write_metrickit_twins(ctx.build, twins, header_fields)
     write_manifest(ctx.build, args.readelf)
 
 

@@ -44,7 +44,7 @@ copy_seeds() {  # kind, files...
     done
 }
 if [ -d Fixtures/build ]; then
-    copy_seeds reports Fixtures/build/reports/*.crash Fixtures/build/ips/*
+    copy_seeds reports Fixtures/build/reports/*.crash Fixtures/build/ips/* Fixtures/build/metrickit/*
     copy_seeds objects $(find Fixtures/build/macho Fixtures/build/elf Fixtures/build/debuglink Fixtures/build/obj -type f)
 else
     echo "fuzz: Fixtures/build is absent (make fixtures builds it): no seeds from the fixtures"

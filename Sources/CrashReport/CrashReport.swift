@@ -82,6 +82,10 @@ public struct CrashReport: Sendable {
     /// `threads` sits in it, for writing it back symbolicated. `bytes` then holds the report
     /// translated to the classic text form, which the text renderer prints.
     public var ips: IPSDocument?
+    /// For a MetricKit payload: the original document and the frame object of each frame, for
+    /// writing it back symbolicated and for the frames' sample counts. `bytes` then holds the
+    /// payload translated to text (`MetricKitTranslator`), which the text renderer prints.
+    public var metricKit: MetricKitDocument?
     /// What the user should know about how the report was read (one line each, naming the
     /// file), e.g. that it was UTF-16 and is written as UTF-8.
     public var warnings: [String] = []
@@ -191,6 +195,9 @@ public enum ReportFormat: Sendable, Equatable {
     case linuxLog
     /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON.
     case swiftBacktrace
+    /// A MetricKit diagnostic payload (`MXDiagnosticPayload`, one diagnostic, or an array of
+    /// payloads) in the JSON its `jsonRepresentation()` writes.
+    case metricKit
 }
 
 /// Address → image lookup in O(log n), built in O(n log n) however the images overlap.

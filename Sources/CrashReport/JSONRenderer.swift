@@ -19,6 +19,8 @@
 ///   entries, unless their frame was resolved anew.
 /// - A frame's `image` is its image name as printed, or for frames of an address list the name of
 ///   the image its address falls in. `line` and `column` are null when unknown (nil or 0).
+/// - A frame of a MetricKit payload also gives its `sample_count` (after `inlined`), null when
+///   the payload has none; a call stack is a thread, its frames in tree order, `index` their depth.
 public enum JSONRenderer {
     /// What a document starts with, before its first report; for writers that stream reports.
     public static let documentStart = Array("{\"reports\":[".utf8)
@@ -73,6 +75,7 @@ public enum JSONRenderer {
                 let imageName = frame.imageName ?? frame.image.flatMap {
                     report.images.indices.contains($0) ? report.images[$0].name : nil
                 }
+                let samples = report.metricKit.map { SampleCount(value: $0.sampleCount(FrameKey(thread: t, frame: f))) }
                 if let sourceFrames = symbolicated.frames[FrameKey(thread: t, frame: f)], !sourceFrames.isEmpty {
                     for sourceFrame in sourceFrames {
                         if !first { out.append(ASCII.comma) }
@@ -80,7 +83,7 @@ public enum JSONRenderer {
                         appendFrame(frame, image: imageName, symbol: sourceFrame.function,
                                     offset: sourceFrame.offset, file: sourceFrame.file,
                                     line: sourceFrame.line, column: sourceFrame.column,
-                                    inlined: sourceFrame.inlined, to: &out)
+                                    inlined: sourceFrame.inlined, samples: samples, to: &out)
                     }
                 } else {
                     if !first { out.append(ASCII.comma) }
@@ -102,7 +105,7 @@ public enum JSONRenderer {
                         break
                     }
                     appendFrame(frame, image: imageName, symbol: symbol, offset: offset, file: file,
-                                line: line, column: nil, inlined: frame.inlined, to: &out)
+                                line: line, column: nil, inlined: frame.inlined, samples: samples, to: &out)
                 }
             }
             out.append(literal: "]}")
@@ -127,7 +130,7 @@ public enum JSONRenderer {
 
     private static func appendFrame(
         _ frame: Frame, image: String?, symbol: String?, offset: UInt64?, file: String?,
-        line: Int?, column: Int?, inlined: Bool, to out: inout [UInt8]
+        line: Int?, column: Int?, inlined: Bool, samples: SampleCount?, to out: inout [UInt8]
     ) {
         out.append(literal: "{\"index\":")
         out.append(decimal: frame.index)
@@ -146,7 +149,18 @@ public enum JSONRenderer {
         out.append(literal: ",\"column\":")
         appendPositive(column, to: &out)
         out.append(literal: ",\"inlined\":")
-        out.append(literal: inlined ? "true}" : "false}")
+        out.append(literal: inlined ? "true" : "false")
+        if let samples {
+            out.append(literal: ",\"sample_count\":")
+            if let value = samples.value { out.append(decimal: value) } else { out.append(literal: "null") }
+        }
+        out.append(literal: "}")
+    }
+
+    /// A MetricKit frame's sample count, nil when the payload gives none; a frame of another
+    /// format has no `SampleCount` at all and prints no member.
+    private struct SampleCount {
+        var value: UInt64?
     }
 
     /// A line or column number; null when nil or not positive (DWARF's 0 means "unknown").

@@ -8,6 +8,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     /// The file starts like a JSON `.ips` report but is not one: the path, and what is wrong
     /// (e.g. "the JSON body ends before its value does (line 40, column 3): the file is cut short").
     case invalidIPS(String, reason: String)
+    /// The file holds a MetricKit payload that cannot be read: the path, and what is wrong.
+    case invalidMetricKit(String, reason: String)
 
     /// Why the file is not a report, without the path the message starts with.
     public var reason: String {
@@ -15,13 +17,14 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
         case .notAReport: return "not a crash report (the file holds binary data)"
         case .empty: return "not a crash report (the file is empty)"
         case .invalidIPS(_, let reason): return "not a valid .ips report: \(reason)"
+        case .invalidMetricKit(_, let reason): return "not a valid MetricKit payload: \(reason)"
         }
     }
 
     /// A one-line message naming the file.
     public var description: String {
         switch self {
-        case .notAReport(let path), .empty(let path), .invalidIPS(let path, _):
+        case .notAReport(let path), .empty(let path), .invalidIPS(let path, _), .invalidMetricKit(let path, _):
             return "\(path): \(reason)"
         }
     }

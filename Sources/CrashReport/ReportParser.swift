@@ -4,6 +4,8 @@ public enum ReportParser {
     ///
     /// - A first line that is a JSON object with a `bug_type` is an `.ips` report
     ///   (`IPSReportParser`): bug_type 309 is JSON throughout, 109 carries a classic text body.
+    /// - A JSON object or array holding MetricKit diagnostics is a MetricKit payload
+    ///   (`MetricKitParser`).
     /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
     /// - Lines of glibc `backtrace_symbols` or sanitizer frames make a Linux log
     ///   (`LinuxLogParser`).
@@ -22,6 +24,9 @@ public enum ReportParser {
     private static func parseUTF8(_ bytes: [UInt8], path: String) throws -> CrashReport {
         if IPSReportParser.looksLikeIPS(bytes) {
             return try IPSReportParser.parse(bytes, path: path)
+        }
+        if MetricKitParser.looksLikeMetricKit(bytes), let report = try MetricKitParser.parse(bytes, path: path) {
+            return report
         }
         if SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes) {
             return try SwiftBacktraceParser.parse(bytes, path: path)

@@ -15,9 +15,18 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     case json
     /// `.ips` reports written back as `.ips` with symbols filled in; other reports as text.
     case ips
+    /// MetricKit payloads written back as MetricKit JSON with symbols filled in; other reports
+    /// as text.
+    case metricKit = "metrickit"
     /// One tab-separated line per frame: report, thread, frame, image, address, function,
     /// file:line, `[inlined]`.
     case frames
+}
+
+extension OutputFormat {
+    /// Whether reports are written one after the other as they are (text, `.ips`, MetricKit),
+    /// each after a `==> path <==` line when there are several.
+    var isReportText: Bool { self == .text || self == .ips || self == .metricKit }
 }
 
 /// Reads reports, symbolicates them and writes them out: the work of one `symbolicate` run.
@@ -143,7 +152,7 @@ public final class ReportRunner {
             if let bytes = outcome.bytes {
                 // Between reports: a comma in the JSON array, a blank line between text reports.
                 if written > 0 && options.format == .json { output.write(JSONRenderer.separator) }
-                if written > 0 && (options.format == .text || options.format == .ips) && jobs.count > 1 {
+                if written > 0 && options.format.isReportText && jobs.count > 1 {
                     output.write([0x0a])
                 }
                 output.write(bytes)
@@ -180,7 +189,7 @@ public final class ReportRunner {
         switch options.destination {
         case .stream:
             var bytes: [UInt8] = []
-            if streamed && (options.format == .text || options.format == .ips) {
+            if streamed && options.format.isReportText {
                 // The name escaped, then spelled with the bytes the file system gave it.
                 bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
             }
@@ -266,6 +275,7 @@ public final class ReportRunner {
         switch format {
         case .text: TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
         case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
+        case .metricKit: MetricKitRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
         case .json: JSONRenderer.renderReport(symbolicated, into: &bytes)
         case .frames:
             // Frame lines start with the report's path: spelled with the file system's own
@@ -284,6 +294,8 @@ public final class ReportRunner {
         switch options.format {
         case .text where symbolicated.report.ips != nil:
             render(symbolicated, format: .ips, into: &bytes)
+        case .text where symbolicated.report.metricKit != nil:
+            render(symbolicated, format: .metricKit, into: &bytes)
         case .json:
             JSONRenderer.render([symbolicated], into: &bytes)
         default:

@@ -12,6 +12,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testSwiftBacktraceRegressions() throws { try replay("swift_backtrace", ReportFuzzChecks.swiftBacktrace) }
     func testJSONScannerRegressions() throws { try replay("json_scanner", ReportFuzzChecks.jsonScanner) }
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
+    func testMetricKitPayloadRegressions() throws { try replay("metrickit_payload", ReportFuzzChecks.metricKitPayload) }
 
     /// Runs every input of `target` through `check`; a target without inputs yet has nothing to replay.
     private func replay(_ target: String, _ check: ([UInt8]) -> [String]) throws {

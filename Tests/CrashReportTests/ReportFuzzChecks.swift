@@ -24,6 +24,13 @@ enum ReportFuzzChecks {
         return check(report, input: bytes)
     }
 
+    /// The MetricKit parser, its translator and the MetricKit renderer.
+    static func metricKitPayload(_ bytes: [UInt8]) -> [String] {
+        guard MetricKitParser.looksLikeMetricKit(bytes), let report = try? MetricKitParser.parse(bytes, path: "fuzz.json")
+        else { return [] }
+        return check(report, input: bytes)
+    }
+
     /// The Linux log parser and its text rendering.
     static func linuxLog(_ bytes: [UInt8]) -> [String] {
         guard let report = try? LinuxLogParser.parse(bytes, path: "fuzz.log") else { return [] }
@@ -110,6 +117,14 @@ enum ReportFuzzChecks {
             if ips != input { broken.append("the .ips output with nothing resolved is not the input: \(difference(input, ips))") }
             if document.bytes != input { broken.append("the .ips document is not the input") }
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
+        } else if let document = report.metricKit {
+            var json: [UInt8] = []
+            MetricKitRenderer.render(unresolved, fullPath: false, into: &json)
+            if json != document.bytes {
+                broken.append("the MetricKit output with nothing resolved is not the input: \(difference(document.bytes, json))")
+            }
+            if report.warnings.isEmpty && document.bytes != input { broken.append("the MetricKit document is not the input") }
+            if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
         } else if text != input {
             broken.append("the text output with nothing resolved is not the input: \(difference(input, text))")
         }
@@ -130,6 +145,16 @@ enum ReportFuzzChecks {
         TextRenderer(fullPath: true).render(resolved, into: &out)
         out = []
         IPSRenderer.render(resolved, fullPath: true, into: &out)
+        // The output keeps the input's bytes: it must be JSON wherever the input is (the scanner
+        // lets strings hold bytes that are not UTF-8, which strict readers refuse).
+        if let document = report.metricKit,
+           (try? JSONSerialization.jsonObject(with: Data(document.bytes), options: [.fragmentsAllowed])) != nil {
+            out = []
+            MetricKitRenderer.render(resolved, fullPath: true, into: &out)
+            if (try? JSONSerialization.jsonObject(with: Data(out), options: [.fragmentsAllowed])) == nil {
+                broken.append("every frame resolved: the MetricKit output does not parse")
+            }
+        }
         broken += checkStructuredOutput(resolved, "every frame resolved")
         return broken
     }
