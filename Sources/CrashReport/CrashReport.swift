@@ -82,6 +82,9 @@ public struct CrashReport: Sendable {
     /// `threads` sits in it, for writing it back symbolicated. `bytes` then holds the report
     /// translated to the classic text form, which the text renderer prints.
     public var ips: IPSDocument?
+    /// For a call-tree report (spindump, `sample`, microstackshot): each frame's sample count and
+    /// the parts of its line, for `CallTreeRenderer`.
+    public var callTree: CallTreeDocument?
     /// What the user should know about how the report was read (one line each, naming the
     /// file), e.g. that it was UTF-16 and is written as UTF-8.
     public var warnings: [String] = []
@@ -189,6 +192,11 @@ public enum ReportFormat: Sendable, Equatable {
     case ips
     /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
     case linuxLog
+    /// Sampled call trees: spindump, hang and microstackshot reports, macOS `sample` output.
+    case callTree
+    /// A report without backtraces to symbolicate (a jetsam event, a kernel panic, ...), kept
+    /// as it is; its `warnings` say so.
+    case noBacktraces
 }
 
 /// Address → image lookup in O(log n), built in O(n log n) however the images overlap.

@@ -11,7 +11,10 @@
 ///
 /// - A thread's `index` is its number: null for the Last Exception Backtrace, N for
 ///   Application Specific Backtrace N; `kind` ("thread", "last_exception_backtrace",
-///   "application_specific_backtrace") tells them apart.
+///   "application_specific_backtrace", "call_tree") tells them apart.
+/// - A call tree of a sampled report (spindump, `sample`, microstackshot) is a thread of kind
+///   "call_tree" whose frames are its nodes in report order, each with its depth as `index`
+///   and its sample count as `samples`.
 /// - A resolved frame gives one entry per source frame, inlined ones first with `"inlined":true`.
 ///   An unresolved frame gives one entry with what the report itself says: symbol and offset from
 ///   `symbol + 12` or `symbol + 12 (File.m:42)`, file and line from the latter, null otherwise.
@@ -53,6 +56,9 @@ public enum JSONRenderer {
             if t > 0 { out.append(ASCII.comma) }
             out.append(literal: "{\"index\":")
             switch thread.kind {
+            case .thread(let number) where report.callTree != nil:
+                out.append(decimal: number)
+                out.append(literal: ",\"kind\":\"call_tree\"")
             case .thread(let number):
                 out.append(decimal: number)
                 out.append(literal: ",\"kind\":\"thread\"")
@@ -70,6 +76,7 @@ public enum JSONRenderer {
             var first = true
             for (f, frame) in thread.frames.enumerated() {
                 if symbolicated.replacesInlinedLine(thread: t, frame: f) { continue }
+                let samples = report.callTree?.node(FrameKey(thread: t, frame: f))?.samples
                 let imageName = frame.imageName ?? frame.image.flatMap {
                     report.images.indices.contains($0) ? report.images[$0].name : nil
                 }
@@ -80,7 +87,7 @@ public enum JSONRenderer {
                         appendFrame(frame, image: imageName, symbol: sourceFrame.function,
                                     offset: sourceFrame.offset, file: sourceFrame.file,
                                     line: sourceFrame.line, column: sourceFrame.column,
-                                    inlined: sourceFrame.inlined, to: &out)
+                                    inlined: sourceFrame.inlined, samples: samples, to: &out)
                     }
                 } else {
                     if !first { out.append(ASCII.comma) }
@@ -102,7 +109,7 @@ public enum JSONRenderer {
                         break
                     }
                     appendFrame(frame, image: imageName, symbol: symbol, offset: offset, file: file,
-                                line: line, column: nil, inlined: frame.inlined, to: &out)
+                                line: line, column: nil, inlined: frame.inlined, samples: samples, to: &out)
                 }
             }
             out.append(literal: "]}")
@@ -127,7 +134,7 @@ public enum JSONRenderer {
 
     private static func appendFrame(
         _ frame: Frame, image: String?, symbol: String?, offset: UInt64?, file: String?,
-        line: Int?, column: Int?, inlined: Bool, to out: inout [UInt8]
+        line: Int?, column: Int?, inlined: Bool, samples: UInt64?, to out: inout [UInt8]
     ) {
         out.append(literal: "{\"index\":")
         out.append(decimal: frame.index)
@@ -146,7 +153,12 @@ public enum JSONRenderer {
         out.append(literal: ",\"column\":")
         appendPositive(column, to: &out)
         out.append(literal: ",\"inlined\":")
-        out.append(literal: inlined ? "true}" : "false}")
+        out.append(literal: inlined ? "true" : "false")
+        if let samples {
+            out.append(literal: ",\"samples\":")
+            out.append(decimal: samples)
+        }
+        out.append(0x7D)  // }
     }
 
     /// A line or column number; null when nil or not positive (DWARF's 0 means "unknown").

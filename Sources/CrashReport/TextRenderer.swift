@@ -23,6 +23,10 @@ public struct TextRenderer: Sendable {
     /// Appends the text of `symbolicated` to `out`.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
         let report = symbolicated.report
+        if report.callTree != nil {
+            CallTreeRenderer(fullPath: fullPath).render(symbolicated, into: &out)
+            return
+        }
         let edits = Self.edits(symbolicated)
         guard !edits.isEmpty else {
             out.append(contentsOf: report.bytes)
