@@ -63,6 +63,20 @@ printf '%s\n' '==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 
     '    #0 0x4c5e2f in parse_record /src/parser.c:31:5' '    #1 0x4c6001 in main (/build/app+0x4c6001)' \
     '    #2 0x7f1e2a229d8f  (/lib/x86_64-linux-gnu/libc.so.6+0x29d8f) (BuildId: 4f7b0c955c3f81b5)' \
     >"$seeds/reports/asan.log"
+# Call trees: a microstackshot report (spindump layout) and a sample call graph.
+printf '%s\n' 'Data Source:      Microstackshots' '' 'Heaviest stack for the target process:' \
+    '  16  ??? (App + 16900) [0x104a34204]' '' 'Powerstats for:   App [1234]' \
+    '  20  ??? (libdyld.dylib + 5512) [0x1a6d7a588]' '    16  main + 100 (main.c:77,12 in App + 16856) [0x104a341d8] 1-16' \
+    '      4   ??? (<4C4C4408-5555-3144-A1C2-93818143D9EB> + 17068) [0x1051c42ac]' '       *4   ??? (kernel + 1234)' \
+    '        4    <on behalf of App [1234]>' '' '  Binary Images:' \
+    '         0x104a30000 -        ???  com.example.App 1.0 (1) <4C4C44C3-5555-3144-A19B-AF60D4F21F14>  /App.app/App' \
+    >"$seeds/reports/microstackshot.diag"
+printf '%s\n' 'Call graph:' '    2757 Thread_1166804   DispatchQueue_1: com.apple.main-thread  (serial)' \
+    '    + 2757 start  (in libdyld.dylib) + 1  [0x7fff6842a085]' \
+    '    +   2757 ???  (in App)  load address 0x10a2f1000 + 0x8ab  [0x10a2f18ab]' \
+    '    +     2757 main  (in App) + 75  [0x10a2f18ab]  main.c:80' '' 'Binary Images:' \
+    '       0x10a2f1000 -        0x10a2f3fff +App (1.0 - 1) <4C4C442E-5555-3144-A1DC-44E002619AFD> /App' \
+    >"$seeds/reports/sample.txt"
 # Index files: written by the tool itself into a cache of its own, when it has been built.
 tool=""
 for candidate in .build/release/symbolicate .build/debug/symbolicate; do

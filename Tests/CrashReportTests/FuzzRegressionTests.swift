@@ -10,6 +10,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testIPSReportRegressions() throws { try replay("ips_report", ReportFuzzChecks.ipsReport) }
     func testLinuxLogRegressions() throws { try replay("linux_log", ReportFuzzChecks.linuxLog) }
     func testJSONScannerRegressions() throws { try replay("json_scanner", ReportFuzzChecks.jsonScanner) }
+    func testCallTreeReportRegressions() throws { try replay("call_tree_report", ReportFuzzChecks.callTreeReport) }
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
 
     /// Runs every input of `target` through `check`; a target without inputs yet has nothing to replay.
