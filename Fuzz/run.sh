@@ -70,6 +70,20 @@ printf '%s\n' '*** Program crashed: Illegal instruction at 0x00007ffff796df7f **
     >"$seeds/reports/swift-backtrace.log"
 printf '%s\n' '{ "kind": "crashReport", "threads": [ { "name": "app", "crashed": true, "frames": [ { "kind": "programCounter", "address": "0x00005555555557e4" }, { "kind": "returnAddress", "address": "0x0000555555555721" }, { "kind": "truncated" } ] } ], "images": [ { "name": "app", "buildId": "fdeb5b5d", "path": "/tmp/app", "baseAddress": "0x0000555555554000", "endOfText": "0x0000555555555e90" } ] }' \
     >"$seeds/reports/swift-backtrace.json"
+# Call trees: a microstackshot report (spindump layout) and a sample call graph.
+printf '%s\n' 'Data Source:      Microstackshots' '' 'Heaviest stack for the target process:' \
+    '  16  ??? (App + 16900) [0x104a34204]' '' 'Powerstats for:   App [1234]' \
+    '  20  ??? (libdyld.dylib + 5512) [0x1a6d7a588]' '    16  main + 100 (main.c:77,12 in App + 16856) [0x104a341d8] 1-16' \
+    '      4   ??? (<4C4C4408-5555-3144-A1C2-93818143D9EB> + 17068) [0x1051c42ac]' '       *4   ??? (kernel + 1234)' \
+    '        4    <on behalf of App [1234]>' '' '  Binary Images:' \
+    '         0x104a30000 -        ???  com.example.App 1.0 (1) <4C4C44C3-5555-3144-A19B-AF60D4F21F14>  /App.app/App' \
+    >"$seeds/reports/microstackshot.diag"
+printf '%s\n' 'Call graph:' '    2757 Thread_1166804   DispatchQueue_1: com.apple.main-thread  (serial)' \
+    '    + 2757 start  (in libdyld.dylib) + 1  [0x7fff6842a085]' \
+    '    +   2757 ???  (in App)  load address 0x10a2f1000 + 0x8ab  [0x10a2f18ab]' \
+    '    +     2757 main  (in App) + 75  [0x10a2f18ab]  main.c:80' '' 'Binary Images:' \
+    '       0x10a2f1000 -        0x10a2f3fff +App (1.0 - 1) <4C4C442E-5555-3144-A1DC-44E002619AFD> /App' \
+    >"$seeds/reports/sample.txt"
 # Index files: written by the tool itself into a cache of its own, when it has been built.
 tool=""
 for candidate in .build/release/symbolicate .build/debug/symbolicate; do

@@ -6,11 +6,18 @@
 ///     0x104a30000 - 0x104a3ffff +App arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /private/var/.../App
 ///     0x1017ff000 - 0x101885fff +com.example.app (4.2.0 - 68) <7B639009-221F-3815-A7A3-657098146F8A> /Applications/...
 ///     0x0 - 0xffffffffffffffff ??? (*) <00000000-0000-0000-0000-000000000000> ???
+///     0x104320000 -         ???  com.example.App 1.2 (3)  <7B639009-221F-3815-A7A3-657098146F8A> /path
+///
+/// (see `BinaryImageLine`, which reads them).
 public struct BinaryImage: Sendable, Equatable {
     /// The address the image's `__TEXT` segment was loaded at (the first address of the range).
     public var loadAddress: UInt64
-    /// The last address of the image's range, inclusive, as printed.
+    /// The last address of the image's range, inclusive, as printed; for a line that prints
+    /// `???` there, as far as the image can reach (`BinaryImageLine.closingOpenEnds`).
     public var endAddress: UInt64
+    /// False when the report printed `???` for the end of the range: `endAddress` is then
+    /// inferred, not read.
+    public var endIsKnown = true
     /// The image's name as printed; it may contain spaces. Older macOS reports print the bundle
     /// identifier here (e.g. "com.AlphaSoft.iTubeDownloader"). "???" when the report does not know it.
     public var name: String

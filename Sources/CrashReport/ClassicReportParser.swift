@@ -42,7 +42,7 @@ public enum ClassicReportParser {
             return CrashReport(
                 path: path, bytes: bytes, lines: parser.lines, header: parser.header,
                 codeType: parser.codeType, crashedThread: parser.crashedThread,
-                threads: parser.threads, images: parser.images)
+                threads: parser.threads, images: BinaryImageLine.closingOpenEnds(parser.images))
         }
         report.matchFramesToImages()
         report.placeFramesByImageOffset()
@@ -163,7 +163,7 @@ private struct LineParser {
         }
         let first = b[p]
         if first == ASCII.zero && p + 1 < e && (b[p + 1] | 0x20) == ASCII.lowerX,
-           let image = parseImage(p, e, line: line) {
+           let image = BinaryImageLine.parse(b, p, e, line: line) {
             images.append(image)
             current = nil
             inHeader = false
@@ -549,135 +549,6 @@ private struct LineParser {
     /// Whether `p..<e` is `<UUID>`: 32 hexadecimal digits, dashes allowed.
     private func isBracketedUUID(_ p: Int, _ e: Int) -> Bool {
         guard e - p >= 34, b[p] == ASCII.less, b[e - 1] == ASCII.greater else { return false }
-        return normalizedUUID(p + 1, e - 1) != nil
-    }
-
-    // MARK: Images
-
-    /// Parses `0xSTART - 0xEND [+]NAME [ARCH] [(VERSION)] <UUID> PATH`; nil if the line is not
-    /// an image line.
-    private func parseImage(_ p: Int, _ e: Int, line: Int) -> BinaryImage? {
-        guard let (load, afterLoad) = b.hexNumber(at: p, end: e) else { return nil }
-        let dash = b.skipBlanks(from: afterLoad, to: e)
-        guard dash < e, b[dash] == ASCII.minus else { return nil }
-        let endStart = b.skipBlanks(from: dash + 1, to: e)
-        guard let (end, afterEnd) = b.hexNumber(at: endStart, end: e),
-              afterEnd == e || isBlank(b[afterEnd])
-        else { return nil }
-        var q = b.skipBlanks(from: afterEnd, to: e)
-        var isApp = false
-        if q < e && b[q] == ASCII.plus {
-            isApp = true
-            q = b.skipBlanks(from: q + 1, to: e)
-        }
-
-        // The UUID: the first "<...>" that starts a token; else a bare UUID or "???" token
-        // before the path.
-        var middleEnd = e
-        var uuid: String?
-        var path: String?
-        if let (open, close) = bracketedToken(q, e) {
-            middleEnd = b.trimEnd(q, open)
-            uuid = normalizedUUID(open + 1, close)
-            let pathStart = b.skipBlanks(from: close + 1, to: e)
-            if pathStart < e { path = b.string(pathStart, e) }
-        } else {
-            var slash = q + 1
-            while slash < e && !(b[slash] == ASCII.slash && isBlank(b[slash - 1])) { slash += 1 }
-            if slash < e {
-                middleEnd = b.trimEnd(q, slash)
-                path = b.string(slash, e)
-            }
-            let token = lastTokenStart(q, middleEnd)
-            if token > q, b.equals("???", token, middleEnd) || normalizedUUID(token, middleEnd) != nil {
-                uuid = normalizedUUID(token, middleEnd)
-                middleEnd = b.trimEnd(q, token)
-            }
-        }
-        if path == "???" { path = nil }
-
-        // NAME [ARCH] [(VERSION)] or NAME [(ARCH)].
-        var nameEnd = middleEnd
-        var arch: String?
-        var archInParentheses = false
-        if nameEnd > q, b[nameEnd - 1] == ASCII.closeParen {
-            var open = nameEnd - 2
-            while open > q && b[open] != ASCII.openParen { open -= 1 }
-            if open > q, isBlank(b[open - 1]) {
-                if isArch(open + 1, nameEnd - 1) {
-                    arch = b.string(open + 1, nameEnd - 1)
-                    archInParentheses = true
-                } else if b.equals("*", open + 1, nameEnd - 1) {
-                    archInParentheses = true
-                }
-                nameEnd = b.trimEnd(q, open)
-            }
-        }
-        if !archInParentheses {
-            let token = lastTokenStart(q, nameEnd)
-            if token > q, isArch(token, nameEnd) {
-                arch = b.string(token, nameEnd)
-                nameEnd = b.trimEnd(q, token)
-            } else if token > q, nameEnd < middleEnd, isDigit(b[token]) {
-                // Old macOS: `com.apple.Accelerate 1.6 (Accelerate 1.6)`: a short version
-                // before the long one in parentheses.
-                nameEnd = b.trimEnd(q, token)
-            }
-        }
-        var name = b.string(q, nameEnd)
-        if name.isEmpty { name = path.map { String(basename($0)) } ?? "???" }
-        return BinaryImage(loadAddress: load, endAddress: end, name: name, arch: arch, uuid: uuid,
-                           path: path, isApp: isApp, line: line)
-    }
-
-    /// The first token `<UUID>` or `<???>`: the positions of `<` and `>`.
-    private func bracketedToken(_ p: Int, _ e: Int) -> (Int, Int)? {
-        var i = p
-        while i < e {
-            if b[i] == ASCII.less && (i == p || isBlank(b[i - 1])) {
-                var close = i + 1
-                while close < e && b[close] != ASCII.greater && !isBlank(b[close]) { close += 1 }
-                if close < e && b[close] == ASCII.greater
-                    && (b.equals("???", i + 1, close) || normalizedUUID(i + 1, close) != nil) {
-                    return (i, close)
-                }
-                i = close
-            } else {
-                i += 1
-            }
-        }
-        return nil
-    }
-
-    /// The start of the last blank-separated token of `p..<e` (`e` must not follow a blank).
-    private func lastTokenStart(_ p: Int, _ e: Int) -> Int {
-        var i = e
-        while i > p && !isBlank(b[i - 1]) { i -= 1 }
-        return i
-    }
-
-    /// `p..<e` as 32 lowercase hexadecimal digits, if it is a UUID (dashes and any case allowed).
-    private func normalizedUUID(_ p: Int, _ e: Int) -> String? {
-        guard e - p >= 32, e - p <= 36 else { return nil }
-        var digits: [UInt8] = []
-        digits.reserveCapacity(32)
-        for i in p..<e {
-            let byte = b[i]
-            if byte == ASCII.minus { continue }
-            guard hexDigitValue(byte) != nil, digits.count < 32 else { return nil }
-            digits.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
-        }
-        guard digits.count == 32 else { return nil }
-        return String(decoding: digits, as: UTF8.self)
-    }
-
-    private static let architectures: [StaticString] = [
-        "arm64", "arm64e", "arm64_32", "armv7", "armv7s", "armv7k", "armv7m", "armv7em", "armv6",
-        "armv6m", "armv8", "arm", "x86_64", "x86_64h", "i386", "i486", "i586", "i686", "ppc",
-        "ppc64", "ppc7400", "ppc970",
-    ]
-
-    private func isArch(_ p: Int, _ e: Int) -> Bool {
-        Self.architectures.contains { b.equals($0, p, e) }
+        return BinaryImageLine.normalizedUUID(b, p + 1, e - 1) != nil
     }
 }

@@ -86,6 +86,9 @@ public struct CrashReport: Sendable {
     /// writing it back symbolicated and for the frames' sample counts. `bytes` then holds the
     /// payload translated to text (`MetricKitTranslator`), which the text renderer prints.
     public var metricKit: MetricKitDocument?
+    /// For a call-tree report (spindump, `sample`, microstackshot): each frame's sample count and
+    /// the parts of its line, for `CallTreeRenderer`.
+    public var callTree: CallTreeDocument?
     /// What the user should know about how the report was read (one line each, naming the
     /// file), e.g. that it was UTF-16 and is written as UTF-8.
     public var warnings: [String] = []
@@ -198,6 +201,11 @@ public enum ReportFormat: Sendable, Equatable {
     /// A MetricKit diagnostic payload (`MXDiagnosticPayload`, one diagnostic, or an array of
     /// payloads) in the JSON its `jsonRepresentation()` writes.
     case metricKit
+    /// Sampled call trees: spindump, hang and microstackshot reports, macOS `sample` output.
+    case callTree
+    /// A report without backtraces to symbolicate (a jetsam event, a kernel panic, ...), kept
+    /// as it is; its `warnings` say so.
+    case noBacktraces
 }
 
 /// Address → image lookup in O(log n), built in O(n log n) however the images overlap.

@@ -11,7 +11,10 @@
 ///
 /// - A thread's `index` is its number: null for the Last Exception Backtrace, N for
 ///   Application Specific Backtrace N; `kind` ("thread", "last_exception_backtrace",
-///   "application_specific_backtrace") tells them apart.
+///   "application_specific_backtrace", "call_tree") tells them apart.
+/// - A call tree of a sampled report (spindump, `sample`, microstackshot) is a thread of kind
+///   "call_tree" whose frames are its nodes in report order, each with its depth as `index`
+///   and its sample count as `samples`.
 /// - A resolved frame gives one entry per source frame, inlined ones first with `"inlined":true`.
 ///   An unresolved frame gives one entry with what the report itself says: symbol and offset from
 ///   `symbol + 12` or `symbol + 12 (File.m:42)`, file and line from the latter, null otherwise.
@@ -55,6 +58,9 @@ public enum JSONRenderer {
             if t > 0 { out.append(ASCII.comma) }
             out.append(literal: "{\"index\":")
             switch thread.kind {
+            case .thread(let number) where report.callTree != nil:
+                out.append(decimal: number)
+                out.append(literal: ",\"kind\":\"call_tree\"")
             case .thread(let number):
                 out.append(decimal: number)
                 out.append(literal: ",\"kind\":\"thread\"")
@@ -75,7 +81,7 @@ public enum JSONRenderer {
                 let imageName = frame.imageName ?? frame.image.flatMap {
                     report.images.indices.contains($0) ? report.images[$0].name : nil
                 }
-                let samples = report.metricKit.map { SampleCount(value: $0.sampleCount(FrameKey(thread: t, frame: f))) }
+                let samples = sampleCount(report, FrameKey(thread: t, frame: f))
                 if let sourceFrames = symbolicated.frames[FrameKey(thread: t, frame: f)], !sourceFrames.isEmpty {
                     for sourceFrame in sourceFrames {
                         if !first { out.append(ASCII.comma) }
@@ -157,10 +163,16 @@ public enum JSONRenderer {
         out.append(literal: "}")
     }
 
-    /// A MetricKit frame's sample count, nil when the payload gives none; a frame of another
-    /// format has no `SampleCount` at all and prints no member.
+    /// A sampled frame's sample count (MetricKit, call-tree reports), nil when the report gives
+    /// none; a frame of another format has no `SampleCount` at all and prints no member.
     private struct SampleCount {
         var value: UInt64?
+    }
+
+    private static func sampleCount(_ report: CrashReport, _ key: FrameKey) -> SampleCount? {
+        if let metricKit = report.metricKit { return SampleCount(value: metricKit.sampleCount(key)) }
+        if let callTree = report.callTree { return SampleCount(value: callTree.node(key)?.samples) }
+        return nil
     }
 
     /// A line or column number; null when nil or not positive (DWARF's 0 means "unknown").

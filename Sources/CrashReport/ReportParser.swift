@@ -4,9 +4,14 @@ public enum ReportParser {
     ///
     /// - A first line that is a JSON object with a `bug_type` is an `.ips` report
     ///   (`IPSReportParser`): bug_type 309 is JSON throughout, 109 carries a classic text body.
+    ///   Types that are not crash reports — jetsam events, panics, stackshots — are passed
+    ///   through with a warning (`NoBacktraceReport`), and a text body of sampled call trees
+    ///   (microstackshots) is read as the text form is.
     /// - A JSON object or array holding MetricKit diagnostics is a MetricKit payload
     ///   (`MetricKitParser`).
     /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
+    /// - A line that opens a call tree (`Call graph:`, `Heaviest stack for ...`, `Data Source:
+    ///   Stackshots`) makes a spindump, `sample` or microstackshot report (`CallTreeReportParser`).
     /// - Lines of glibc `backtrace_symbols` or sanitizer frames make a Linux log
     ///   (`LinuxLogParser`).
     /// - Anything else is read as a classic text report (`ClassicReportParser`).
@@ -23,6 +28,13 @@ public enum ReportParser {
 
     private static func parseUTF8(_ bytes: [UInt8], path: String) throws -> CrashReport {
         if IPSReportParser.looksLikeIPS(bytes) {
+            let bugType = self.bugType(bytes)
+            if let bugType, let kind = NoBacktraceReport.kinds[bugType] {
+                return try NoBacktraceReport.report(bytes, path: path, kind: kind)
+            }
+            if bugType != "309", CallTreeReportParser.looksLikeCallTree(bytes) {
+                return try CallTreeReportParser.parse(bytes, path: path)
+            }
             return try IPSReportParser.parse(bytes, path: path)
         }
         if MetricKitParser.looksLikeMetricKit(bytes), let report = try MetricKitParser.parse(bytes, path: path) {
@@ -31,9 +43,20 @@ public enum ReportParser {
         if SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes) {
             return try SwiftBacktraceParser.parse(bytes, path: path)
         }
+        if CallTreeReportParser.looksLikeCallTree(bytes) {
+            return try CallTreeReportParser.parse(bytes, path: path)
+        }
         if LinuxLogParser.looksLikeLinuxLog(bytes) {
             return try LinuxLogParser.parse(bytes, path: path)
         }
         return try ClassicReportParser.parse(bytes, path: path)
+    }
+
+    /// The `bug_type` of an `.ips` metadata line; nil when the line is not valid JSON (which
+    /// `IPSReportParser` reports).
+    private static func bugType(_ bytes: [UInt8]) -> String? {
+        let start = bytes.withUnsafeBufferPointer { $0.byteOrderMarkLength }
+        guard let (metadata, _) = try? JSONScanner.parse(bytes, from: start) else { return nil }
+        return metadata.text(metadata.member("bug_type", of: metadata.root))
     }
 }

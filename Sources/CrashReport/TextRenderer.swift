@@ -24,6 +24,10 @@ public struct TextRenderer: Sendable {
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
         let report = symbolicated.report
         if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out) { return }
+        if report.callTree != nil {
+            CallTreeRenderer(fullPath: fullPath).render(symbolicated, into: &out)
+            return
+        }
         let edits = Self.edits(symbolicated)
         guard !edits.isEmpty else {
             out.append(contentsOf: report.bytes)

@@ -211,7 +211,7 @@ public final class ReportRunner {
         let tally = Tally(reports: 1)
         var bytes: [UInt8] = []
         switch options.format {
-        case .text, .ips:
+        case .text, .ips, .metricKit:
             if streamed && options.destination == .stream {
                 bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
             }

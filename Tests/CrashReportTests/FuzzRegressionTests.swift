@@ -11,6 +11,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testLinuxLogRegressions() throws { try replay("linux_log", ReportFuzzChecks.linuxLog) }
     func testSwiftBacktraceRegressions() throws { try replay("swift_backtrace", ReportFuzzChecks.swiftBacktrace) }
     func testJSONScannerRegressions() throws { try replay("json_scanner", ReportFuzzChecks.jsonScanner) }
+    func testCallTreeReportRegressions() throws { try replay("call_tree_report", ReportFuzzChecks.callTreeReport) }
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
     func testMetricKitPayloadRegressions() throws { try replay("metrickit_payload", ReportFuzzChecks.metricKitPayload) }
 

@@ -43,6 +43,12 @@ enum ReportFuzzChecks {
         return check(report, input: bytes)
     }
 
+    /// The call-tree parser (spindump, sample, microstackshot) and its renderings.
+    static func callTreeReport(_ bytes: [UInt8]) -> [String] {
+        guard let report = try? CallTreeReportParser.parse(bytes, path: "fuzz.diag") else { return [] }
+        return check(report, input: bytes)
+    }
+
     /// Any bytes, read as the tool reads a file of unknown kind.
     static func reportAny(_ bytes: [UInt8]) -> [String] {
         guard let report = try? ReportParser.parse(bytes, path: "fuzz.txt") else { return [] }
