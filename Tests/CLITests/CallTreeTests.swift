@@ -179,7 +179,7 @@ Binary Images:
         XCTAssertEqual(threads[0]["name"] as? String, "Heaviest stack for the target process")
         let tree = try XCTUnwrap(threads[1]["frames"] as? [[String: Any]])
         let leaf = try XCTUnwrap(tree.first { $0["symbol"] as? String == "parse_record" })
-        XCTAssertEqual(leaf["samples"] as? Int, 16)
+        XCTAssertEqual(leaf["sample_count"] as? Int, 16)
         XCTAssertEqual(leaf["index"] as? Int, 4, "a node's index is its depth")
         XCTAssertEqual(leaf["line"] as? Int, 27)
         let images = try XCTUnwrap(report["images"] as? [[String: Any]])
