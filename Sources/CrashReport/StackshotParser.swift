@@ -40,6 +40,8 @@ public enum StackshotParser {
                 guard required else { return nil }
                 throw ReportError.invalidIPS(path, reason: "a stackshot (bug_type 288) but nothing follows the metadata line: the file is cut short")
             }
+            // A text body, as some tools write under any bug_type, is read as one.
+            guard bytes[bodyStart] == 0x7B else { return nil }  // {
             metadata = parsedMetadata
             body = try JSONScanner.parse(bytes, from: bodyStart).tree
         } catch let error as JSONError {

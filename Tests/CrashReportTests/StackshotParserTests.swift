@@ -79,6 +79,8 @@ final class StackshotParserTests: XCTestCase {
         let empty = try parse(#"{"reason":"x"}"#)
         XCTAssertEqual(empty.format, .ips)
         XCTAssertEqual(empty.threads.count, 0)
+        let textBody = try parse("Process: App [12]\n")
+        XCTAssertEqual(textBody.format, .classic, "a text body is read as a text report")
         let jetsam = try parse(#"{"largestProcess":"App"}"#, metadata: #"{"bug_type":"298"}"#)
         XCTAssertEqual(jetsam.format, .noBacktraces)
         XCTAssertThrowsError(try parse(#"{"processByPid":{"#)) { error in
