@@ -7,7 +7,6 @@ enum NoBacktraceReport {
         "298": "a jetsam event report (bug_type 298) holds no backtraces",
         "151": "a kernel panic report (bug_type 151) holds kernel backtraces, which are not symbolicated",
         "210": "a kernel panic report (bug_type 210) holds kernel backtraces, which are not symbolicated",
-        "288": "a stackshot report (bug_type 288) is not symbolicated",
         "185": "a watchdog/stackshot report (bug_type 185) is not symbolicated",
         "284": "a stackshot report (bug_type 284) is not symbolicated",
     ]

@@ -4,9 +4,10 @@ public enum ReportParser {
     ///
     /// - A first line that is a JSON object with a `bug_type` is an `.ips` report
     ///   (`IPSReportParser`): bug_type 309 is JSON throughout, 109 carries a classic text body.
-    ///   Types that are not crash reports — jetsam events, panics, stackshots — are passed
-    ///   through with a warning (`NoBacktraceReport`), and a text body of sampled call trees
-    ///   (microstackshots) is read as the text form is.
+    ///   Stackshots (bug_type 288, or any body with `processByPid`) are read by
+    ///   `StackshotParser`. Other types that are not crash reports — jetsam events, panics — are
+    ///   passed through with a warning (`NoBacktraceReport`), and a text body of sampled call
+    ///   trees (microstackshots) is read as the text form is.
     /// - A JSON object or array holding MetricKit diagnostics is a MetricKit payload
     ///   (`MetricKitParser`).
     /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
@@ -29,6 +30,10 @@ public enum ReportParser {
     private static func parseUTF8(_ bytes: [UInt8], path: String) throws -> CrashReport {
         if IPSReportParser.looksLikeIPS(bytes) {
             let bugType = self.bugType(bytes)
+            if bugType == "288" || StackshotParser.looksLikeStackshot(bytes),
+               let report = try StackshotParser.parse(bytes, path: path, required: bugType == "288") {
+                return report
+            }
             if let bugType, let kind = NoBacktraceReport.kinds[bugType] {
                 return try NoBacktraceReport.report(bytes, path: path, kind: kind)
             }

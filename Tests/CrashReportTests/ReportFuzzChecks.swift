@@ -17,11 +17,17 @@ enum ReportFuzzChecks {
         return check(report, input: bytes)
     }
 
-    /// The `.ips` parser, its translator and the `.ips` renderer.
+    /// The `.ips` parser, its translator and the `.ips` renderer; the stackshot parser and its
+    /// translator for a file that may be a stackshot.
     static func ipsReport(_ bytes: [UInt8]) -> [String] {
-        guard IPSReportParser.looksLikeIPS(bytes), let report = try? IPSReportParser.parse(bytes, path: "fuzz.ips")
-        else { return [] }
-        return check(report, input: bytes)
+        guard IPSReportParser.looksLikeIPS(bytes) else { return [] }
+        var broken: [String] = []
+        if StackshotParser.looksLikeStackshot(bytes),
+           let report = try? StackshotParser.parse(bytes, path: "fuzz.ips", required: true) {
+            broken += check(report, input: bytes)
+        }
+        guard let report = try? IPSReportParser.parse(bytes, path: "fuzz.ips") else { return broken }
+        return broken + check(report, input: bytes)
     }
 
     /// The MetricKit parser, its translator and the MetricKit renderer.

@@ -1,0 +1,316 @@
+/// Translates a stackshot's JSON into a text report, and makes the report's threads, frames and
+/// images as it writes their lines.
+///
+/// The stackshot
+///
+///     {"bug_type":"288","os_version":"iPhone OS 15.0 (19A346)"}
+///     {"binaryImages":[["4C4C44C3-5555-3144-A19B-AF60D4F21F14",4372758528,"U"],
+///                      ["447D769E-1CB7-3086-A0B4-32226837B587",18446741874686296064,"K"]],
+///      "processByPid":{"1234":{"procname":"App","threadById":{"5678":{"name":"worker",
+///          "kernelFrames":[[1,771644]],"userFrames":[[0,16900],[0,17220]]}}}}}
+///
+/// becomes
+///
+///     bug_type:                     288
+///     os_version:                   iPhone OS 15.0 (19A346)
+///
+///     Process:                      App [1234]
+///
+///     Thread 5678:                  worker
+///       Kernel Frames:
+///     0   447D769E-1CB7-3086-A0B4-32226837B587 0xfffffe000b8248bc 0xfffffe000b768000 + 771644
+///       User Frames:
+///     1   4C4C44C3-5555-3144-A19B-AF60D4F21F14 0x0000000104a34204 0x104a30000 + 16900
+///     2   4C4C44C3-5555-3144-A19B-AF60D4F21F14 0x0000000104a34344 0x104a30000 + 17220
+///
+///     Binary Images:
+///            0x104a30000 4C4C44C3-5555-3144-A19B-AF60D4F21F14 (U)
+///     0xfffffe000b768000 447D769E-1CB7-3086-A0B4-32226837B587 (K)
+///
+/// Images have no names in a stackshot: each is named by its UUID, which is how its debug file
+/// is found. A frame's address is its image's load address plus its offset; each frame is tied
+/// to its image by index, not by address, since processes' address spaces overlap. A thread's
+/// kernel frames (innermost) come first, then its user frames, numbered on; the first of each
+/// is the thread's PC there, the others return addresses. A frame that names no image of the
+/// list, or no offset, is printed as its JSON (`???  [99,16900]`) and is not a frame. Scalar
+/// members of the metadata and the body are printed as `key: value`, a string of several lines
+/// as indented lines. Control characters are written visibly (`OutputEscaping`).
+struct StackshotTranslator {
+    struct Translation {
+        var text: [UInt8]
+        var header: [(key: String, value: String)]
+        var threads: [Thread]
+        var images: [BinaryImage]
+        var warnings: [String]
+    }
+
+    private let metadata: JSONTree
+    private let body: JSONTree
+    private var text: [UInt8] = []
+    private var lineCount = 0
+    private var header: [(key: String, value: String)] = []
+    private var threads: [Thread] = []
+    private var images: [BinaryImage] = []
+    /// `imageOfEntry[i]`: the index in `images` of entry `i` of `binaryImages`, -1 for an entry
+    /// without a usable load address.
+    private var imageOfEntry: [Int32] = []
+    private var skippedFrames = 0
+    private let names = FrameText()
+
+    /// Translates `body`'s stackshot object `stackshot` (`StackshotParser.stackshot(in:)`).
+    static func translate(metadata: JSONTree, body: JSONTree, stackshot: Int) -> Translation {
+        var translator = StackshotTranslator(metadata: metadata, body: body)
+        translator.run(stackshot)
+        var warnings: [String] = []
+        if translator.skippedFrames > 0 {
+            warnings.append("\(translator.skippedFrames) stackshot frame(s) name no listed image or no offset; printed as they are")
+        }
+        return Translation(text: translator.text, header: translator.header, threads: translator.threads,
+                           images: translator.images, warnings: warnings)
+    }
+
+    private init(metadata: JSONTree, body: JSONTree) {
+        self.metadata = metadata
+        self.body = body
+    }
+
+    private mutating func run(_ stackshot: Int) {
+        if metadata.nodes[metadata.root].kind == .object {
+            for member in metadata.children(of: metadata.root) { field(member, in: metadata) }
+            if let os = metadata.text(metadata.member("os_version", of: metadata.root)) {
+                header.append((key: "OS Version", value: os))
+            }
+        }
+        for member in body.children(of: stackshot) { field(member, in: body) }
+        if stackshot != body.root {
+            for member in body.children(of: body.root) where member != stackshot { field(member, in: body) }
+        }
+        line("")
+        readImages(body.member("binaryImages", of: stackshot))
+        if let processes = body.member("processByPid", of: stackshot), body.nodes[processes].kind == .object {
+            for process in body.children(of: processes) where body.nodes[process].kind == .object {
+                writeProcess(process)
+            }
+        }
+        writeImages()
+    }
+
+    // MARK: Processes and threads
+
+    private mutating func writeProcess(_ process: Int) {
+        let name = body.text(body.member("procname", of: process)) ?? "???"
+        let pid = body.text(body.member("pid", of: process)) ?? key(of: process, in: body)
+        line(padded("Process:") + name + " [" + pid + "]")
+        line("")
+        if let byID = body.member("threadById", of: process), body.nodes[byID].kind == .object {
+            for thread in body.children(of: byID) where body.nodes[thread].kind == .object {
+                writeThread(thread)
+            }
+        }
+        if let waits = body.member("waitInfo", of: process), body.nodes[waits].kind == .array {
+            line("Wait Info:")
+            for wait in body.children(of: waits) {
+                if let text = body.text(wait) { line("  " + text) }
+            }
+            line("")
+        }
+    }
+
+    private mutating func writeThread(_ node: Int) {
+        let idText = body.text(body.member("id", of: node)) ?? key(of: node, in: body)
+        let id = Int(idText) ?? threads.count
+        var title = "Thread \(idText):"
+        let name = body.text(body.member("name", of: node))
+        let queue = body.text(body.member("dispatch_queue_label", of: node))
+        var label = [name, queue.map { "Dispatch queue: " + $0 }].compactMap { $0 }.joined(separator: "  ")
+        if !label.isEmpty { title = padded(title) + label }
+        line(title)
+        if let state = body.member("state", of: node), body.nodes[state].kind == .array {
+            label = body.children(of: state).compactMap { body.text($0) }.joined(separator: " ")
+            if !label.isEmpty { line("  State: " + label) }
+        }
+        var thread = Thread(kind: .thread(id), name: name ?? queue, headerLine: lineCount - 1)
+        var position = 0
+        for (key, title) in [("kernelFrames", "  Kernel Frames:"), ("userFrames", "  User Frames:")] {
+            guard let frames = body.member(key, of: node), body.nodes[frames].kind == .array,
+                  body.nodes[frames].firstChild >= 0
+            else { continue }
+            line(title)
+            var first = true
+            for frame in body.children(of: frames) {
+                writeFrame(frame, index: position, first: first, into: &thread)
+                position += 1
+                first = false
+            }
+        }
+        thread.frames.shrinkToFit()
+        threads.append(thread)
+        line("")
+    }
+
+    /// Writes the line of one `[imageIndex, offset]` pair, and its frame when it is one.
+    private mutating func writeFrame(_ node: Int, index: Int, first: Bool, into thread: inout Thread) {
+        var place: (image: Int, offset: UInt64)?
+        if body.nodes[node].kind == .array {
+            var children = body.children(of: node)
+            if let entry = children.next().flatMap({ body.int($0) }), entry < imageOfEntry.count,
+               imageOfEntry[entry] >= 0, let offset = children.next().flatMap({ body.unsigned($0) }) {
+                place = (Int(imageOfEntry[entry]), offset)
+            }
+        }
+        let lineStart = text.count
+        text.append(decimal: index)
+        pad(from: lineStart, to: 4)
+        guard let (imageIndex, offset) = place else {
+            skippedFrames += 1
+            text.append(literal: "???")
+            pad(from: lineStart, to: 41)
+            text.append(literal: "??? ")
+            body.bytes.withUnsafeBufferPointer { b in
+                OutputEscaping.append(UnsafeBufferPointer(rebasing: b[body.nodes[node].range]), to: &text)
+            }
+            endLine()
+            return
+        }
+        let image = images[imageIndex]
+        let address = image.loadAddress &+ offset
+        OutputEscaping.append(image.name, to: &text)
+        pad(from: lineStart, to: 41)
+        text.append(literal: "0x")
+        var shift = 60
+        while shift >= 0 {
+            let digit = UInt8((address >> UInt64(shift)) & 0xF)
+            text.append(digit < 10 ? ASCII.zero + digit : 0x61 + digit - 10)
+            shift -= 4
+        }
+        text.append(ASCII.space)
+        let restStart = text.count - lineStart
+        text.append(hex: image.loadAddress)
+        text.append(literal: " + ")
+        text.append(decimal: offset)
+        endLine()
+        thread.frames.append(Frame(index: index, imageName: image.name, address: address,
+                                   form: .unsymbolicated(loadAddress: image.loadAddress, offset: offset),
+                                   image: imageIndex, line: lineCount - 1, restStart: restStart,
+                                   imageOffset: offset, returnAddress: !first, text: names))
+    }
+
+    // MARK: Images
+
+    /// Makes an image of each `[UUID, loadAddress, type]` entry with a load address.
+    private mutating func readImages(_ list: Int?) {
+        guard let list, body.nodes[list].kind == .array else { return }
+        for entry in body.children(of: list) {
+            var uuidNode: Int?
+            var loadNode: Int?
+            var typeNode: Int?
+            if body.nodes[entry].kind == .array {
+                var fields = body.children(of: entry)
+                (uuidNode, loadNode, typeNode) = (fields.next(), fields.next(), fields.next())
+            }
+            guard let load = address(loadNode) else {
+                imageOfEntry.append(-1)
+                continue
+            }
+            let uuid = body.string(uuidNode).flatMap(MetricKitNames.compactUUID).flatMap { $0.allSatisfy { $0 == "0" } ? nil : $0 }
+            var image = BinaryImage(loadAddress: load, endAddress: load, name: uuid.map(Self.dashed) ?? "???", uuid: uuid)
+            image.endIsKnown = false
+            image.arch = body.text(typeNode)
+            imageOfEntry.append(Int32(images.count))
+            images.append(image)
+        }
+    }
+
+    /// "Binary Images:" and one line per image: `0xLOAD UUID (TYPE)`.
+    private mutating func writeImages() {
+        guard !images.isEmpty else { return }
+        line("Binary Images:")
+        for i in images.indices {
+            images[i].line = lineCount
+            var out: [UInt8] = []
+            var column: [UInt8] = []
+            column.append(hex: images[i].loadAddress)
+            out.append(contentsOf: repeatElement(ASCII.space, count: max(0, 18 - column.count)))
+            out += column
+            out.append(ASCII.space)
+            out.append(utf8: images[i].name)
+            if let type = images[i].arch {
+                out.append(literal: " (")
+                OutputEscaping.append(type, to: &out)
+                out.append(ASCII.closeParen)
+            }
+            text += out
+            endLine()
+            // The type letter is printed, not an architecture to match debug files by.
+            images[i].arch = nil
+        }
+    }
+
+    /// A load address: a number, or a string of decimal or `0x` hexadecimal digits.
+    private func address(_ node: Int?) -> UInt64? {
+        if let value = body.unsigned(node) { return value }
+        guard let text = body.string(node) else { return nil }
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
+        return UInt64(text)
+    }
+
+    private static func dashed(_ uuid: String) -> String {
+        let hex = Array(uuid.uppercased().utf8)
+        var out: [UInt8] = []
+        for (i, byte) in hex.enumerated() {
+            if i == 8 || i == 12 || i == 16 || i == 20 { out.append(ASCII.minus) }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: Lines
+
+    /// `key: value` for a scalar member; a string of several lines as indented lines.
+    private mutating func field(_ member: Int, in tree: JSONTree) {
+        let kind = tree.nodes[member].kind
+        guard kind != .object && kind != .array else { return }
+        let name = self.key(of: member, in: tree) + ":"
+        let key = padded(name)
+        guard kind == .string, let value = tree.stringBytes(member) else {
+            line(key + (tree.text(member) ?? "null"))
+            return
+        }
+        let parts = value.split(separator: ASCII.newline, omittingEmptySubsequences: false)
+        guard parts.count > 1 else {
+            OutputEscaping.append(key, to: &text)
+            value.withUnsafeBufferPointer { OutputEscaping.append($0, to: &text) }
+            endLine()
+            return
+        }
+        line(name)
+        for part in parts where !part.isEmpty {
+            text.append(literal: "  ")
+            Array(part).withUnsafeBufferPointer { OutputEscaping.append($0, to: &text) }
+            endLine()
+        }
+    }
+
+    private func key(of node: Int, in tree: JSONTree) -> String {
+        guard let range = tree.nodes[node].keyRange, range.count >= 2 else { return "" }
+        return String(decoding: tree.bytes[(range.lowerBound + 1)..<(range.upperBound - 1)], as: UTF8.self)
+    }
+
+    private func padded(_ label: String) -> String {
+        label + String(repeating: " ", count: max(1, 30 - label.utf8.count))
+    }
+
+    private mutating func pad(from start: Int, to width: Int) {
+        text.append(contentsOf: repeatElement(ASCII.space, count: max(1, width - (text.count - start))))
+    }
+
+    private mutating func line(_ string: String) {
+        OutputEscaping.append(string, to: &text)
+        endLine()
+    }
+
+    private mutating func endLine() {
+        text.append(ASCII.newline)
+        lineCount += 1
+    }
+}
