@@ -14,7 +14,7 @@ extension Architecture: ExpressibleByArgument {
 
 struct Atos: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "symbolicate atos",
+        commandName: "atos",
         abstract: "Look up addresses in one debug file, as Apple's atos does.",
         discussion: """
         Prints one line per address: "function (in Image) (File.c:42)", or \
@@ -56,7 +56,7 @@ struct Atos: ParsableCommand {
             lookup = try AtosLookup(options: .init(
                 objectPath: object, architecture: arch, loadAddress: loadAddress.flatMap(AtosLookup.parseAddress),
                 inlinedFrames: inlinedFrames, fullPath: common.fullPath, demangle: !common.noDemangle),
-                indexSource: Symbolicate.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+                indexSource: ReportsCommand.indexSource(cache: !common.noCache, diagnostics: diagnostics))
         } catch {
             diagnostics.warn("\(error)")
             throw ExitCode(1)

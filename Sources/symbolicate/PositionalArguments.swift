@@ -3,7 +3,7 @@ import ArgumentParser
 /// A command whose positional arguments (report paths, addresses) can be many thousands: the
 /// argument parser takes time quadratic in their number (6.5 s for 16,000 report paths,
 /// 22 s for 20,000 atos addresses), so all but the first are set aside before it parses and
-/// added afterwards.
+/// added afterwards (``Symbolicate/parseAndRun(_:)``).
 protocol ManyPositionalArguments: ParsableCommand {
     /// The long options that take a value (the next argument, when not attached).
     static var valueOptions: Set<String> { get }
@@ -14,21 +14,6 @@ protocol ManyPositionalArguments: ParsableCommand {
 }
 
 extension ManyPositionalArguments {
-    /// Parses `arguments`, validates and runs; exits as the parser would on an error.
-    static func parseAndRun(_ arguments: [String]) {
-        let (kept, positionals) = setAsidePositionals(arguments)
-        do {
-            guard var command = try parseAsRoot(kept) as? Self else {
-                return main(arguments)  // --help, --version: as the parser answers them
-            }
-            command.positionalArguments += positionals
-            try command.validate()
-            try command.run()
-        } catch {
-            exit(withError: error)
-        }
-    }
-
     /// `arguments` without the positional arguments after the first (which stays, so that
     /// the parser sees one where there is one), and those arguments in order. An argument is
     /// positional when it does not start with `-` (or is `-` alone, or follows `--`) and is

@@ -204,23 +204,32 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(written.count, 2, "\(written)")
     }
 
-    /// The options the report paths are told apart from take a value exactly as the command
-    /// line parser defines them.
+    /// The options the report paths (and atos addresses) are told apart from take a value
+    /// exactly as the command line parser defines them, in every subcommand that sets its
+    /// positional arguments aside.
     func testTheOptionsTakingAValueAreKnown() throws {
         let result = try CLI.run(["--experimental-dump-help"])
         XCTAssertEqual(result.status, 0, result.summary(["--experimental-dump-help"]))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any])
-        let command = try XCTUnwrap(json["command"] as? [String: Any])
-        var long: Set<String> = [], short: Set<String> = []
-        for argument in try XCTUnwrap(command["arguments"] as? [[String: Any]]) where argument["kind"] as? String == "option" {
-            for name in argument["names"] as? [[String: Any]] ?? [] {
-                guard let text = name["name"] as? String else { continue }
-                if name["kind"] as? String == "short" { short.insert(text) } else { long.insert("--" + text) }
+        let root = try XCTUnwrap(json["command"] as? [String: Any])
+        let subcommands = try XCTUnwrap(root["subcommands"] as? [[String: Any]])
+        let expected: [String: (long: Set<String>, short: Set<String>)] = [
+            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from"], ["d", "o", "j"]),
+            "atos": (["--arch"], ["o", "l"]),
+        ]
+        for (name, options) in expected {
+            let command = try XCTUnwrap(subcommands.first { $0["commandName"] as? String == name }, name)
+            var long: Set<String> = [], short: Set<String> = []
+            for argument in try XCTUnwrap(command["arguments"] as? [[String: Any]]) where argument["kind"] as? String == "option" {
+                for name in argument["names"] as? [[String: Any]] ?? [] {
+                    guard let text = name["name"] as? String else { continue }
+                    if name["kind"] as? String == "short" { short.insert(text) } else { long.insert("--" + text) }
+                }
             }
+            XCTAssertEqual(long, options.long, "\(name): valueOptions")
+            XCTAssertEqual(short, options.short, "\(name): valueShortOptions")
         }
-        XCTAssertEqual(long, ["--debug-files", "--format", "--output", "--jobs", "--max-report-size"],
-                       "Symbolicate.valueOptions")
-        XCTAssertEqual(short, ["d", "o", "j"], "Symbolicate.valueShortOptions")
+        XCTAssertEqual(root["defaultSubcommand"] as? String, "reports")
     }
 
     func testHelpMentionsTheExitCodes() throws {

@@ -10,87 +10,21 @@ import Symbolication
 
 extension OutputFormat: ExpressibleByArgument {}
 
-/// `symbolicate atos ...` goes to ``Atos``; anything else is a report run. (A command with
-/// positional arguments cannot also route subcommands through the argument parser.)
-@main
-enum Entry {
-    static func main() {
-        System.reserveStandardDescriptors()
-        TemporaryFiles.unblockStopSignals()
-        // File names as the file system spells them, even when they are not UTF-8.
-        let arguments = Array(FileName.arguments.dropFirst())
-        if arguments.first == "atos" {
-            Atos.parseAndRun(Array(arguments.dropFirst()))
-        } else if arguments == ["help", "atos"] {
-            Atos.main(["--help"])
-        } else {
-            Symbolicate.parseAndRun(arguments)
-        }
-    }
-}
-
-extension Symbolicate: ManyPositionalArguments {
-    static let valueOptions: Set<String> = ["--debug-files", "--format", "--output", "--jobs", "--max-report-size"]
-    static let valueShortOptions: Set<Character> = ["d", "o", "j"]
-
-    var positionalArguments: [String] {
-        get { reports }
-        set { reports = newValue }
-    }
-}
-
-/// A number of bytes on the command line: `1048576`, `512K`, `100M`, `1G`.
-struct ByteCount: ExpressibleByArgument {
-    var bytes: Int
-
-    init?(argument: String) {
-        let units: [Character: Int] = ["K": 10, "M": 20, "G": 30, "k": 10, "m": 20, "g": 30]
-        var digits = Substring(argument), shift = 0
-        if let last = digits.last, let unit = units[last] {
-            shift = unit
-            digits = digits.dropLast()
-        }
-        // Up to 1 TiB: a limit, not a way to overflow.
-        guard let value = Int(digits), value >= 1, value <= (1 << 40) >> shift else { return nil }
-        bytes = value << shift
-    }
-}
-
-struct Symbolicate: ParsableCommand {
+/// `symbolicate [reports] [options] REPORT...`: the main job, and the default subcommand.
+struct ReportsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "symbolicate",
-        abstract: "Turn raw crash reports into readable stack traces.",
-        discussion: """
-        Reads Apple crash reports (.crash text, .ips JSON) and Linux crash logs (glibc \
-        backtrace_symbols, sanitizer frames), finds each frame's binary image, matches images \
-        to debug files by UUID or build-id (dSYM bundles, .xcarchive bundles, Mach-O and ELF \
-        files with DWARF) and prints the report with function, file, line and inlined frames. \
-        Lines that are not frames, and frames no debug file resolves, are printed exactly as \
-        they came in.
+        commandName: "reports",
+        abstract: "Symbolicate crash reports (the default: 'symbolicate REPORT...' is 'symbolicate reports REPORT...').",
+        discussion: Symbolicate.overview + """
 
-        Debug files are looked for in the -d paths, then in the colon-separated \
-        SYMBOLICATE_PATH. The identity (UUID, build-id) of every file found, and the \
-        index built from each debug file used, are kept in $XDG_CACHE_HOME/symbolicate \
-        (else ~/.cache/symbolicate), checked against the file's size, modification time \
-        and inode, so that large folders and debug files are not read again on the next run.
 
         Reports are read from the files named, from every *.crash and *.ips file of a \
-        directory, or from standard input when none is named (or with -).
+        directory, from the paths listed in --reports-from, or from standard input when none \
+        is named (or with -). A report whose file is named like a subcommand (atos) is named \
+        after 'reports', or as ./atos.
 
-        To look up single addresses the way Apple's atos does, see 'symbolicate atos --help'.
 
-        EXIT STATUS
-          0   every report was read and written (warnings may still be on stderr)
-          1   some report could not be read or parsed, or (atos) the object could not be
-              used or an address could not be read
-          2   a path named with -d gave nothing to use (missing, a symbolic link loop, a
-              FIFO or device, not an object file); the reports were still written
-          64  the command line was wrong
-          74  some output could not be written: standard output or an output file (a full
-              disk, an I/O error, a closed descriptor; two reports for one output file).
-              A reader that goes away (| head) is not an error.
-          The highest code that applies is the one returned.
-        """
+        """ + Symbolicate.exitStatus
     )
 
     @Option(name: [.customShort("d"), .customLong("debug-files")],
@@ -117,7 +51,7 @@ struct Symbolicate: ParsableCommand {
     var inPlace = false
 
     @Option(name: [.customShort("j"), .customLong("jobs")],
-            help: ArgumentHelp("Reports symbolicated at once, 1 to \(Symbolicate.maximumJobs) (default: one per core).",
+            help: ArgumentHelp("Reports symbolicated at once, 1 to \(ReportsCommand.maximumJobs) (default: one per core).",
                                valueName: "n"))
     var jobs: Int = 0
 
@@ -141,6 +75,11 @@ struct Symbolicate: ParsableCommand {
                                  + "by default it is used, with one line per module saying so."))
     var noModulePaths = false
 
+    @Option(help: ArgumentHelp("Also symbolicate the report paths listed in this file, one per line (or NUL-separated, as find -print0 writes them); - for standard input.",
+                               valueName: "file"),
+            completion: .file())
+    var reportsFrom: String?
+
     @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
               completion: .file())
     var reports: [String] = []
@@ -157,19 +96,42 @@ struct Symbolicate: ParsableCommand {
         if inPlace && (format == .json || format == .frames) {
             throw ValidationError("--in-place writes reports, not \(format.rawValue): use --output DIR or standard output")
         }
-        if (inPlace || outputDirectory != nil) && (reports.isEmpty || reports.contains("-")) {
-            throw ValidationError("--in-place and --output need report files, not standard input")
-        }
         if jobs < 0 || jobs > Self.maximumJobs {
             throw ValidationError("--jobs must be between 1 and \(Self.maximumJobs), or 0 for one per core")
+        }
+        if reportsFrom == "-" && reports.contains("-") {
+            throw ValidationError("--reports-from - reads the list from standard input: a report cannot come from it too")
+        }
+        if (inPlace || outputDirectory != nil) && ((reports.isEmpty && reportsFrom == nil) || reports.contains("-")) {
+            throw ValidationError("--in-place and --output need report files, not standard input")
         }
         if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: reports) {
             throw ValidationError(problem)
         }
     }
 
+    /// The reports named on the command line, then those `--reports-from` lists (each a
+    /// path: a listed `-` is the file of that name); standard input when there are none.
+    /// `nil`, said on stderr, when the list cannot be read or does not fit the output options.
+    func inputs(diagnostics: Diagnostics) -> [String]? {
+        guard let reportsFrom else { return reports.isEmpty ? ["-"] : reports }
+        let listed: [String]
+        do {
+            listed = try ReportList.read(reportsFrom).map { $0 == "-" ? "./-" : $0 }
+        } catch {
+            diagnostics.warn("\(error)")
+            return nil
+        }
+        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: listed) {
+            diagnostics.warn(problem)
+            return nil
+        }
+        return reports + listed
+    }
+
     func run() throws {
         let diagnostics = Diagnostics()
+        guard let inputs = inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
         let environment = System.environment
         let locator = DebugFileLocator(paths: debugPaths,
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
@@ -183,12 +145,12 @@ struct Symbolicate: ParsableCommand {
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
                                                  jobs: jobs,
                                                  progress: !quiet && System.isTerminal(STDERR_FILENO),
-                                                 summary: !quiet && (System.isTerminal(STDERR_FILENO) || reports.count > 1
-                                                                     || reports.contains(where: System.isDirectory)),
+                                                 summary: !quiet && (System.isTerminal(STDERR_FILENO) || inputs.count > 1
+                                                                     || inputs.contains(where: System.isDirectory)),
                                                  maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
-        let status = runner.run(inputs: reports.isEmpty ? ["-"] : reports, output: output)
+        let status = runner.run(inputs: inputs, output: output)
         locator.saveCache()  // with the files found during the run
         for file in symbolicator.unusedExplicitFiles where !output.closed {
             diagnostics.warn("\(file.path): UUID \(file.identifier ?? "?") (\(file.architecture?.name ?? "?")) matches no image in the reports")
@@ -200,4 +162,14 @@ struct Symbolicate: ParsableCommand {
 
     /// The exit status when a `-d` path gave nothing to use but the reports were written.
     static let unusableDebugPath: Int32 = 2
+}
+
+extension ReportsCommand: ManyPositionalArguments {
+    static let valueOptions: Set<String> = ["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from"]
+    static let valueShortOptions: Set<Character> = ["d", "o", "j"]
+
+    var positionalArguments: [String] {
+        get { reports }
+        set { reports = newValue }
+    }
 }
