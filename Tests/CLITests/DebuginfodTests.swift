@@ -110,20 +110,23 @@ final class DebuginfodTests: XCTestCase {
         let port = try Loopback.freePort()
         let silent = try Loopback.misbehaving("hang", port: port, in: dir)
         servers.append(silent)
-        let (log, _) = try logAndOracle(["elf/app-gcc-dwarf4.debug", "elf/libgreeter.so"])
-        let input = try String(contentsOfFile: log, encoding: .utf8)
-        let arguments = ["--debuginfod", silent.url, log]
+        // Two reports at once, each with build-ids of its own: the one that waits for the
+        // other's request does not wait again after it timed out.
+        let (first, _) = try logAndOracle(["elf/app-gcc-dwarf4.debug"])
+        let (second, _) = try logAndOracle(["elf/libgreeter.so", "elf/app-clang-dwarf5"])
+        let input = try [first, second].map { "==> \($0) <==\n" + (try String(contentsOfFile: $0, encoding: .utf8)) }
+        let arguments = ["--debuginfod", silent.url, "-j", "2", first, second]
         let start = Date()
         let result = try runTool(arguments, ["DEBUGINFOD_CACHE_PATH": dir.appendingPathComponent("c").path,
                                              "DEBUGINFOD_TIMEOUT": "1", "XDG_CACHE_HOME": cacheHome()])
         let seconds = Date().timeIntervalSince(start)
         XCTAssertLessThan(seconds, 30, "DEBUGINFOD_TIMEOUT=1 bounds the run")
         XCTAssertEqual(result.status, 0, result.summary(arguments))
-        XCTAssertEqual(result.stdoutText, input, result.summary(arguments))
+        XCTAssertEqual(result.stdoutText, input.joined(separator: "\n"), result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, result.summary(arguments))
         XCTAssertTrue(result.problemLines.first?.contains("no answer within DEBUGINFOD_TIMEOUT") == true, result.summary(arguments))
-        // The second build-id is not asked: one time-out (libdebuginfod tries each request
-        // DEBUGINFOD_RETRY_LIMIT more times), not one per image.
+        // One build-id asked (libdebuginfod tries a request DEBUGINFOD_RETRY_LIMIT more
+        // times), not one per image.
         XCTAssertEqual(Set(silent.requests(containing: "/buildid/")).count, 1, silent.logText)
         print("a debuginfod server that never answers, DEBUGINFOD_TIMEOUT=1: the run took \(String(format: "%.1f", seconds)) s")
     }
@@ -178,7 +181,8 @@ final class DebuginfodTests: XCTestCase {
                 _ = k
             }
         }
-        let log = try write("asan-\(files.count).log", lines.joined(separator: "\n") + "\n")
+        let label = files.map { ($0 as NSString).lastPathComponent }.joined(separator: "+")
+        let log = try write("asan-\(label).log", lines.joined(separator: "\n") + "\n")
         let arguments = files.flatMap { ["-d", (try? Fixtures.path($0)) ?? $0] } + [log]
         let result = try runTool(arguments, ["XDG_CACHE_HOME": cacheHome()])
         XCTAssertEqual(result.status, 0, result.summary(arguments))

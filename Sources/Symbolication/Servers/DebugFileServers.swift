@@ -184,6 +184,11 @@ public final class DebugFileServers: @unchecked Sendable {
             markDown("debuginfod")
             return []
         }
+        // One request at a time (libdebuginfod's client is not to be shared), and none after
+        // a failure: threads queued behind a request that timed out do not each wait again.
+        debuginfodRequests.lock()
+        defer { debuginfodRequests.unlock() }
+        guard !isDown("debuginfod") else { return [] }
         switch DebuginfodClient.find(buildID: identifier) {
         case .found(let path):
             return check([path], identifier, from: "debuginfod") ? [path] : []
@@ -197,6 +202,7 @@ public final class DebugFileServers: @unchecked Sendable {
         }
     }
 
+    private let debuginfodRequests = Lock()
     private var debuginfodOpened = false
     private var debuginfodProblem: String?
 
