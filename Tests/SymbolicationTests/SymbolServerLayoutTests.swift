@@ -1,4 +1,5 @@
 @testable import Symbolication
+import TestSupport
 import XCTest
 
 /// The paths of the three symbol-server layouts, the parsing of `--symbol-server` values, and
@@ -71,6 +72,23 @@ final class SymbolServerLayoutTests: XCTestCase {
         XCTAssertNil(DSYMPropertyList.dsymPath(Array("<key>DBGDSYMPath</key>   ".utf8)))
         // Cut anywhere, a list gives a path or nothing, never a crash.
         for end in 0...list.count { _ = DSYMPropertyList.dsymPath(Array(list[..<end])) }
+        // A server's bytes are untrusted: mutated lists (bytes changed, markup and entities
+        // put anywhere) give a non-empty path or nothing.
+        var random = SplitMix64(seed: 0x5e4e_7ab1e)
+        let pieces = ["<key>DBGDSYMPath</key>", "<string>", "</string>", "&", "&#x", "&#", ";", "&amp;", "\u{0}", "é"]
+            .map { Array($0.utf8) }
+        for _ in 0..<3000 {
+            var bytes = list
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let at = Int.random(in: 0...bytes.count, using: &random)
+                if Bool.random(using: &random), at < bytes.count {
+                    bytes[at] = UInt8.random(in: 0...255, using: &random)
+                } else {
+                    bytes.insert(contentsOf: pieces.randomElement(using: &random)!, at: at)
+                }
+            }
+            if let path = DSYMPropertyList.dsymPath(bytes) { XCTAssertFalse(path.isEmpty) }
+        }
     }
 
     func testSizesAreSaidInTheirUnit() {
