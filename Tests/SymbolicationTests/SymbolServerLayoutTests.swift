@@ -1,3 +1,4 @@
+import Foundation
 @testable import Symbolication
 import TestSupport
 import XCTest
@@ -89,6 +90,27 @@ final class SymbolServerLayoutTests: XCTestCase {
             }
             if let path = DSYMPropertyList.dsymPath(bytes) { XCTAssertFalse(path.isEmpty) }
         }
+    }
+
+    /// An identifier from a report is untrusted: one that is not hexadecimal makes no path,
+    /// so that nothing outside the servers and the download folder is read or removed.
+    func testIdentifiersThatAreNotHexAreNotAskedFor() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("servers-\(getpid())-\(#line)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let victim = root.appendingPathComponent("victim")
+        try FileManager.default.createDirectory(at: victim, withIntermediateDirectories: true)
+        try Data("not a debug file".utf8).write(to: victim.appendingPathComponent("debuginfo"))
+        var lines: [String] = []
+        let diagnostics = Diagnostics { lines.append($0) }
+        let servers = try XCTUnwrap(DebugFileServers(
+            options: .init(symbolServers: [try SymbolServer(parsing: "file://" + root.path)], debuginfod: false,
+                           downloadFolder: root.appendingPathComponent("downloads").path),
+            diagnostics: diagnostics))
+        for hostile in ["../victim", "../../victim", "..%2f..", "ab/../../victim", "zz" + String(repeating: "0", count: 30), ""] {
+            XCTAssertEqual(servers.files(for: hostile, format: .machO), [], hostile)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: victim.appendingPathComponent("debuginfo").path))
+        XCTAssertEqual(lines, [])
     }
 
     func testSizesAreSaidInTheirUnit() {

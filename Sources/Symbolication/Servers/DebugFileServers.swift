@@ -92,12 +92,13 @@ public final class DebugFileServers: @unchecked Sendable {
         return slot.paths
     }
 
-    /// How many identifiers were asked for in this run.
-    public var identifiersAsked: Int { lock.withLock { slots.count } }
-
     // MARK: - Fetching
 
     private func fetch(_ identifier: String, format: DebugFile.Format) -> [String] {
+        // A report's identifier is untrusted: only hexadecimal digits make paths and URLs.
+        guard identifier.utf8.count >= 4, identifier.utf8.count % 2 == 0,
+              identifier.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else { return [] }
         let downloaded = downloadPath(of: identifier)
         if let downloaded, System.status(downloaded) != nil {
             if check([downloaded], identifier, from: nil) { return [downloaded] }
