@@ -20,10 +20,13 @@ let package = Package(
         // targets depend on it, so that the shipped program does not link libdwarf.
         .target(name: "CDwarfReference", dependencies: ["CDwarf"], linkerSettings: [.linkedLibrary("dwarf")]),
         .target(name: "CFaultGuard"),
+        // libcurl and libdebuginfod, loaded with dlopen when a server is configured (their
+        // headers only at build time: Debian's libcurl4-openssl-dev and libdebuginfod-dev).
+        .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Platform"),
         .target(name: "DebugInfo", dependencies: ["CDwarf", "CFaultGuard", "Platform"]),
         .target(name: "CrashReport"),
-        .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform"]),
+        .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform", "CFetch"]),
         .executableTarget(
             name: "symbolicate",
             dependencies: [

@@ -27,12 +27,13 @@ enum CLI {
     }
 
     /// The environment every run of the tool gets: this process's, without `SYMBOLICATE_PATH`
-    /// (the developer's search path), and with `XDG_CACHE_HOME` set to ``cacheHome``, so that
+    /// (the developer's search path) and `DEBUGINFOD_URLS`, and with `XDG_CACHE_HOME` set to ``cacheHome``, so that
     /// no run reads identities or indexes an earlier build of the tool stored, and the index
     /// builder is exercised end to end. Tests of the cache itself set `XDG_CACHE_HOME` over it.
     static let environment: [String: String] = {
         var environment = ProcessInfo.processInfo.environment
         environment["SYMBOLICATE_PATH"] = nil
+        environment["DEBUGINFOD_URLS"] = nil  // a distribution's default server: no test asks it
         environment["XDG_CACHE_HOME"] = cacheHome
         return environment
     }()
