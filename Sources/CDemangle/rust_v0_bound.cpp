@@ -333,18 +333,17 @@ private:
 
 }  // namespace
 
-extern "C" size_t cdm_rust_v0_bound(const char *name, size_t length) {
-    if (length < 2 || name[0] != '_' || name[1] != 'R') return SIZE_MAX;
+extern "C" uint64_t cdm_rust_v0_bound(const char *name, size_t length) {
+    if (length < 2 || name[0] != '_' || name[1] != 'R') return UINT64_MAX;
     size_t end = 2;
     while (end < length && name[end] != '.') end++;
     uint64_t bound = 0;
     Walk walk(name + 2, end - 2);
     try {
-        if (!walk.run(&bound)) return SIZE_MAX;
+        if (!walk.run(&bound)) return UINT64_MAX;
     } catch (...) {
-        return SIZE_MAX;
+        return UINT64_MAX;  // memory ran out
     }
     // The suffix is printed as " (.suffix)".
-    bound = add(bound, multiply(length - end + 1, bytesOut));
-    return bound >= SIZE_MAX ? SIZE_MAX - 1 : size_t(bound);
+    return add(bound, multiply(length - end + 1, bytesOut));
 }

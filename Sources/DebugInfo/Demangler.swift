@@ -150,7 +150,7 @@ public enum Demangler {
     public static func rustExpansionEstimate(_ name: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = name.baseAddress else { return .max }
         let bound = base.withMemoryRebound(to: CChar.self, capacity: name.count) { cdm_rust_v0_bound($0, name.count) }
-        return bound > Int.max ? .max : Int(bound)
+        return bound >= UInt64(Int.max) ? .max : Int(bound)
     }
 
     /// Whether `name` is within the bounds a demangler is given.

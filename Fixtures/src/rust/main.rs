@@ -413,13 +413,25 @@ fn codec_demo() -> usize {
     debug_all(&encoded) + debug_all(&nested) + debug_all(&(0xdeadu32).encode()[..])
 }
 
-fn const_demo() -> i64 {
-    let a: Buffer<4, true, 'x'> = Buffer::new(200);
-    let b: Buffer<16, false, 'ß'> = Buffer::new(7);
-    let c: Buffer<0, false, '\n'> = Buffer::new(0);
+fn const_demo(seed: u32) -> i64 {
+    let a: Buffer<4, true, 'x'> = Buffer::new(200 + seed as u8);
+    let b: Buffer<16, false, 'ß'> = Buffer::new(7 + seed as u8);
+    let c: Buffer<0, false, '\n'> = Buffer::new(seed as u8);
     let o = Offset::<-3>;
     let p = Offset::<40000>;
-    a.checksum() + b.checksum() + c.checksum() + o.apply(5) as i64 + p.apply(1) as i64
+    a.checksum() + b.checksum() + c.checksum() + o.apply(seed as i32) as i64 + p.apply(seed as i32 + 1) as i64
+}
+
+/// Function pointer types as generic arguments: a binder (`for<'a>`), ABIs, `unsafe`.
+fn pointer_type_demo(seed: u32) -> u32 {
+    let c: extern "C" fn(u32) -> u32 = c_callback;
+    let sysv: extern "sysv64" fn(u32) -> u32 = sysv_callback;
+    let unsafe_c: unsafe extern "C" fn(u32) -> u32 = unsafe_callback;
+    let word: for<'a> fn(&'a str) -> &'a str = first_word;
+    via_pointer(c, |f, x| f(x), seed)
+        + via_pointer(sysv, |f, x| f(x), seed)
+        + via_pointer(unsafe_c, |f, x| unsafe { f(x) }, seed)
+        + via_pointer(word, |f, x| f("two words").len() as u32 + x, seed)
 }
 
 fn pointer_demo() -> u32 {
@@ -445,7 +457,8 @@ fn main() {
     let mut acc = shapes_demo() as u64;
     acc += ledger_demo(crash) as u64;
     acc += codec_demo() as u64;
-    acc = acc.wrapping_add(const_demo() as u64);
+    acc = acc.wrapping_add(const_demo(crash as u32) as u64);
+    acc += pointer_type_demo(std::env::args().count() as u32) as u64;
     acc += pointer_demo() as u64;
     acc += größe::maß(3.0) as u64 + größe::Straße { nummer: 41 }.hausnummer() as u64;
     for f in counters::all() {

@@ -45,7 +45,7 @@ cdm_scheme cdm_scheme_of(const char *name, size_t length);
 /// every back-reference counts the bound of what it refers to. SIZE_MAX when the walk finds no
 /// v0 name LLVM would print (a bad or unknown construct, a back-reference that is not earlier,
 /// nesting deeper than LLVM goes).
-size_t cdm_rust_v0_bound(const char *name, size_t length);
+uint64_t cdm_rust_v0_bound(const char *name, size_t length);
 
 /// The readable form of the `length` bytes at `name` (no NUL needed), malloc'ed and
 /// NUL-terminated, or NULL when the name is in no scheme above, cannot be demangled, is a v0
