@@ -192,8 +192,8 @@ public enum Demangler {
     /// names it (its simplified names leave the prefix out). Suspend resume partial functions
     /// likewise.
     static func withoutPartialFunctionPrefix(_ name: String) -> String {
+        guard name.utf8.first == UInt8(ascii: "(") else { return name }
         let bytes = Array(name.utf8)
-        guard bytes.first == UInt8(ascii: "(") else { return name }
         var i = 1
         while i < bytes.count, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1 }
         guard i > 1 else { return name }
