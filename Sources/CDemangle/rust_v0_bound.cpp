@@ -8,9 +8,10 @@
 // construct is bounded by `bytesOut` output bytes for each of its input bytes — more than
 // any construct prints, the longest being a closure's `::{closure#<20 digits>}` for `NC0` —
 // plus what its back-references print and what its binders (`G`) bring, each of
-// which may print `'z<20 digits>, `. The bound of the entity at an offset is kept the first
-// time it is found, so the walk takes time in proportion to the name, however the
-// back-references nest.
+// which may print `'z<20 digits>, `. The bound of the entity an offset refers to is kept the
+// first time it is found, so that an entity is walked where it stands and once more for each
+// kind of reference to it (path, type, constant): the walk takes time in proportion to the
+// name's length times its depth of nesting (at most 500), however the back-references nest.
 //
 // The walk refuses what LLVM refuses for the same reasons (an unknown construct, a
 // back-reference that is not earlier, nesting past LLVM's limit of 500) and is no stricter
