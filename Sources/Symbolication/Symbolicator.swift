@@ -28,7 +28,7 @@ import Platform
 public final class Symbolicator: @unchecked Sendable {
     /// What to resolve and how to name it.
     public struct Options: Sendable {
-        /// Demangle Swift and C++ names.
+        /// Demangle Swift, C++, Rust and D names (see ``Demangler``).
         public var demangle: Bool
         /// Resolve again frames that already name a source file and line.
         public var force: Bool
