@@ -1,0 +1,230 @@
+import CrashReport
+import Platform
+
+/// Reads a symbolicated report's signature (``CrashSignature``) from its resolved frames, and
+/// the frames of the backtrace it came from, for the page that shows an example.
+///
+/// 1. The backtrace: the Last Exception Backtrace, else an Application Specific Backtrace,
+///    when it has an app frame (an uncaught exception's crashed thread is only the runtime
+///    aborting; its cause is where it was thrown), else the crashed thread, else the first
+///    thread with frames.
+/// 2. Its frames, innermost first, inlined frames each a frame of its own (so that a build
+///    that inlines differently gives the same frames): the source frames the debug files
+///    gave, else the name the report gives (`foo + 12`, `foo + 12 (File.m:42)`), else none.
+/// 3. Frames up to and including a signal trampoline (`_sigtramp`, `__restore_rt`) are left
+///    out: they are the crash handler that printed the log, not the crash.
+/// 4. Frames in images that are not the app's (``SignatureRules/isAppImage(_:processPath:hasDebugFile:)``)
+///    and frames of ``SignatureRules/skippedFunctions`` are left out; the first
+///    ``SignatureRules/depth`` of the others make the signature.
+public enum SignatureReader {
+    /// The signature of `symbolicated`, and (with `example`) its backtrace's frames.
+    public static func read(_ symbolicated: SymbolicatedReport, example: Bool = false)
+        -> (signature: CrashSignature, example: ExampleThread?) {
+        let report = symbolicated.report
+        let kind = CrashKind.of(exceptionType: header(report, "Exception Type"))
+        let processPath = header(report, "Path")
+        var isApp: [Int: Bool] = [:]
+        func inApp(_ image: Int?) -> Bool {
+            guard let image, report.images.indices.contains(image) else { return false }
+            if let known = isApp[image] { return known }
+            let answer = SignatureRules.isAppImage(report.images[image], processPath: processPath,
+                                                   hasDebugFile: symbolicated.debugFiles[image] != nil)
+            isApp[image] = answer
+            return answer
+        }
+
+        var chosen: (thread: Int, frames: [ExampleFrame])?
+        var fallback: (thread: Int, frames: [ExampleFrame])?
+        for t in candidates(report) {
+            var frames = self.frames(of: t, in: symbolicated, inApp: inApp)
+            if fallback == nil { fallback = (t, frames) }
+            if mark(&frames, app: true) {
+                chosen = (t, frames)
+                break
+            }
+        }
+        let signature: CrashSignature
+        if let chosen {
+            let names = chosen.frames.filter(\.inSignature).map(\.signatureName)
+            signature = CrashSignature(kind: kind, frames: names, source: .appFrames)
+        } else if let reason = reason(report) {
+            signature = CrashSignature(kind: kind, frames: [], reason: reason, source: .reason)
+        } else if var frames = fallback?.frames, mark(&frames, app: false) {
+            chosen = (fallback!.thread, frames)
+            signature = CrashSignature(kind: kind, frames: frames.filter(\.inSignature).map(\.signatureName),
+                                       source: .systemFrames)
+        } else {
+            signature = CrashSignature(kind: kind, frames: [], source: .nothing)
+        }
+        guard example, let shown = chosen ?? fallback else { return (signature, nil) }
+        return (signature, ExampleThread(name: name(of: report.threads[shown.thread]), frames: shown.frames))
+    }
+
+    /// The value of the first header line `key`, if any, without surrounding blanks.
+    static func header(_ report: CrashReport, _ key: String) -> String? {
+        guard let value = report.header.first(where: { $0.key == key })?.value else { return nil }
+        let trimmed = value.trimmingBlanks
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The backtraces a signature may come from, in the order they are tried.
+    static func candidates(_ report: CrashReport) -> [Int] {
+        let threads = report.threads
+        var order: [Int] = []
+        order += threads.indices.filter { threads[$0].kind == .lastExceptionBacktrace }
+        order += threads.indices.filter {
+            if case .applicationSpecificBacktrace = threads[$0].kind { return true }
+            return false
+        }
+        if let crashed = threads.indices.first(where: { threads[$0].crashed }) {
+            order.append(crashed)
+        } else if let number = report.crashedThread, let crashed = threads.indices.first(where: { threads[$0].kind == .thread(number) }) {
+            order.append(crashed)
+        } else if let first = threads.indices.first(where: { !threads[$0].frames.isEmpty }) {
+            order.append(first)
+        }
+        return order.filter { !threads[$0].frames.isEmpty }
+    }
+
+    /// The frames of thread `t`, inlined ones each a frame, nothing marked yet.
+    static func frames(of t: Int, in symbolicated: SymbolicatedReport, inApp: (Int?) -> Bool) -> [ExampleFrame] {
+        let report = symbolicated.report
+        let thread = report.threads[t]
+        var frames: [ExampleFrame] = []
+        frames.reserveCapacity(thread.frames.count + 8)
+        for (f, frame) in thread.frames.enumerated() {
+            if frame.inlined && symbolicated.replacesInlinedLine(thread: t, frame: f) { continue }
+            let image = frame.image.flatMap { report.images.indices.contains($0) ? report.images[$0] : nil }
+            var shown = ExampleFrame(number: frame.index, image: Path.lastComponent(image?.name ?? frame.imageName ?? "???"),
+                                     address: frame.address, imageOffset: offset(of: frame, in: image), inApp: inApp(frame.image))
+            if let sources = symbolicated.frames[FrameKey(thread: t, frame: f)] {
+                for source in sources {
+                    var resolved = shown
+                    resolved.function = source.function
+                    resolved.offset = source.offset
+                    resolved.file = source.file
+                    resolved.line = source.line
+                    resolved.inlined = source.inlined
+                    frames.append(resolved)
+                }
+                continue
+            }
+            switch frame.form {
+            case .symbol(let name, let offset) where name != "<redacted>":
+                shown.function = name
+                shown.offset = offset
+            case .symbolicated(let name, let offset, let file, let line):
+                shown.function = name
+                shown.offset = offset
+                shown.file = file
+                shown.line = line
+                shown.inlined = frame.inlined
+            default:
+                break
+            }
+            frames.append(shown)
+        }
+        // A signal handler's own frames come before the trampoline it returns through.
+        if let trampoline = frames.firstIndex(where: { $0.function.map(SignalTrampoline.names.contains) ?? false }) {
+            for i in 0...trampoline { frames[i].handler = true }
+        }
+        return frames
+    }
+
+    /// Marks the frames that make the signature: the first ``SignatureRules/depth`` frames
+    /// past the handler's that are not skipped, in app images (`app`) or in any image. Whether
+    /// any was marked.
+    static func mark(_ frames: inout [ExampleFrame], app: Bool) -> Bool {
+        var count = 0
+        for i in frames.indices where count < SignatureRules.depth {
+            guard !frames[i].handler, !app || frames[i].inApp else { continue }
+            frames[i].signatureName = frames[i].function.map(FunctionName.normalized)
+                ?? frames[i].image + "+0x" + String(frames[i].imageOffset ?? frames[i].address, radix: 16)
+            if frames[i].function != nil && (frames[i].signatureName.isEmpty || SignatureRules.isSkipped(frames[i].signatureName)) {
+                continue
+            }
+            frames[i].inSignature = true
+            count += 1
+        }
+        return count > 0
+    }
+
+    /// A frame's offset from the start of its image: what an unresolved frame is named by,
+    /// the same at every load address.
+    static func offset(of frame: Frame, in image: BinaryImage?) -> UInt64? {
+        if let offset = frame.imageOffset { return offset }
+        switch frame.form {
+        case .unsymbolicated(_, let offset), .imageOffset(let offset): return offset
+        default: break
+        }
+        guard let image, image.loadAddress <= frame.address, image.loadAddress > 0 || image.endAddress > 0 else { return nil }
+        return frame.address - image.loadAddress
+    }
+
+    /// Without app frames: the exception type and the termination reason (or the first line
+    /// of Application Specific Information), with what changes from one crash to the next
+    /// masked (``masked(_:)``).
+    static func reason(_ report: CrashReport) -> String? {
+        let type = header(report, "Exception Type")
+        let why = header(report, "Termination Reason").map { namespaceAndCode($0) ?? masked($0) }
+            ?? header(report, "Application Specific Information").map(masked)
+        let parts = [type, why].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: ": ")
+    }
+
+    /// `Namespace FRONTBOARD, Code 0x8badf00d` from a termination reason that starts so, the
+    /// code in hexadecimal whichever base it was written in (a `.crash` report writes
+    /// `0x8badf00d`, the text of an `.ips` report `2343432205`) and what follows it (the
+    /// signal's name, an explanation with process ids) left out.
+    static func namespaceAndCode(_ text: String) -> String? {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "," })
+        guard words.count >= 4, words[0] == "Namespace", words[2] == "Code" else { return nil }
+        let code = words[3]
+        let value = code.hasPrefix("0x") || code.hasPrefix("0X") ? UInt64(code.dropFirst(2), radix: 16) : UInt64(code)
+        guard let value else { return nil }
+        return "Namespace \(words[1]), Code 0x\(String(value, radix: 16))"
+    }
+
+    /// `text` with numbers that differ from crash to crash masked: decimal numbers of three or
+    /// more digits (process ids, times) become `#`, hexadecimal numbers of nine or more digits
+    /// (addresses) `0x#`. Shorter ones stay: `Code 0x8badf00d` is the reason itself.
+    public static func masked(_ text: String) -> String {
+        var out = ""
+        var chars = Substring(text)
+        while let c = chars.first {
+            if c == "0", chars.dropFirst().first == "x" || chars.dropFirst().first == "X" {
+                let digits = chars.dropFirst(2).prefix(while: \.isHexDigit)
+                out += digits.count >= 9 ? "0x#" : "0x" + digits
+                chars = chars.dropFirst(2 + digits.count)
+            } else if c.isASCII, c.isNumber {
+                let digits = chars.prefix(while: { $0.isASCII && $0.isNumber })
+                out += digits.count >= 3 ? "#" : String(digits)
+                chars = chars.dropFirst(digits.count)
+            } else {
+                out.append(c)
+                chars = chars.dropFirst()
+            }
+        }
+        return out
+    }
+
+    /// How the page titles a backtrace: `Thread 0 Crashed: main-thread`, `Last Exception Backtrace`.
+    static func name(of thread: ReportThread) -> String {
+        switch thread.kind {
+        case .lastExceptionBacktrace: return "Last Exception Backtrace"
+        case .applicationSpecificBacktrace(let n): return "Application Specific Backtrace \(n)"
+        case .thread(let n):
+            return "Thread \(n)" + (thread.crashed ? " Crashed" : "") + (thread.name.map { ": " + $0 } ?? "")
+        }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    var trimmingBlanks: String {
+        var text = Substring(self)
+        while let c = text.first, c == " " || c == "\t" { text = text.dropFirst() }
+        while let c = text.last, c == " " || c == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}
