@@ -17,6 +17,8 @@ import DebugInfo
 ///   parameter type renamed would otherwise split a group.
 /// - Template and generic arguments go: one template crashes alike for every argument, and
 ///   which specializations a build has depends on its optimizer.
+/// - C++ ABI tags (`[abi:cxx11]`) go, and the standard library's abbreviations are spelled
+///   out (`std::string` is `std::basic_string`): demanglers differ there.
 /// - Clone and specialization markers go (`.cold`, `.constprop.0`, `.isra.0`, `.part.0`,
 ///   `.lto_priv.0`, `.llvm.NNN`, `[clone …]`, Swift's `generic specialization <…> of`,
 ///   `function signature specialization <…> of`, `specialized`, `merged`, `with unmangled
@@ -36,7 +38,36 @@ public enum FunctionName {
         if let suffix = text.firstRange(of: " with unmangled suffix ") { text = String(text[..<suffix.lowerBound]) }
         text = withoutCloneSuffix(text)
         text = withoutSpecializationPrefixes(text)
-        return trimmed(String(decoding: stripped(Array(text.utf8)), as: UTF8.self))
+        return expandingStandardAbbreviations(trimmed(String(decoding: stripped(Array(text.utf8)), as: UTF8.self)))
+    }
+
+    /// The C++ standard library's abbreviations, spelled out: demanglers differ on whether
+    /// `Ss` is `std::string` or `std::basic_string<char, ...>`, and with the arguments gone
+    /// both are `std::basic_string`.
+    private static let standardAbbreviations: [(String, String)] = [
+        ("std::string", "std::basic_string"), ("std::wstring", "std::basic_string"),
+        ("std::iostream", "std::basic_iostream"), ("std::istream", "std::basic_istream"),
+        ("std::ostream", "std::basic_ostream"),
+    ]
+
+    static func expandingStandardAbbreviations(_ name: String) -> String {
+        guard name.contains("std::") else { return name }
+        var bytes = Array(name.utf8)
+        for (short, long) in standardAbbreviations {
+            let pattern = Array(short.utf8)
+            var i = 0
+            while i + pattern.count <= bytes.count {
+                let starts = i == 0 || !isNameByte(bytes[i - 1]) && bytes[i - 1] != UInt8(ascii: ":")
+                let end = i + pattern.count
+                if starts, bytes[i..<end].elementsEqual(pattern), end == bytes.count || !isNameByte(bytes[end]) {
+                    bytes.replaceSubrange(i..<end, with: long.utf8)
+                    i += long.utf8.count
+                } else {
+                    i += 1
+                }
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: Markers
@@ -96,6 +127,7 @@ public enum FunctionName {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
+        var afterOperator = false
         while i < bytes.count {
             let byte = bytes[i]
             if endsWithOperatorKeyword(out) {
@@ -103,21 +135,26 @@ public enum FunctionName {
                 if token > 0 {
                     out += bytes[i..<i + token]
                     i += token
+                    afterOperator = true
                     continue
                 }
             }
+            let operatorEnded = afterOperator
+            afterOperator = false
             switch byte {
             case UInt8(ascii: "<") where isNameByte(out.last):
                 let end = skipBalanced(bytes, from: i, open: UInt8(ascii: "<"), close: UInt8(ascii: ">"))
                 if end > i { i = end; continue }
-            case UInt8(ascii: "(") where isNameByte(out.last) || out.last == UInt8(ascii: ">") || isClosureType(out)
-                || out.reversed().starts(with: ")(rotarepo".utf8) || out.reversed().starts(with: "][rotarepo".utf8):
+            case UInt8(ascii: "(") where isNameByte(out.last) || out.last == UInt8(ascii: ">") || isClosureType(out) || operatorEnded:
                 let end = skipBalanced(bytes, from: i, open: UInt8(ascii: "("), close: UInt8(ascii: ")"))
                 if end > i {
                     if isClosureType(out) { out.removeLast() }  // the space before the type
                     i = skipQualifiers(bytes, from: end)
                     continue
                 }
+            case UInt8(ascii: "[") where bytes[i...].starts(with: "[abi:".utf8):
+                // A C++ ABI tag (`name[abi:cxx11]`): which string a function returns, not which function.
+                if let close = bytes[i...].firstIndex(of: UInt8(ascii: "]")) { i = close + 1; continue }
             case UInt8(ascii: " ") where bytes[i...].starts(with: " : ".utf8):
                 // A Swift accessor's or conformance's type: up to the next ` in ` or the end.
                 i = nextIn(bytes, from: i + 3) ?? bytes.count

@@ -35,7 +35,7 @@ public enum GroupReport {
             var row = pad(String(rank + 1), rankWidth, right: true) + "  " + group.id + "  "
                 + pad(String(group.count), countWidth, right: true) + "  " + pad(share, 6, right: true) + "  "
                 + pad(group.firstSeen?.day ?? "-", 10) + "  " + pad(group.lastSeen?.day ?? "-", 10) + "  "
-            row += list(group.exceptionTypes)
+            row += group.exceptionTypes.values.isEmpty ? "-" : list(group.exceptionTypes)
             lines.append(row)
             lines.append(indent + escaped(group.signature.text))
             var versions = "app " + (group.appVersions.values.isEmpty ? "-" : list(group.appVersions))

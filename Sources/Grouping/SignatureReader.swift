@@ -92,8 +92,12 @@ public enum SignatureReader {
         let thread = report.threads[t]
         var frames: [ExampleFrame] = []
         frames.reserveCapacity(thread.frames.count + 8)
+        var trampoline: Int?
         for (f, frame) in thread.frames.enumerated() {
             if frame.inlined && symbolicated.replacesInlinedLine(thread: t, frame: f) { continue }
+            if trampoline == nil, symbolicated.signalTrampolines.contains(FrameKey(thread: t, frame: f)) {
+                trampoline = frames.count
+            }
             let image = frame.image.flatMap { report.images.indices.contains($0) ? report.images[$0] : nil }
             var shown = ExampleFrame(number: frame.index, image: Path.lastComponent(image?.name ?? frame.imageName ?? "???"),
                                      address: frame.address, imageOffset: offset(of: frame, in: image), inApp: inApp(frame.image))
@@ -125,7 +129,7 @@ public enum SignatureReader {
             frames.append(shown)
         }
         // A signal handler's own frames come before the trampoline it returns through.
-        if let trampoline = frames.firstIndex(where: { $0.function.map(SignalTrampoline.names.contains) ?? false }) {
+        if let trampoline = trampoline ?? frames.firstIndex(where: { $0.function.map(SignalTrampoline.names.contains) ?? false }) {
             for i in 0...trampoline { frames[i].handler = true }
         }
         return frames

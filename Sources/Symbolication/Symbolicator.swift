@@ -154,6 +154,7 @@ public final class Symbolicator: @unchecked Sendable {
                 // The frame after a signal trampoline is the interrupted instruction itself.
                 let interrupted = afterTrampoline
                 afterTrampoline = Symbolicator.isDeviceNamedTrampoline(frame)
+                if afterTrampoline { result.signalTrampolines.insert(FrameKey(thread: t, frame: f)) }
                 guard let imageIndex = frame.image, let (file, index, architecture) = images[imageIndex] else { continue }
                 var frame = frame
                 if interrupted { frame.returnAddress = false }
@@ -164,6 +165,7 @@ public final class Symbolicator: @unchecked Sendable {
                 else { continue }
                 if let name = index.symbolName(startingAt: address), SignalTrampoline.names.contains(name) {
                     afterTrampoline = true
+                    result.signalTrampolines.insert(FrameKey(thread: t, frame: f))
                 }
                 if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
                 let key = ResolvedKey(image: imageIndex, address: address, lookup: lookup)
