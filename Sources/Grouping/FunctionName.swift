@@ -1,4 +1,5 @@
 import DebugInfo
+import Platform
 
 /// A function's name as a crash signature spells it: what changes between builds of the same
 /// code, or between two paths to the same function, taken out.
@@ -28,6 +29,23 @@ import DebugInfo
 public enum FunctionName {
     /// The normalized form of `name` (see the type's documentation).
     public static func normalized(_ name: String) -> String {
+        // A C identifier is its own normal form; others are looked up in the names already met
+        // (a batch of reports meets the same functions over and over).
+        if name.utf8.allSatisfy(isIdentifierByte) { return name }
+        if let known = cache.value(for: name) { return known }
+        let result = normalizing(name)
+        cache.store(result, for: name)
+        return result
+    }
+
+    private static let cache = NormalizedNames()
+
+    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+    }
+
+    private static func normalizing(_ name: String) -> String {
         var text = name
         if text.hasPrefix("_$s") || text.hasPrefix("$s") || text.hasPrefix("_Z") || text.hasPrefix("$S")
             || text.hasPrefix("_T0") {
@@ -268,5 +286,25 @@ public enum FunctionName {
         while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
         while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
         return String(scalars)
+    }
+}
+
+/// The normalized names met so far, shared by the threads of a run; emptied when it holds
+/// 8,192, so that it stays small whatever the run.
+private final class NormalizedNames: @unchecked Sendable {
+    private let lock = Lock()
+    private var names: [String: String] = [:]
+
+    func value(for name: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return names[name]
+    }
+
+    func store(_ normalized: String, for name: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if names.count >= 8192 { names.removeAll(keepingCapacity: true) }
+        names[name] = normalized
     }
 }

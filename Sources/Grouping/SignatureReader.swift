@@ -23,41 +23,44 @@ public enum SignatureReader {
         let report = symbolicated.report
         let kind = CrashKind.of(exceptionType: header(report, "Exception Type"))
         let processPath = header(report, "Path")
-        var isApp: [Int: Bool] = [:]
+        // Per image: 0 not asked yet, 1 the app's, 2 not.
+        var isApp = [UInt8](repeating: 0, count: report.images.count)
         func inApp(_ image: Int?) -> Bool {
-            guard let image, report.images.indices.contains(image) else { return false }
-            if let known = isApp[image] { return known }
-            let answer = SignatureRules.isAppImage(report.images[image], processPath: processPath,
-                                                   hasDebugFile: symbolicated.debugFiles[image] != nil)
-            isApp[image] = answer
-            return answer
+            guard let image, isApp.indices.contains(image) else { return false }
+            if isApp[image] == 0 {
+                isApp[image] = SignatureRules.isAppImage(report.images[image], processPath: processPath,
+                                                         hasDebugFile: symbolicated.debugFiles[image] != nil) ? 1 : 2
+            }
+            return isApp[image] == 1
         }
 
+        // Frames of system images are named only where they are shown or decide: the example,
+        // and the signature of a report without app frames (a second pass).
         var chosen: (thread: Int, frames: [ExampleFrame])?
-        var fallback: (thread: Int, frames: [ExampleFrame])?
+        var firstCandidate: Int?
         for t in candidates(report) {
-            var frames = self.frames(of: t, in: symbolicated, inApp: inApp)
-            if fallback == nil { fallback = (t, frames) }
+            var frames = self.frames(of: t, in: symbolicated, inApp: inApp, systemNames: example)
+            if firstCandidate == nil { firstCandidate = t }
             if mark(&frames, app: true) {
                 chosen = (t, frames)
                 break
             }
         }
+        var fallback = chosen == nil ? firstCandidate.map { ($0, self.frames(of: $0, in: symbolicated, inApp: inApp, systemNames: true)) } : nil
         let signature: CrashSignature
         if let chosen {
             let names = chosen.frames.filter(\.inSignature).map(\.signatureName)
             signature = CrashSignature(kind: kind, frames: names, source: .appFrames)
         } else if let reason = reason(report) {
             signature = CrashSignature(kind: kind, frames: [], reason: reason, source: .reason)
-        } else if var frames = fallback?.frames, mark(&frames, app: false) {
-            chosen = (fallback!.thread, frames)
-            signature = CrashSignature(kind: kind, frames: frames.filter(\.inSignature).map(\.signatureName),
+        } else if fallback != nil, mark(&fallback!.1, app: false) {
+            signature = CrashSignature(kind: kind, frames: fallback!.1.filter(\.inSignature).map(\.signatureName),
                                        source: .systemFrames)
         } else {
             signature = CrashSignature(kind: kind, frames: [], source: .nothing)
         }
         guard example, let shown = chosen ?? fallback else { return (signature, nil) }
-        return (signature, ExampleThread(name: name(of: report.threads[shown.thread]), frames: shown.frames))
+        return (signature, ExampleThread(name: name(of: report.threads[shown.0]), frames: shown.1))
     }
 
     /// The value of the first header line `key`, if any, without surrounding blanks.
@@ -86,21 +89,37 @@ public enum SignatureReader {
         return order.filter { !threads[$0].frames.isEmpty }
     }
 
-    /// The frames of thread `t`, inlined ones each a frame, nothing marked yet.
-    static func frames(of t: Int, in symbolicated: SymbolicatedReport, inApp: (Int?) -> Bool) -> [ExampleFrame] {
+    /// The frames of thread `t`, inlined ones each a frame, nothing marked yet; frames of
+    /// system images named only with `systemNames` (a signal trampoline is found either way).
+    static func frames(of t: Int, in symbolicated: SymbolicatedReport, inApp: (Int?) -> Bool,
+                       systemNames: Bool = true) -> [ExampleFrame] {
         let report = symbolicated.report
         let thread = report.threads[t]
         var frames: [ExampleFrame] = []
         frames.reserveCapacity(thread.frames.count + 8)
+        var imageNames = [String?](repeating: nil, count: report.images.count)
+        func imageName(_ frame: Frame) -> String {
+            guard let i = frame.image, imageNames.indices.contains(i) else { return Path.lastComponent(frame.imageName ?? "???") }
+            if let known = imageNames[i] { return known }
+            let name = Path.lastComponent(report.images[i].name)
+            imageNames[i] = name
+            return name
+        }
         var trampoline: Int?
         for (f, frame) in thread.frames.enumerated() {
             if frame.inlined && symbolicated.replacesInlinedLine(thread: t, frame: f) { continue }
-            if trampoline == nil, symbolicated.signalTrampolines.contains(FrameKey(thread: t, frame: f)) {
+            if trampoline == nil, !symbolicated.signalTrampolines.isEmpty,
+               symbolicated.signalTrampolines.contains(FrameKey(thread: t, frame: f)) {
                 trampoline = frames.count
             }
-            let image = frame.image.flatMap { report.images.indices.contains($0) ? report.images[$0] : nil }
-            var shown = ExampleFrame(number: frame.index, image: Path.lastComponent(image?.name ?? frame.imageName ?? "???"),
-                                     address: frame.address, imageOffset: offset(of: frame, in: image), inApp: inApp(frame.image))
+            let app = inApp(frame.image)
+            var shown = ExampleFrame(number: frame.index, image: imageName(frame), address: frame.address,
+                                     imageOffset: app || systemNames ? offset(of: frame, in: report) : nil, inApp: app)
+            if !systemNames && !shown.inApp {
+                if trampoline == nil, isTrampoline(frame) { trampoline = frames.count }
+                frames.append(shown)
+                continue
+            }
             if let sources = symbolicated.frames[FrameKey(thread: t, frame: f)] {
                 for source in sources {
                     var resolved = shown
@@ -135,6 +154,18 @@ public enum SignatureReader {
         return frames
     }
 
+    /// Whether the report names `frame` a signal trampoline: a cheap test first, since every
+    /// system frame of every report is asked.
+    private static func isTrampoline(_ frame: Frame) -> Bool {
+        switch frame.form {
+        case .symbol(let name, _), .symbolicated(let name, _, _, _):
+            guard let first = name.utf8.first, first == UInt8(ascii: "_") || first == UInt8(ascii: "s") else { return false }
+            return SignalTrampoline.names.contains(name)
+        default:
+            return false
+        }
+    }
+
     /// Marks the frames that make the signature: the first ``SignatureRules/depth`` frames
     /// past the handler's that are not skipped, in app images (`app`) or in any image. Whether
     /// any was marked.
@@ -155,14 +186,16 @@ public enum SignatureReader {
 
     /// A frame's offset from the start of its image: what an unresolved frame is named by,
     /// the same at every load address.
-    static func offset(of frame: Frame, in image: BinaryImage?) -> UInt64? {
+    static func offset(of frame: Frame, in report: CrashReport) -> UInt64? {
         if let offset = frame.imageOffset { return offset }
         switch frame.form {
         case .unsymbolicated(_, let offset), .imageOffset(let offset): return offset
         default: break
         }
-        guard let image, image.loadAddress <= frame.address, image.loadAddress > 0 || image.endAddress > 0 else { return nil }
-        return frame.address - image.loadAddress
+        guard let i = frame.image, report.images.indices.contains(i) else { return nil }
+        let load = report.images[i].loadAddress, end = report.images[i].endAddress
+        guard load <= frame.address, load > 0 || end > 0 else { return nil }
+        return frame.address - load
     }
 
     /// Without app frames: the exception type and the termination reason (or the first line
