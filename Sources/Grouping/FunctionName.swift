@@ -31,7 +31,8 @@ public enum FunctionName {
     public static func normalized(_ name: String) -> String {
         // A C identifier is its own normal form; others are looked up in the names already met
         // (a batch of reports meets the same functions over and over).
-        if name.utf8.allSatisfy(isIdentifierByte) { return name }
+        if !name.hasPrefix("_Z"), !name.hasPrefix("_T0"), name.utf8.allSatisfy(isIdentifierByte) { return name }
+        guard name.utf8.count <= 512 else { return normalizing(name) }  // the cache holds short names only
         if let known = cache.value(for: name) { return known }
         let result = normalizing(name)
         cache.store(result, for: name)
@@ -45,8 +46,13 @@ public enum FunctionName {
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
     }
 
+    /// The longest name normalized whole: bracket matching is quadratic in the worst case,
+    /// and names come from files strangers made. Longer names are cut to this many bytes
+    /// first (real names this long are template expansions, distinct well before the end).
+    public static let maximumLength = 2048
+
     private static func normalizing(_ name: String) -> String {
-        var text = name
+        var text = name.utf8.count > maximumLength ? String(decoding: name.utf8.prefix(maximumLength), as: UTF8.self) : name
         if text.hasPrefix("_$s") || text.hasPrefix("$s") || text.hasPrefix("_Z") || text.hasPrefix("$S")
             || text.hasPrefix("_T0") {
             text = Demangler.demangle(text, style: .full)
@@ -290,7 +296,7 @@ public enum FunctionName {
 }
 
 /// The normalized names met so far, shared by the threads of a run; emptied when it holds
-/// 8,192, so that it stays small whatever the run.
+/// 8,192, so that it stays small whatever the run (at most 8,192 names of 512 bytes).
 private final class NormalizedNames: @unchecked Sendable {
     private let lock = Lock()
     private var names: [String: String] = [:]

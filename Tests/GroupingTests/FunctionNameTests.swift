@@ -52,6 +52,25 @@ final class FunctionNameTests: XCTestCase {
         }
     }
 
+    /// Names made to be slow (unmatched brackets, endless nesting, arrows) normalize quickly.
+    func testHostileNamesNormalizeQuickly() {
+        let hostile = [
+            String(repeating: "a<", count: 30_000), String(repeating: "f(", count: 30_000),
+            String(repeating: "<(", count: 30_000) + String(repeating: ">)", count: 30_000),
+            String(repeating: "x -> ", count: 10_000), String(repeating: " : a in ", count: 10_000),
+            String(repeating: "operator", count: 8_000), String(repeating: "a.cold", count: 10_000),
+            String(repeating: " [clone ", count: 8_000), "$s" + String(repeating: "6Shapes", count: 5_000),
+            String(repeating: "closure #1 ", count: 5_000) + "(",
+        ]
+        let start = DispatchTime.now().uptimeNanoseconds
+        for name in hostile {
+            let normalized = FunctionName.normalized(name + "\u{1}")
+            XCTAssertLessThanOrEqual(normalized.utf8.count, FunctionName.maximumLength + 8)
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        XCTAssertLessThan(seconds, 5, "hostile names took \(seconds) s")
+    }
+
     /// Every Swift function of swift-shapes: the tool's demangling of the mangled name, and
     /// `swift demangle`'s of it, normalize to one name, which keeps no argument list.
     func testSwiftSymbolsNormalizeAlikeMangledOrNot() throws {
