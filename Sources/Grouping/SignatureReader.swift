@@ -89,7 +89,12 @@ public enum SignatureReader {
         return order.filter { !threads[$0].frames.isEmpty }
     }
 
-    /// The frames of thread `t`, inlined ones each a frame, nothing marked yet; frames of
+    /// How many frames of a backtrace are read: a signature is made near its top, and a report
+    /// of a million frames (a runaway recursion, or a hostile one) must not cost a million
+    /// example frames per report in flight, or per group kept.
+    public static let maximumFrames = 512
+
+    /// The first ``maximumFrames`` frames of thread `t`, inlined ones each a frame, nothing marked yet; frames of
     /// system images named only with `systemNames` (a signal trampoline is found either way).
     static func frames(of t: Int, in symbolicated: SymbolicatedReport, inApp: (Int?) -> Bool,
                        systemNames: Bool = true) -> [ExampleFrame] {
@@ -106,7 +111,7 @@ public enum SignatureReader {
             return name
         }
         var trampoline: Int?
-        for (f, frame) in thread.frames.enumerated() {
+        for (f, frame) in thread.frames.prefix(maximumFrames).enumerated() {
             if frame.inlined && symbolicated.replacesInlinedLine(thread: t, frame: f) { continue }
             if trampoline == nil, !symbolicated.signalTrampolines.isEmpty,
                symbolicated.signalTrampolines.contains(FrameKey(thread: t, frame: f)) {

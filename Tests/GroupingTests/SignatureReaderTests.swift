@@ -160,6 +160,21 @@ final class SignatureReaderTests: XCTestCase {
         XCTAssertEqual(example?.name, "Thread 0 Crashed")
     }
 
+    /// A runaway recursion: only the top of the backtrace is read.
+    func testOnlyTheTopOfADeepBacktraceIsRead() throws {
+        var frames: [(image: String, address: UInt64, rest: String?)] = []
+        for i in 0..<20_000 {
+            let offset = UInt64(0x100 + (i % 7) * 4)
+            frames.append((image: "App", address: 0x100004000 + offset, rest: nil))
+        }
+        let text = Report(threads: [.init(header: "Thread 0 Crashed:", frames: frames)]).text
+        let report = try ReportParser.parse(Array(text.utf8), path: "deep.crash")
+        XCTAssertEqual(report.threads[0].frames.count, 20_000)
+        let (signature, example) = SignatureReader.read(SymbolicatedReport(report: report), example: true)
+        XCTAssertEqual(signature.frames, ["App+0x100", "App+0x104", "App+0x108"])
+        XCTAssertEqual(example?.frames.count, SignatureReader.maximumFrames)
+    }
+
     // MARK: Helpers
 
     /// The signature of the report `text`, frames of thread 0 resolved as `resolving` says
@@ -201,7 +216,7 @@ struct Report {
             for (i, frame) in thread.frames.enumerated() {
                 let name = frame.image.padding(toLength: 36, withPad: " ", startingAt: 0)
                 let rest = frame.rest ?? "0x\(String(base(of: frame.image), radix: 16)) + \(frame.address - base(of: frame.image))"
-                lines.append(String(i).padding(toLength: 4, withPad: " ", startingAt: 0) + name
+                lines.append(String(i).padding(toLength: max(4, String(i).count + 1), withPad: " ", startingAt: 0) + name
                              + "0x" + String(format: "%016llx", frame.address) + " " + rest)
             }
             lines.append("")
