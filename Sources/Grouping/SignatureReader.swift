@@ -46,12 +46,17 @@ public enum SignatureReader {
                 break
             }
         }
-        var fallback = chosen == nil ? firstCandidate.map { ($0, self.frames(of: $0, in: symbolicated, inApp: inApp, systemNames: true)) } : nil
+        // Without app frames: the reason, else the system frames (which the example shows too).
+        let reason = chosen == nil ? self.reason(report) : nil
+        var fallback: (Int, [ExampleFrame])?
+        if chosen == nil, example || reason == nil, let t = firstCandidate {
+            fallback = (t, frames(of: t, in: symbolicated, inApp: inApp, systemNames: true))
+        }
         let signature: CrashSignature
         if let chosen {
             let names = chosen.frames.filter(\.inSignature).map(\.signatureName)
             signature = CrashSignature(kind: kind, frames: names, source: .appFrames)
-        } else if let reason = reason(report) {
+        } else if let reason {
             signature = CrashSignature(kind: kind, frames: [], reason: reason, source: .reason)
         } else if fallback != nil, mark(&fallback!.1, app: false) {
             signature = CrashSignature(kind: kind, frames: fallback!.1.filter(\.inSignature).map(\.signatureName),
