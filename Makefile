@@ -1,7 +1,8 @@
 # symbolicate — build, example, tests, benchmark.
 #
 #   make run     installs what is missing, builds, symbolicates the bundled example
-#   make test    builds the fixtures and runs every test
+#   make test    builds the fixtures and runs every test (the grouping page's screenshot:
+#                .build/test-output/group.png)
 #   make bench   measures against llvm-symbolizer
 #   make fuzz    fuzzes every parser for FUZZ_SECONDS each (default 60); fails on any finding
 
@@ -11,7 +12,7 @@ FIXTURES    := Fixtures/build/manifest.txt
 FUZZ_SECONDS ?= 60
 
 # Debian packages the build, the fixtures and the tests need.
-PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg libcurl4-openssl-dev libdebuginfod-dev debuginfod strace llvm-19-dev rustc
+PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg libcurl4-openssl-dev libdebuginfod-dev debuginfod strace llvm-19-dev rustc chromium time
 
 .PHONY: setup build run test bench fuzz fixtures clean
 
@@ -31,6 +32,9 @@ fixtures: setup
 
 run: build fixtures
 	$(RELEASE_BIN) -d Fixtures/build/macho Fixtures/build/reports/App-arm64.crash
+	@echo
+	@echo "Grouped by signature (symbolicate group), the example reports and those of Fixtures/build/group:"
+	$(RELEASE_BIN) group -d Fixtures/build/macho Fixtures/build/reports Fixtures/build/group
 
 test: setup fixtures
 	$(SWIFT) build --product symbolicate
@@ -38,6 +42,7 @@ test: setup fixtures
 
 bench: build fixtures
 	bench/run.sh
+	bench/group.sh
 
 fuzz: setup fixtures
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh

@@ -36,10 +36,11 @@ let package = Package(
         .target(name: "DebugInfo", dependencies: ["CDwarf", "CDemangle", "CFaultGuard", "Platform"]),
         .target(name: "CrashReport"),
         .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform", "CFetch"]),
+        .target(name: "Grouping", dependencies: ["Symbolication", "DebugInfo", "CrashReport", "Platform"]),
         .executableTarget(
             name: "symbolicate",
             dependencies: [
-                "Symbolication", "DebugInfo", "CrashReport", "Platform",
+                "Symbolication", "Grouping", "DebugInfo", "CrashReport", "Platform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,6 +50,7 @@ let package = Package(
         .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDemangle", "CDwarfReference", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
         .testTarget(name: "SymbolicationTests", dependencies: ["Symbolication", "TestSupport"]),
+        .testTarget(name: "GroupingTests", dependencies: ["Grouping", "Symbolication", "CrashReport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17

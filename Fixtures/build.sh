@@ -48,7 +48,7 @@ stamp() {
     {
         cd "$HERE"
         find src -type f | LC_ALL=C sort | xargs sha256sum
-        sha256sum build.sh make_reports.py make_metrickit.py
+        sha256sum build.sh make_reports.py make_metrickit.py make_group_reports.py
         for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$DSYMUTIL19" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP" "$RUSTC" "$SWIFTC"; do
             { "$tool" --version 2>/dev/null || true; } | head -n 1 || true
         done
@@ -62,6 +62,7 @@ OUTPUTS=(
     macho/App-universal macho/App-universal.dSYM/Contents/Resources/DWARF/App-universal
     macho/App-arm64_32 macho/App-arm64_32.dSYM/Contents/Resources/DWARF/App-arm64_32
     macho/App-arm64-dwarf5 macho/App-arm64-dwarf5.dSYM/Contents/Resources/DWARF/App-arm64-dwarf5
+    macho/App-arm64-v2 macho/App-arm64-v2.dSYM/Contents/Resources/DWARF/App-arm64-v2
     elf/app-gcc-dwarf4 elf/app-gcc-dwarf4.debug elf/app-zlib.debug elf/app-clang-dwarf5
     elf/app-gcc-dwarf2 elf/app-gcc-dwarf3 elf/app-armv7-thumb elf/swift-shapes
     elf/app-nopie elf/libgreeter.so elf/app-zstd.debug elf/relative-compdir-gcc elf/relative-compdir-clang
@@ -75,6 +76,7 @@ OUTPUTS=(
     metrickit/App-arm64.json metrickit/App-x86_64.json metrickit/App-universal-arm64.json
     metrickit/App-arm64-dwarf5.json metrickit/App-arm64-diagnostics.json
     metrickit/App-arm64-crash-diagnostic.json metrickit/App-arm64-payloads.json
+    group/groups.tsv group/null-deref-v2.crash group/null-deref-v2.ips
 )
 up_to_date() {
     [[ -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$STAMP" ]] || return 1
@@ -87,7 +89,7 @@ if [[ $FORCE == 0 ]] && up_to_date; then
     exit 0
 fi
 
-rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/manifest.txt" "$OUT/.stamp"
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/group" "$OUT/manifest.txt" "$OUT/.stamp"
 mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports"
 
 # Deterministic output: no timestamps in the dSYMs or archives.
@@ -176,6 +178,21 @@ compile_macho arm64-apple-ios14.0 "$O/app-arm64-dwarf5" -gdwarf-5
     "$O/app-arm64-dwarf5/main.o" "$O/app-arm64-dwarf5/parser.o" "$O/app-arm64-dwarf5/engine.o" "$M/libGreeter.dylib"
 rm -rf "$M/App-arm64-dwarf5.dSYM"
 "$DSYMUTIL19" "$M/App-arm64-dwarf5" -o "$M/App-arm64-dwarf5.dSYM"
+
+# App-arm64-v2: the iOS build of sources with three lines added at the top of main.c and
+# parser.c, so that every line number of the crash moved (for the grouping reports).
+V2_SRC="$O/app-v2-src"
+rm -rf "$V2_SRC"
+mkdir -p "$V2_SRC"
+cp -R "$SRC/app" "$SRC/greeter" "$V2_SRC/"
+for f in main.c parser.c; do
+    { printf '/* Version 2.0:\n * the same code, three lines lower.\n */\n'; cat "$SRC/app/$f"; } > "$V2_SRC/app/$f"
+done
+(SRC="$V2_SRC" compile_macho arm64-apple-ios14.0 "$O/app-arm64-v2" -gdwarf-4)
+"$LD64" -arch arm64 -platform_version ios 14.0 14.0 -e _main -undefined dynamic_lookup \
+    -rpath @executable_path/Frameworks -o "$M/App-arm64-v2" \
+    "$O/app-arm64-v2/main.o" "$O/app-arm64-v2/parser.o" "$O/app-arm64-v2/engine.o" "$M/libGreeter.dylib"
+make_dsym "$M/App-arm64-v2"
 
 # App-arm64_32: a watchOS build, so a 32-bit Mach-O (LC_SEGMENT, 32-bit nlist).
 compile_macho arm64_32-apple-watchos7.0 "$O/app-arm64_32" -gdwarf-4
@@ -279,6 +296,7 @@ done
 # ---------------------------------------------------------------------------
 # Crash reports, expectations and the manifest.
 "$PYTHON" "$HERE/make_reports.py" --build "$OUT" --src "$SRC" --readelf "$READELF"
+"$PYTHON" "$HERE/make_group_reports.py" --build "$OUT" --src "$SRC" --v2-src "$V2_SRC"
 
 echo "$STAMP" > "$OUT/.stamp"
 echo "Fixtures built in $OUT"

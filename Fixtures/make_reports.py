@@ -492,7 +492,8 @@ def ios_system_images():
     }
 
 
-def make_arm64_report(ctx, name, dsym_rel, exe_rel, load, greeter_load, greeter_dsym_rel, greeter_rel):
+def make_arm64_report(ctx, name, dsym_rel, exe_rel, load, greeter_load, greeter_dsym_rel, greeter_rel,
+                      fault_line=None, fault_file="parser.c"):
     app = Fixture(fixture_image(ctx.build, "App", dsym_rel, "arm64", load, IOS_BUNDLE + "/App"),
                   Disassembly(os.path.join(ctx.build, exe_rel), "arm64"))
     greeter = Fixture(fixture_image(ctx.build, "libGreeter.dylib", greeter_dsym_rel, "arm64", greeter_load,
@@ -500,7 +501,7 @@ def make_arm64_report(ctx, name, dsym_rel, exe_rel, load, greeter_load, greeter_
                       Disassembly(os.path.join(ctx.build, greeter_rel), "arm64"))
     sysimg = ios_system_images()
     tables = line_tables(os.path.join(ctx.build, dsym_rel), "arm64")
-    fault_vm = pc_of_line(tables, app.dis.function("_parse_record"), "parser.c", ctx.fault_line)
+    fault_vm = pc_of_line(tables, app.dis.function("_parse_record"), fault_file, fault_line or ctx.fault_line)
     crash = app.pc(fault_vm)
     ret_process = app.ret("_process_records", "_parse_record")
     uik = sysimg["uikit"]
@@ -612,7 +613,7 @@ def make_arm64_report(ctx, name, dsym_rel, exe_rel, load, greeter_load, greeter_
 MAC_APP = "/Applications/App.app/Contents/MacOS/App"
 
 
-def make_x86_64_report(ctx, name, dsym_rel, exe_rel, load):
+def make_x86_64_report(ctx, name, dsym_rel, exe_rel, load, fault_line=None, fault_file="parser.c"):
     app = Fixture(fixture_image(ctx.build, "App", dsym_rel, "x86_64", load, MAC_APP,
                                 bundle="com.example.App", version="1.0 - 1", frame_name="com.example.App"),
                   Disassembly(os.path.join(ctx.build, exe_rel), "x86_64"))
@@ -626,7 +627,7 @@ def make_x86_64_report(ctx, name, dsym_rel, exe_rel, load):
     dyld = system_image("libdyld.dylib", 0x7FFF20387000, 0x36000, arch,
                         "/usr/lib/system/libdyld.dylib", version="832.7.3")
     tables = line_tables(os.path.join(ctx.build, dsym_rel), "x86_64")
-    fault_vm = pc_of_line(tables, app.dis.function("_parse_record"), "parser.c", ctx.fault_line)
+    fault_vm = pc_of_line(tables, app.dis.function("_parse_record"), fault_file, fault_line or ctx.fault_line)
     crash = app.pc(fault_vm)
     busy_vm = pc_of_line(tables, app.dis.function("__ZN6engine9Scheduler3runEi"), "engine.cpp", ctx.lambda_line)
     digest_vm = pc_of_line(tables, app.dis.function("_record_digest"), "checksum.h", ctx.rotl_line)

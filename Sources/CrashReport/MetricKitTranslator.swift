@@ -164,6 +164,22 @@ struct MetricKitTranslator {
         if !header.contains(where: { $0.key == "OS Version" }), let os = tree.string(tree.member("osVersion", of: metadata)) {
             header.append((key: "OS Version", value: os))
         }
+        // What a crash report's header says, for the tools that read it (`symbolicate group`).
+        let exception = tree.int(tree.member("exceptionType", of: metadata)).flatMap {
+            MetricKitNames.valueName(key: "exceptionType", value: $0)
+        }
+        let signal = tree.int(tree.member("signal", of: metadata)).flatMap { MetricKitNames.valueName(key: "signal", value: $0) }
+        if !header.contains(where: { $0.key == "Exception Type" }), let type = exception ?? signal {
+            header.append((key: "Exception Type", value: exception != nil && signal != nil ? "\(type) (\(signal!))" : type))
+        }
+        if !header.contains(where: { $0.key == "Termination Reason" }),
+           let reason = tree.string(tree.member("terminationReason", of: metadata)) {
+            header.append((key: "Termination Reason", value: reason))
+        }
+        if !header.contains(where: { $0.key == "Version" }), let version = tree.string(tree.member("appVersion", of: metadata)) {
+            let build = tree.string(tree.member("appBuildVersion", of: metadata))
+            header.append((key: "Version", value: build.map { "\(version) (\($0))" } ?? version))
+        }
     }
 
     // MARK: Call stacks

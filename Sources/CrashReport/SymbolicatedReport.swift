@@ -7,6 +7,10 @@ public struct SymbolicatedReport: Sendable {
     public var frames: ResolvedFrames
     /// For each image index (into `report.images`), the path of the debug file used for it.
     public var debugFiles: [Int: String]
+    /// The frames that are a signal trampoline (`_sigtramp`, `__restore_rt`), named so by the
+    /// report or by the symbol table of their image's debug file: the frames before one are a
+    /// signal handler's own, the frame after it the interrupted instruction.
+    public var signalTrampolines: Set<FrameKey> = []
 
     /// Creates a symbolicated report; with the defaults, one with nothing resolved.
     public init(report: CrashReport, frames: ResolvedFrames = ResolvedFrames(), debugFiles: [Int: String] = [:]) {

@@ -168,6 +168,36 @@ public final class ReportRunner {
         return status
     }
 
+    /// Symbolicates the reports at `inputs` as ``run(inputs:output:)`` does — the same inputs,
+    /// reading, warnings, progress line and summary — but writes none of them: each report is
+    /// handed to `summarize` on the thread that symbolicated it, and let go, and what
+    /// `summarize` returns is handed to `consume` in input order, with the report's path. A
+    /// report that cannot be read or parsed (said on stderr) is handed over as nil. The memory
+    /// of a run is that of the reports in flight, one per worker, and of what `consume` keeps.
+    public func summarize<Summary>(inputs: [String], _ summarize: @escaping (SymbolicatedReport) -> Summary,
+                                   consume: (String, Summary?) -> Void) -> Status {
+        var status = Status.success
+        let jobs = expand(inputs, status: &status)
+        let progress = Progress(total: jobs.count, enabled: options.progress && jobs.count > 3)
+        var total = Tally()
+        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount) {
+            i -> (summary: Summary?, tally: Tally) in
+            guard case .parsed(let report) = self.read(jobs[i], summarizing: true) else { return (nil, Tally(reports: 1)) }
+            let symbolicated = self.symbolicator.symbolicate(report)
+            return (summarize(symbolicated), Tally(symbolicated))
+        }
+        pool.forEachInOrder { i, outcome in
+            if outcome.summary == nil { status = status.worse(.reportFailed) }
+            total.add(outcome.tally)
+            consume(jobs[i].path == "-" ? "<stdin>" : jobs[i].path, outcome.summary)
+            progress.advance()
+            return true
+        }
+        progress.finish()
+        if options.summary { printSummary(total, reports: jobs.count) }
+        return status
+    }
+
     // MARK: One report
 
     private func process(_ job: Job, streamed: Bool) -> Outcome {
@@ -240,7 +270,8 @@ public final class ReportRunner {
     }
 
     /// What becomes of a report that could not be parsed, for its message.
-    private var passThroughNote: String {
+    private func passThroughNote(summarizing: Bool) -> String {
+        if summarizing { return "; it is left out" }
         switch (options.format, options.destination) {
         case (_, .inPlace): return "; the file is left as it is"
         case (.frames, _): return ""
@@ -330,7 +361,7 @@ public final class ReportRunner {
     /// command line may be a pipe, unless it is to be replaced in place; none is read past
     /// the size limit. A report in which no frame is found, with no warning saying why, is
     /// said to have no backtrace.
-    private func read(_ job: Job) -> ReadResult {
+    private func read(_ job: Job, summarizing: Bool = false) -> ReadResult {
         let path = job.path == "-" ? "<stdin>" : job.path
         let bytes: [UInt8]
         do {
@@ -350,11 +381,12 @@ public final class ReportRunner {
             if options.format == .json { report.path = FileName.replacingRawBytes(report.path) }
             diagnostics.say(report.warnings)
             if report.warnings.isEmpty, report.threads.allSatisfy({ $0.frames.isEmpty }) {
-                diagnostics.warn("\(path): no backtrace found (no frame line in any thread); the report is written as it is")
+                diagnostics.warn("\(path): no backtrace found (no frame line in any thread)"
+                                 + (summarizing ? "" : "; the report is written as it is"))
             }
             return .parsed(report)
         } catch let error as ReportError {
-            diagnostics.warn("\(error)\(passThroughNote)")
+            diagnostics.warn("\(error)\(passThroughNote(summarizing: summarizing))")
             return .unparsed(bytes, path: path, error: error)
         } catch {
             diagnostics.warn("\(error)")

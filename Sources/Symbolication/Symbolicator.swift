@@ -154,6 +154,7 @@ public final class Symbolicator: @unchecked Sendable {
                 // The frame after a signal trampoline is the interrupted instruction itself.
                 let interrupted = afterTrampoline
                 afterTrampoline = Symbolicator.isDeviceNamedTrampoline(frame)
+                if afterTrampoline { result.signalTrampolines.insert(FrameKey(thread: t, frame: f)) }
                 guard let imageIndex = frame.image, let (file, index, architecture) = images[imageIndex] else { continue }
                 var frame = frame
                 if interrupted { frame.returnAddress = false }
@@ -164,6 +165,7 @@ public final class Symbolicator: @unchecked Sendable {
                 else { continue }
                 if let name = index.symbolName(startingAt: address), SignalTrampoline.names.contains(name) {
                     afterTrampoline = true
+                    result.signalTrampolines.insert(FrameKey(thread: t, frame: f))
                 }
                 if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
                 let key = ResolvedKey(image: imageIndex, address: address, lookup: lookup)
@@ -287,21 +289,28 @@ public final class Symbolicator: @unchecked Sendable {
 
     /// Whether an image is the app's own code rather than the system's: marked `+`, the
     /// process's own path, or (Linux) a module outside the system library folders.
-    static func isAppImage(_ image: BinaryImage, processPath: String?) -> Bool {
+    public static func isAppImage(_ image: BinaryImage, processPath: String?) -> Bool {
         if image.isApp { return true }
         guard let path = image.path else { return false }
         if path == processPath { return true }
-        let systemPrefixes = ["/System/", "/usr/", "/Library/Apple/", "/private/preboot/", "/Developer/",
-                              "/AppleInternal/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/opt/swift/", "["]
-        if systemPrefixes.contains(where: path.hasPrefix) { return false }
+        if isSystemPath(path) { return false }
         if image.format == .elf { return !isSystemLibraryName(path) }
         return path.contains(".app/") || path.contains("/Bundle/Application/") || path.contains("/Applications/")
+    }
+
+    /// Whether `path` is in a folder of the operating system's own images (`/System/`,
+    /// `/usr/`, `/lib/`, the Swift toolchain's `/opt/swift/`, ...), or a bracketed pseudo-path
+    /// such as `[vdso]`.
+    public static func isSystemPath(_ path: String) -> Bool {
+        let systemPrefixes = ["/System/", "/usr/", "/Library/Apple/", "/private/preboot/", "/Developer/",
+                              "/AppleInternal/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/opt/swift/", "["]
+        return systemPrefixes.contains(where: path.hasPrefix)
     }
 
     /// Whether a module a Linux log names by its file name alone (ThreadSanitizer prints
     /// `libc.so.6+0x27249`) is one of the C, C++, sanitizer or Swift runtime libraries, which
     /// are the system's whatever folder they were loaded from.
-    static func isSystemLibraryName(_ path: String) -> Bool {
+    public static func isSystemLibraryName(_ path: String) -> Bool {
         guard !path.contains("/") else { return false }
         let runtimes = ["libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libresolv.so", "libutil.so",
                         "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so", "libunwind.so", "ld-linux",

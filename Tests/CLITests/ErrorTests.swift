@@ -217,6 +217,8 @@ final class ErrorTests: XCTestCase {
             "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from",
                          "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout"], ["d", "o", "j"]),
             "atos": (["--arch"], ["o", "l"]),
+            "group": (["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size", "--reports-from",
+                       "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout"], ["d", "j"]),
         ]
         for (name, options) in expected {
             let command = try XCTUnwrap(subcommands.first { $0["commandName"] as? String == name }, name)

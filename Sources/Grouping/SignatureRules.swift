@@ -1,0 +1,80 @@
+import CrashReport
+import Platform
+import Symbolication
+
+/// The rules that say which frames of a crashed thread make its signature, kept in one place:
+/// `symbolicate help group` and the README repeat them.
+public enum SignatureRules {
+    /// How many app frames make a signature: enough to tell two paths into one function apart
+    /// (a null dereference reached from two callers is two bugs), few enough that a change far
+    /// down the stack (a new caller of the caller) does not split a group.
+    public static let depth = 3
+
+    /// Functions that are where a crash is reported, not where it happened: the frames that
+    /// throw, abort, trap or report a failure, whichever image they are in (a static build has
+    /// the Swift runtime or libc++abi inside the app). Compared with the normalized name
+    /// (``FunctionName``), with and without a `Swift.` or `std::` module prefix.
+    public static let skippedFunctions: Set<String> = [
+        // C and POSIX: abort and the signal it sends.
+        "abort", "__abort", "raise", "gsignal", "__GI_raise", "__GI_abort", "pthread_kill", "__pthread_kill",
+        "__pthread_kill_implementation", "__pthread_kill_internal", "__assert_rtn", "__assert_fail",
+        "__assert_fail_base", "__assert", "_assert", "__stack_chk_fail", "__chk_fail", "__fortify_fail",
+        "abort_message", "_os_crash", "_os_crash_fmt", "__libc_message", "__libc_fatal", "malloc_printerr",
+        // Objective-C exceptions.
+        "objc_exception_throw", "objc_exception_rethrow", "_objc_terminate", "objc_terminate",
+        "__exceptionPreprocess", "-[NSException raise]", "+[NSException raise:format:]",
+        "+[NSException raise:format:arguments:]", "_CFThrowFormattedException",
+        // C++ exceptions and terminate.
+        "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast", "__cxa_bad_typeid", "__cxa_throw_bad_array_new_length",
+        "terminate", "__terminate", "__cxxabiv1::__terminate", "demangling_terminate_handler",
+        "__cxa_pure_virtual", "__cxa_deleted_virtual", "__throw_length_error", "__throw_out_of_range",
+        "__throw_out_of_range_fmt", "__throw_bad_alloc", "__throw_logic_error", "__throw_invalid_argument",
+        // Swift runtime failures.
+        "_assertionFailure", "fatalError", "preconditionFailure", "assertionFailure", "precondition",
+        "_fatalErrorMessage", "_preconditionFailure", "_unimplementedInitializer", "swift_unexpectedError",
+        "swift_errorInMain", "swift_deletedMethodError", "swift_dynamicCastFailure",
+        "swift::fatalError", "swift::fatalErrorv", "swift::swift_dynamicCastFailure", "swift_abortRetainUnowned",
+        "swift::swift_abortRetainUnowned", "swift_abortRetainOverflow", "swift_task_reportUnexpectedExecutor",
+        "_swift_stdlib_reportFatalError", "_swift_stdlib_reportFatalErrorInFile", "swift_reportError",
+        // Rust panics.
+        "rust_panic", "__rust_start_panic", "rust_begin_unwind",
+    ]
+
+    /// Name prefixes of frames skipped like ``skippedFunctions``: the inlined frame Swift 5.9+
+    /// puts at a trap (`Swift runtime failure: Unexpectedly found nil…`), and Rust's panic
+    /// machinery.
+    public static let skippedPrefixes = [
+        "Swift runtime failure:", "core::panicking::", "std::panicking::", "core::panic::", "std::sys::",
+        "__sanitizer::", "__asan::", "__tsan::", "__ubsan::", "__interceptor_",
+    ]
+
+    /// Whether the frame named `name` (normalized) is skipped.
+    public static func isSkipped(_ name: String) -> Bool {
+        if skippedFunctions.contains(name) { return true }
+        for prefix in ["Swift.", "std::", "__1::", "std::__1::", "std::__2::"] where name.hasPrefix(prefix) {
+            if skippedFunctions.contains(String(name.dropFirst(prefix.count))) { return true }
+        }
+        return skippedPrefixes.contains(where: name.hasPrefix)
+    }
+
+    /// Image names of runtimes that an app may carry inside its own bundle or folder (older
+    /// apps embed `libswiftCore.dylib` in `Frameworks/`), and that are the system's all the same.
+    static let runtimeImagePrefixes = [
+        "libswift", "libc++", "libobjc", "libdispatch", "libsystem_", "libdyld", "dyld", "ld-linux", "ld64.so",
+        "libclang_rt.", "libBlocksRuntime", "libFoundation", "libXCTest",
+    ]
+
+    /// Whether `image` is the app's own code, whose frames make signatures: not an operating
+    /// system image (by path: `/System/`, `/usr/lib/`, `/Library/Apple/`, `/lib/`, ...), not a
+    /// runtime (the Swift runtime, libc, libc++, libobjc, the dynamic loader: by name, wherever
+    /// it was loaded from), and either marked as the app's (`+` in the image list, the
+    /// process's own path, a path inside an `.app` or an app folder, a Linux module outside the
+    /// system folders) or resolved with a debug file the user gave (MetricKit and call-tree
+    /// reports name images without a path).
+    public static func isAppImage(_ image: BinaryImage, processPath: String?, hasDebugFile: Bool) -> Bool {
+        let file = Path.lastComponent(image.path ?? image.name)
+        if runtimeImagePrefixes.contains(where: file.hasPrefix) || Symbolicator.isSystemLibraryName(file) { return false }
+        if let path = image.path, Symbolicator.isSystemPath(path), path != processPath { return false }
+        return Symbolicator.isAppImage(image, processPath: processPath) || hasDebugFile
+    }
+}

@@ -1,0 +1,192 @@
+import ArgumentParser
+import Grouping
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Platform
+import Symbolication
+
+/// How `symbolicate group` prints the groups.
+enum GroupFormat: String, CaseIterable, ExpressibleByArgument {
+    case table, tsv, json
+}
+
+/// `symbolicate group [options] REPORT...`: which crashes matter. Symbolicates the reports as
+/// the report command does, and prints their groups by signature instead of the reports.
+struct GroupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "group",
+        abstract: "Group crash reports by signature: which crashes matter, how often, since when.",
+        discussion: """
+            Symbolicates the reports (same inputs and debug-file options as 'symbolicate \
+            reports') and prints one line per group of reports with the same signature, most \
+            reports first: its ID, count, share, first and last seen, exception types, app and \
+            OS versions, and example reports. Memory grows with the number of groups, not of \
+            reports.
+
+
+            SIGNATURE
+              One per report: the crash's kind and the first \(SignatureRules.depth) frames in \
+            app images of the backtrace it comes from.
+              - Backtrace: the Last Exception Backtrace (or Application Specific Backtrace) \
+            when it has an app frame, since an uncaught exception's crashed thread only shows \
+            the runtime aborting; else the crashed thread.
+              - Inlined frames count as frames, so that builds that inline differently agree.
+              - Frames up to a signal trampoline (_sigtramp, __restore_rt) are a crash \
+            handler's own, and left out.
+              - App images: not in the system's folders (/System, /usr/lib, /Library/Apple, \
+            /lib, ...) and not a runtime (the Swift runtime, libc, libc++, libobjc, the dynamic \
+            loader), even inside the app: their frames are where every crash passes.
+              - Skipped functions, in any image: where a crash is reported rather than made \
+            (abort, raise, __pthread_kill, __assert_rtn, objc_exception_throw, __cxa_throw, \
+            std::terminate, _assertionFailure, fatalError, preconditionFailure, \
+            swift_unexpectedError, 'Swift runtime failure: ...', Rust panics, ...).
+              - Names are normalized: parameter lists, return types, template and generic \
+            arguments, clone and specialization markers (.cold, .constprop.0, [clone ...], \
+            'generic specialization <...> of') removed, mangled names demangled: they change \
+            between builds of the same code. File and line are not used: a line added above \
+            moves every crash below it.
+              - A frame without a name is IMAGE+0xOFFSET, the offset from the image's start, \
+            the same at every load address.
+              - The kind (bad access, trap, abort, arithmetic, killed, resource, guard) comes \
+            from the exception type: an abort and a bad access in one function are two bugs. \
+            Classes, not exact types: one Swift trap is SIGTRAP on arm64 and SIGILL on x86_64.
+              - No app frame: the exception type and termination reason decide (numbers of 3+ \
+            digits and addresses masked), or else the first system frames.
+              The group ID is the first 12 hex digits of the SHA-256 of the signature: the same \
+            on every machine and in every run.
+
+
+            """ + Symbolicate.exitStatus
+    )
+
+    @Option(name: [.customShort("d"), .customLong("debug-files")],
+            help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
+                               valueName: "path"),
+            completion: .file())
+    var debugPaths: [String] = []
+
+    @Option(help: "Output format: table (at most 100 columns), tsv (one line per group), or json.")
+    var format: GroupFormat = .table
+
+    @Option(help: ArgumentHelp("Also write the groups as one self-contained HTML page (a chart, each group's details and an example backtrace).",
+                               valueName: "file"),
+            completion: .file())
+    var html: String?
+
+    @Option(help: ArgumentHelp("Example report paths kept per group (default: 3).", valueName: "n"))
+    var examples: Int = 3
+
+    @Option(name: [.customShort("j"), .customLong("jobs")],
+            help: ArgumentHelp("Reports symbolicated at once, 1 to \(ReportsCommand.maximumJobs) (default: one per core).",
+                               valueName: "n"))
+    var jobs: Int = 0
+
+    @Option(help: ArgumentHelp("The largest report read, in bytes or with K, M, G (default: 1G).", valueName: "size"))
+    var maxReportSize: ByteCount?
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")],
+          help: "No progress line and no summary on stderr (warnings are still printed).")
+    var quiet = false
+
+    @OptionGroup var common: LookupOptions
+
+    @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
+    var force = false
+
+    @Flag(help: "Do not resolve Linux modules a log names without a build-id through the file at their path or a -d file of their name.")
+    var noModulePaths = false
+
+    @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
+
+    @Option(help: ArgumentHelp("Also group the report paths listed in this file, one per line (or NUL-separated); - for standard input.",
+                               valueName: "file"),
+            completion: .file())
+    var reportsFrom: String?
+
+    @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
+              completion: .file())
+    var reports: [String] = []
+
+    func validate() throws {
+        if jobs < 0 || jobs > ReportsCommand.maximumJobs {
+            throw ValidationError("--jobs must be between 1 and \(ReportsCommand.maximumJobs), or 0 for one per core")
+        }
+        if examples < 1 || examples > 1000 { throw ValidationError("--examples must be between 1 and 1000") }
+        if html == "" { throw ValidationError("--html needs a file name") }
+        if reportsFrom == "-" && reports.contains("-") {
+            throw ValidationError("--reports-from - reads the list from standard input: a report cannot come from it too")
+        }
+    }
+
+    func run() throws {
+        let diagnostics = Diagnostics()
+        var inputs = reports
+        if let reportsFrom {
+            do {
+                inputs += try ReportList.read(reportsFrom).map { $0 == "-" ? "./-" : $0 }
+            } catch {
+                diagnostics.warn("\(error)")
+                throw ExitCode(1)
+            }
+        } else if inputs.isEmpty {
+            inputs = ["-"]
+        }
+        let environment = System.environment
+        let locator = DebugFileLocator(paths: debugPaths,
+                                       searchPaths: DebugFileLocator.searchPaths(environment: environment),
+                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
+                                       diagnostics: diagnostics)
+        locator.servers = servers.servers(environment: environment, diagnostics: diagnostics)
+        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
+                                        diagnostics: diagnostics,
+                                        indexSource: ReportsCommand.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+        let runner = ReportRunner(symbolicator: symbolicator,
+                                  options: .init(jobs: jobs,
+                                                 progress: !quiet && System.isTerminal(STDERR_FILENO),
+                                                 summary: !quiet && System.isTerminal(STDERR_FILENO),
+                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit),
+                                  diagnostics: diagnostics)
+        let table = GroupTable(examples: examples)
+        let withExamples = html != nil
+        let fullPath = common.fullPath
+        var status = runner.summarize(inputs: inputs, { symbolicated in
+            ReportFacts(symbolicated, example: withExamples, fullPath: fullPath)
+        }, consume: { path, facts in
+            table.add(facts, path: path)
+        }).rawValue
+        locator.saveCache()
+
+        let output = OutputWriter()
+        switch format {
+        case .table: output.write(GroupReport.table(table))
+        case .tsv: output.write(GroupReport.tsv(table))
+        case .json: output.write(GroupReport.json(table))
+        }
+        if !output.finish(diagnostics: diagnostics) { status = max(status, ReportRunner.Status.outputFailed.rawValue) }
+        if let html {
+            do {
+                try AtomicFile.write(GroupPage.render(table), to: html, permissionsFrom: nil, below: nil)
+            } catch {
+                diagnostics.warn("\(html): cannot write: \(error)")
+                status = max(status, ReportRunner.Status.outputFailed.rawValue)
+            }
+        }
+        if !locator.unusableNamedPaths.isEmpty { status = max(status, ReportsCommand.unusableDebugPath) }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+extension GroupCommand: ManyPositionalArguments {
+    static let valueOptions = Set(["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size",
+                                   "--reports-from"])
+        .union(ServerOptions.valueOptions)
+    static let valueShortOptions: Set<Character> = ["d", "j"]
+
+    var positionalArguments: [String] {
+        get { reports }
+        set { reports = newValue }
+    }
+}
