@@ -41,8 +41,9 @@ test: setup fixtures
 	$(SWIFT) test --disable-swift-testing
 
 bench: build fixtures
-	bench/run.sh
+	BENCH_TARGETS_LAST=1 bench/run.sh
 	bench/group.sh
+	@cat bench/build/targets.txt
 
 fuzz: setup fixtures
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh

@@ -109,3 +109,33 @@ up_to_date() {
     [[ -f "$dir/.stamp" && "$(cat "$dir/.stamp")" == "$stamp" ]] || return 1
     for f in "$@"; do [[ -s "$dir/$f" ]] || return 1; done
 }
+
+# build_floor OUT: compiles floor.c (the floor of the issue 13 targets) into OUT when OUT is
+# missing or older than the source.
+build_floor() {
+    local out="$1"
+    [[ -x "$out" && "$out" -nt "$BENCH_DIR/floor.c" ]] && return 0
+    need_packages gcc
+    gcc -O2 -Wall -Wextra -o "$out" "$BENCH_DIR/floor.c" || die "cannot compile floor.c"
+}
+
+# symbolic_venv DIR VERSION: a Python venv in DIR holding Sentry's symbolic VERSION, from PyPI
+# with pip (the anchor of the issue 13 targets). Prints the venv's python, or nothing (and a
+# message) when it cannot be installed: the bench then goes on without the anchor.
+symbolic_venv() {
+    local dir="$1" version="$2"
+    if "$dir/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("symbolic") != sys.argv[1])' \
+            "$version" 2>/dev/null; then
+        echo "$dir/bin/python"
+        return 0
+    fi
+    need_packages python3-venv
+    log "installing symbolic $version (Sentry's SymCache builder) into $dir with pip"
+    rm -rf "$dir"
+    if python3 -m venv "$dir" >&2 && "$dir/bin/pip" install -q "symbolic==$version" >&2; then
+        echo "$dir/bin/python"
+    else
+        log "cannot install symbolic $version: the SymCache anchor is left out"
+        rm -rf "$dir"
+    fi
+}

@@ -26,9 +26,13 @@ as many app frames as llvm-symbolizer does (to a function or a line), and on a s
 100 reports, both with --no-demangle) the innermost function must
 agree letter for letter on at least 99% of the frames; otherwise the (a) rows count as missed.
 Demangled names, inline chains and lines are compared on all frames too, for the record.
+
+Then the targets of issue 13 (targets.py: the floor, -j 1 against -j 2, a run with nothing to
+resolve, an atos batch, index sizes, Sentry's SymCache as an anchor), as a last table.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -39,12 +43,16 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/ for the module below
+import targets  # noqa: E402
+
 TARGETS = {  # wall target (kind, value), applied to the row's wall ratio or absolute time
     "a-cold": ("ratio", 1.0),
     "a-warm": ("ratio", 0.05),
     "b": ("ms", 15.0),
     "c": ("ms", 10.0),
     "index": ("ratio", 1.5),
+    "atos-batch": ("ratio", 0.2),
 }
 RSS_TARGET = 0.5  # peak RSS ours/theirs, on every workload
 TIME = "/usr/bin/time"  # GNU time (Debian package `time`)
@@ -60,9 +68,10 @@ def progress(message):
 
 
 def run(argv, stdin=None, stdout=None, env=None, stderr=None):
-    """Runs argv to completion: (wall seconds, peak RSS in KB, exit status).
+    """Runs argv to completion: (wall seconds, peak RSS in KB, exit status, CPU seconds).
 
-    The peak RSS comes from GNU time (`/usr/bin/time -f %M`), which forks and execs the command:
+    The peak RSS and the CPU time (user + system, of the process and the children it waited
+    for) come from GNU time (`/usr/bin/time -f "%M %U %S"`), which forks and execs the command:
     a process this script started directly would report this (much larger) Python process's
     RSS when that is larger, as Linux carries ru_maxrss across exec. The wall time is taken
     here, around /usr/bin/time, so it includes its start (about a millisecond; see
@@ -71,30 +80,37 @@ def run(argv, stdin=None, stdout=None, env=None, stderr=None):
     with open(stdin or os.devnull, "rb") as i, open(stdout or os.devnull, "wb") as o, \
             open(stderr or os.devnull, "ab") as e:
         start = time.perf_counter()
-        status = subprocess.call([TIME, "-f", "%M", "-o", rss_file, "--"] + list(argv),
+        status = subprocess.call([TIME, "-f", "%M %U %S", "-o", rss_file, "--"] + list(argv),
                                  stdin=i, stdout=o, stderr=e, env=env)
         wall = time.perf_counter() - start
     with open(rss_file) as f:
-        lines = f.read().split()
-    rss = int(lines[-1]) if lines and lines[-1].isdigit() else 0
-    return wall, rss, status
+        lines = f.read().strip().splitlines()
+    fields = lines[-1].split() if lines else []
+    try:
+        rss, cpu = int(fields[0]), float(fields[1]) + float(fields[2])
+    except (IndexError, ValueError):
+        rss, cpu = 0, 0.0
+    return wall, rss, status, cpu
 
 
 class Measurement:
-    def __init__(self, walls, rss, note):
+    def __init__(self, walls, rss, note, cpus=()):
         self.wall = statistics.median(walls) if walls else None
         self.rss = rss
         self.runs = len(walls)
         self.note = note
+        # Cores used: CPU time over wall time, the median over the runs.
+        self.cores = statistics.median(c / w for c, w in zip(cpus, walls) if w > 0) if cpus else None
 
 
 def repeat(label, make_run, runs, budget):
-    """Runs make_run(i) -> (wall, rss, status) up to `runs` times, fewer once `budget` seconds
-    are spent (at least once). Median wall, largest RSS."""
-    walls, rss, spent, failures = [], 0, 0.0, 0
+    """Runs make_run(i) -> (wall, rss, status, cpu) up to `runs` times, fewer once `budget`
+    seconds are spent (at least once). Median wall, largest RSS, median cores used."""
+    walls, cpus, rss, spent, failures = [], [], 0, 0.0, 0
     for i in range(runs):
-        wall, peak, status = make_run(i)
+        wall, peak, status, cpu = make_run(i)
         walls.append(wall)
+        cpus.append(cpu)
         rss = max(rss, peak)
         spent += wall
         failures += status != 0
@@ -104,7 +120,7 @@ def repeat(label, make_run, runs, budget):
     if failures:
         note += ", exit status != 0 in %d" % failures
     progress("%-34s %9s  %9s  (%s)" % (label, fmt_time(statistics.median(walls)), fmt_kb(rss), note))
-    return Measurement(walls, rss, note)
+    return Measurement(walls, rss, note, cpus)
 
 
 def loop(label, argvs, budget, env=None, minimum=3):
@@ -113,7 +129,7 @@ def loop(label, argvs, budget, env=None, minimum=3):
     Mean wall per process, largest RSS."""
     total, rss, done, failures = 0.0, 0, 0, 0
     for argv, stdin in argvs:
-        wall, peak, status = run(argv, stdin=stdin, env=env)
+        wall, peak, status, _ = run(argv, stdin=stdin, env=env)
         total += wall
         rss = max(rss, peak)
         done += 1
@@ -318,14 +334,17 @@ class Bench:
         self.bin = os.path.abspath(args.symbolicate)
         self.symbolizer = args.symbolizer
         self.gsymutil = args.gsymutil
-        help_text = subprocess.run([self.bin, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   universal_newlines=True).stdout
+        # The root's help lists the subcommands; the report command's (`reports --help`) its flags.
+        help_text = "".join(subprocess.run([self.bin] + words + ["--help"], stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, universal_newlines=True).stdout
+                            for words in ([], ["reports"]))
         self.has_no_cache = "--no-cache" in help_text
         # What starting a process through /usr/bin/time costs: `true`, median of 20.
         self.overhead = statistics.median(run(["true"])[0] for _ in range(20))
         self.scratch = SCRATCH
         self.rows = []     # (input, key, label, ours, theirs)
         self.guards = {}
+        self.issue = targets.Issue13(self, sys.modules[__name__])
 
     def cache_dir(self):
         """A new, empty XDG_CACHE_HOME."""
@@ -434,13 +453,30 @@ class Bench:
         row("c", "(c) one address", ours_c, theirs_c)
 
         # Index build: the same atos with an empty cache, against one full llvm-gsymutil pass.
-        ours_index = repeat("index: symbolicate atos, cold", lambda i: run(
-            atos, env=self.env(self.cache_dir()), stderr=errors), a.runs, a.budget)
+        index_caches = []
+
+        def index(i):
+            index_caches.append(self.cache_dir())
+            return run(atos, env=self.env(index_caches[-1]), stderr=errors)
+        ours_index = repeat("index: symbolicate atos, cold", index, a.runs, a.budget)
         gsym_out = os.path.join(self.scratch, "out.gsym")
         gsym = repeat("index: llvm-gsymutil --convert", lambda i: run(
             [self.gsymutil, "--quiet", "--convert", debug_file, "--out-file", gsym_out] + spec.get("gsymutil_args", []),
             stderr=errors), a.runs, a.budget)
         row("index", "index build vs gsymutil", ours_index, gsym)
+        # gsymutil names the output of one slice of a universal file after its architecture.
+        gsym_files = glob.glob(gsym_out + "*")
+        gsym_bytes = sum(os.path.getsize(f) for f in gsym_files)
+        for f in gsym_files:
+            os.remove(f)
+
+        # The targets of issue 13 (targets.py): floor, parallelism, atos batch, sizes, anchor.
+        self.issue.input(name, spec, {
+            "out": out, "errors": errors, "reports": reports, "oracle": oracle, "names": names,
+            "report_args": report_args, "warm": warm, "cold": ours_cold, "index": ours_index,
+            "index_caches": index_caches, "gsym_bytes": gsym_bytes})
+        for cache in index_caches:
+            shutil.rmtree(cache, ignore_errors=True)
         spec["name"] = name
         self.specs = getattr(self, "specs", {})
         self.specs[name] = spec
@@ -537,8 +573,6 @@ class Bench:
                     row = [g[key], g["both"], "%.4f" % ratio(g[key], g["both"])]
                     note = "frames that agree (ours column) of the frames both tools resolve (llvm column)"
                 tsv.append("\t".join(str(x) for x in [name, "correctness", metric] + row + [target, met, "", note]))
-        with open(a.tsv, "w") as f:
-            f.write("\n".join(tsv) + "\n")
         print()
         print("Each wall time includes starting the process through /usr/bin/time: %.1f ms for `true`."
               % (self.overhead * 1000))
@@ -551,6 +585,9 @@ class Bench:
             sum(1 for _, _, _, r in summary if r), len(summary), os.path.relpath(a.tsv)))
         if not self.has_no_cache:
             print("(this symbolicate has no --no-cache flag: that row is left out)")
+        tsv += self.issue.report()
+        with open(a.tsv, "w") as f:
+            f.write("\n".join(tsv) + "\n")
         shutil.rmtree(self.scratch, ignore_errors=True)
         return missed
 
@@ -566,6 +603,14 @@ def main():
     parser.add_argument("--runs-c", type=int, default=10, help="runs per measurement of (c)")
     parser.add_argument("--budget", type=float, default=90.0,
                         help="seconds after which a measurement stops repeating (it runs at least once)")
+    parser.add_argument("--runs-targets", type=int, default=5,
+                        help="runs of each alternating batch measurement of the issue 13 targets")
+    parser.add_argument("--floor", required=True, help="the floor program (floor.c), built")
+    parser.add_argument("--symcache-python", help="the Python of a venv holding Sentry's symbolic (the anchor)")
+    parser.add_argument("--baseline", help="a results.tsv of an earlier run: 'warm lookups no slower than today'")
+    parser.add_argument("--targets-file", help="where the table of the issue 13 targets is written too")
+    parser.add_argument("--no-targets-print", dest="print_targets", action="store_false",
+                        help="write the targets table to --targets-file only (make bench prints it last)")
     parser.add_argument("inputs", nargs="+", help="NAME=WORKDIR")
     args = parser.parse_args()
     bench = Bench(args)

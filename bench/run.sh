@@ -13,6 +13,12 @@
 #   BENCH_INPUTS="..."   a subset of the inputs above (default: all four)
 #   BENCH_RUNS=N         runs per measurement of (a) and the index build (default 3)
 #   BENCH_BUDGET=S       seconds after which a measurement stops repeating (default 90)
+#   BENCH_TARGET_RUNS=N  alternating runs of the issue 13 batch measurements (default 5)
+#   BENCH_BASELINE=TSV   the results.tsv "warm lookups no slower than" compares with (default
+#                        bench/build/baseline.tsv, written from the first run's results)
+#   SYMBOLIC_VERSION=V   the version of Sentry's symbolic, the anchor (default 13.9.0)
+#   BENCH_TARGETS_LAST=1 do not print the targets table (bench/build/targets.txt): `make bench`
+#                        prints it after bench/group.sh, as its last words
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -29,11 +35,15 @@ cp "$SYMBOLICATE" "$UNDER_TEST"
 REVISION="$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
 log "measuring a copy of $SYMBOLICATE (built $(date -r "$SYMBOLICATE" '+%F %T'), tree $REVISION)"
 
-# 0. Tools the measurements need: GNU time for peak RSS, LLVM 14 for gsymutil, dsymutil, lld.
+# 0. Tools the measurements need: GNU time for peak RSS, LLVM 14 for gsymutil, dsymutil, lld;
+#    the floor program; Sentry's symbolic in a venv (the anchor; left out when pip fails).
 need_packages time python3 llvm-14 lld-14
 for tool in "$TOOLCHAIN/llvm-symbolizer" "$TOOLCHAIN/llvm-objdump" "$TOOLCHAIN/clang" llvm-gsymutil-14; do
     command -v "$tool" >/dev/null || die "missing tool: $tool"
 done
+FLOOR="$BUILD/floor"
+build_floor "$FLOOR"
+SYMBOLIC_PYTHON="$(symbolic_venv "$BUILD/symbolic-venv" "${SYMBOLIC_VERSION:-13.9.0}")"
 
 # 1. The inputs, each built by its own script (skipped when up to date).
 prepare_start=$SECONDS
@@ -74,8 +84,19 @@ wants macho-universal && workload macho-universal macho --dsym "$M/universal/App
 log "inputs and workloads ready in $((SECONDS - prepare_start)) s"
 
 # 3. Measure and print the tables (bench/build/results.tsv gets the same numbers).
+#    The table of the issue 13 targets comes last; "warm lookups no slower than today" compares
+#    with the baseline, which the first run writes (a copy of its results.tsv).
 args=()
 for name in $INPUTS; do args+=("$name=$BUILD/work/$name"); done
+[[ -n "$SYMBOLIC_PYTHON" ]] && args=(--symcache-python "$SYMBOLIC_PYTHON" "${args[@]}")
+[[ -n "${BENCH_TARGETS_LAST:-}" ]] && args=(--no-targets-print "${args[@]}")
+BASELINE="${BENCH_BASELINE:-$BUILD/baseline.tsv}"
+rm -f "$BUILD/targets.txt"
 python3 "$BENCH_DIR/measure.py" --symbolicate "$UNDER_TEST" --symbolizer "$TOOLCHAIN/llvm-symbolizer" \
     --gsymutil llvm-gsymutil-14 --out-dir "$BUILD/out" --tsv "$BUILD/results.tsv" \
-    --runs "${BENCH_RUNS:-3}" --budget "${BENCH_BUDGET:-90}" "${args[@]}"
+    --runs "${BENCH_RUNS:-3}" --budget "${BENCH_BUDGET:-90}" --runs-targets "${BENCH_TARGET_RUNS:-5}" \
+    --floor "$FLOOR" --baseline "$BASELINE" --targets-file "$BUILD/targets.txt" "${args[@]}"
+if [[ ! -e "$BASELINE" ]]; then
+    cp "$BUILD/results.tsv" "$BASELINE"
+    log "baseline for 'warm lookups no slower than today': $BASELINE (this run's results)"
+fi
