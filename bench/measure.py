@@ -353,7 +353,9 @@ class Bench:
     def env(self, cache):
         env = dict(os.environ)
         env["XDG_CACHE_HOME"] = cache
-        env.pop("SYMBOLICATE_PATH", None)
+        # Nothing from the caller's setup: no other debug-file path, cache or symbol server.
+        for name in ("SYMBOLICATE_PATH", "SYMBOLICATE_CACHE_DIR", "SYMBOLICATE_SHARED_CACHE", "DEBUGINFOD_URLS"):
+            env.pop(name, None)
         return env
 
     def input(self, name, workdir):
