@@ -112,7 +112,8 @@ fixtures: setup
 run: build fixtures
 	$(RELEASE_BIN) -d Fixtures/build/macho Fixtures/build/reports/App-arm64.crash
 
-test: setup fixtures
+# The release program is built first: the tests of make install and make deb use it.
+test: setup fixtures build
 	$(SWIFT) build --product symbolicate
 	$(SWIFT) test --disable-swift-testing
 
