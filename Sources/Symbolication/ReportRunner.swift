@@ -284,7 +284,7 @@ public final class ReportRunner {
                         into bytes: inout [UInt8]) {
         switch format {
         case .text:
-            TextRenderer(fullPath: options.fullPath, marks: marked ? Self.marks(for: symbolicated.report) : nil)
+            TextRenderer(fullPath: options.fullPath, marks: marked ? Self.marks(for: symbolicated) : nil)
                 .render(symbolicated, into: &bytes)
         case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
         case .metricKit: MetricKitRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
@@ -443,10 +443,16 @@ public final class ReportRunner {
         }
     }
 
-    /// Which of the report's images are the app's, for marking its frames.
-    static func marks(for report: CrashReport) -> TerminalMarks {
-        let processPath = report.header.first { $0.key == "Path" }?.value
-        return TerminalMarks(appImages: report.images.map { Symbolicator.isAppImage($0, processPath: processPath) })
+    /// Which of the report's images are the app's, for marking its resolved frames: only
+    /// images with a debug file have any, so only those are looked at.
+    static func marks(for symbolicated: SymbolicatedReport) -> TerminalMarks {
+        let report = symbolicated.report
+        var appImages = [Bool](repeating: false, count: report.images.count)
+        let processPath = symbolicated.debugFiles.isEmpty ? nil : report.header.first { $0.key == "Path" }?.value
+        for i in symbolicated.debugFiles.keys where appImages.indices.contains(i) {
+            appImages[i] = Symbolicator.isAppImage(report.images[i], processPath: processPath)
+        }
+        return TerminalMarks(appImages: appImages)
     }
 
     /// The summary on stderr: counts, then the app images without a debug file. With
