@@ -67,8 +67,8 @@ struct ReportsCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("""
         Mark the lines of frames resolved in the app's images in bold, and the summary's problems \
-        in red: auto (when the output is a terminal and NO_COLOR is not set), always, or never. \
-        Files written with -o or --in-place are never marked.
+        in red; auto: when the output is a terminal and NO_COLOR is not set. Files written with \
+        -o or --in-place are never marked.
         """, valueName: "when"))
     var color: ColorChoice = .auto
 
