@@ -32,7 +32,6 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # The manual page and the completion scripts, made from the built program.
 GENERATED       := .build/generated
 MAN_PAGE        := $(GENERATED)/symbolicate.1
-COMPLETIONS     := $(GENERATED)/symbolicate.bash $(GENERATED)/_symbolicate $(GENERATED)/symbolicate.fish
 GENERATE_MANUAL := .build/tools/debug/generate-manual
 ARGUMENT_PARSER := .build/checkouts/swift-argument-parser
 # The commit the program is built from, for --version (see Sources/symbolicate/Version.swift).
