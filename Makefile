@@ -18,6 +18,7 @@ FUZZ_SECONDS ?= 60
 
 # Debian packages the build, the fixtures and the tests need.
 PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg \
+            libcurl4-openssl-dev libdebuginfod-dev debuginfod strace llvm-19-dev rustc \
             dpkg-dev lintian man-db bsdutils bash-completion
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/...

@@ -13,17 +13,29 @@ let package = Package(
         .target(
             name: "CDwarf",
             linkerSettings: [
-                .linkedLibrary("elf"), .linkedLibrary("z"), .linkedLibrary("zstd"), .linkedLibrary("stdc++"),
+                .linkedLibrary("elf"), .linkedLibrary("z"), .linkedLibrary("zstd"),
             ]
         ),
         // libdwarf reading what CDwarf reads, as the reference the tests compare with: only test
         // targets depend on it, so that the shipped program does not link libdwarf.
         .target(name: "CDwarfReference", dependencies: ["CDwarf"], linkerSettings: [.linkedLibrary("dwarf")]),
+        // Demangling through LLVM's demangler library: Debian's llvm-19-dev has it as a static
+        // library, so the shipped program needs no LLVM at run time.
+        .target(
+            name: "CDemangle",
+            cxxSettings: [.unsafeFlags(["-I/usr/lib/llvm-19/include"])],
+            linkerSettings: [
+                .unsafeFlags(["-L/usr/lib/llvm-19/lib"]), .linkedLibrary("LLVMDemangle"), .linkedLibrary("stdc++"),
+            ]
+        ),
         .target(name: "CFaultGuard"),
+        // libcurl and libdebuginfod, loaded with dlopen when a server is configured (their
+        // headers only at build time: Debian's libcurl4-openssl-dev and libdebuginfod-dev).
+        .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Platform"),
-        .target(name: "DebugInfo", dependencies: ["CDwarf", "CFaultGuard", "Platform"]),
+        .target(name: "DebugInfo", dependencies: ["CDwarf", "CDemangle", "CFaultGuard", "Platform"]),
         .target(name: "CrashReport"),
-        .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform"]),
+        .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform", "CFetch"]),
         .executableTarget(
             name: "symbolicate",
             dependencies: [
@@ -34,9 +46,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CFaultGuardTests", dependencies: ["CFaultGuard", "TestSupport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
-        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDwarfReference", "TestSupport"]),
+        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDemangle", "CDwarfReference", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
         .testTarget(name: "SymbolicationTests", dependencies: ["Symbolication", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

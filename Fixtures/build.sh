@@ -31,12 +31,14 @@ LLVM_OBJDUMP="${LLVM_OBJDUMP:-llvm-objdump}"
 LLVM_DWARFDUMP="${LLVM_DWARFDUMP:-llvm-dwarfdump}"
 PYTHON="${PYTHON:-python3}"
 SWIFTC="${SWIFTC:-swiftc}"
+# Debian's rustc (make setup installs it), so that every machine builds the same Rust fixtures.
+RUSTC="${RUSTC:-/usr/bin/rustc}"
 export LLVM_OBJDUMP LLVM_DWARFDUMP LIPO
 
 FORCE=0
 if [[ "${1:-}" == "--force" ]]; then FORCE=1; fi
 
-for tool in "$APPLE_CC" "$ELF_CLANG" "$ELF_CLANGXX" "$GCC" "$GXX" "$LD64" "$ELF_LLD" "$DSYMUTIL" "$DSYMUTIL19" "$LD64_19" "$SWIFTC" "$LIPO" "$OBJCOPY" \
+for tool in "$APPLE_CC" "$ELF_CLANG" "$ELF_CLANGXX" "$GCC" "$GXX" "$LD64" "$ELF_LLD" "$DSYMUTIL" "$DSYMUTIL19" "$LD64_19" "$SWIFTC" "$RUSTC" "$LIPO" "$OBJCOPY" \
             "$READELF" "$LLVM_OBJDUMP" "$LLVM_DWARFDUMP" "$PYTHON"; do
     command -v "$tool" >/dev/null || { echo "build.sh: missing tool: $tool" >&2; exit 1; }
 done
@@ -47,7 +49,7 @@ stamp() {
         cd "$HERE"
         find src -type f | LC_ALL=C sort | xargs sha256sum
         sha256sum build.sh make_reports.py make_metrickit.py
-        for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$DSYMUTIL19" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP"; do
+        for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$DSYMUTIL19" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP" "$RUSTC" "$SWIFTC"; do
             { "$tool" --version 2>/dev/null || true; } | head -n 1 || true
         done
     } | sha256sum | cut -d' ' -f1
@@ -256,6 +258,23 @@ cp "$E/app-gcc-dwarf4.debug" "$D/app.debug"
 
 # swift-shapes: Swift's own DWARF (mangled $s names, generics, closures), optimized.
 "$SWIFTC" -O -g -module-name Shapes -Xlinker --build-id -o "$E/swift-shapes" "$SRC/swift/main.swift"
+
+# swift-async: the swiftcrash program (src/swiftcrash), optimized: its async functions are
+# split into await resume partial functions (symbols ending in TQ<n>_), which the names of
+# its frames must show as the function they belong to.
+"$SWIFTC" -O -g -module-name SwiftCrash -Xlinker --build-id -o "$E/swift-async" "$SRC"/swiftcrash/*.swift
+
+# rust-v0, rust-legacy: one Rust program (src/rust/main.rs) built with each of rustc's two
+# manglings, optimized, with full debug information. The v0 build has v0 names for the
+# program and for what it instantiates from std; the std code linked in as it was shipped
+# keeps the mangling std was built with (legacy for Debian's).
+for mangling in v0 legacy; do
+    flags=()
+    # legacy is the default; naming it needs -Z unstable-options since rustc 1.60.
+    [[ $mangling == v0 ]] && flags=(-C symbol-mangling-version=v0)
+    (cd "$SRC" && "$RUSTC" --edition 2021 --crate-name app -g -C opt-level=2 "${flags[@]}" \
+        -C link-arg=-Wl,--build-id -o "$E/rust-$mangling" rust/main.rs)
+done
 
 # ---------------------------------------------------------------------------
 # Crash reports, expectations and the manifest.

@@ -3,7 +3,7 @@
 #
 # Fuzz/<target>.c is compiled with every Sources/CDwarf/*.c under libFuzzer, AddressSanitizer
 # and UndefinedBehaviorSanitizer. Fuzz/<target>.swift is linked against the project's modules
-# (Platform, CrashReport, DebugInfo and the CDwarf C code under it), each compiled here with
+# (Platform, CrashReport, DebugInfo and the CDwarf and CDemangle code under it), each compiled here with
 # swiftc/clang, coverage-instrumented and under AddressSanitizer; the modules are rebuilt only
 # when their sources change. Why plain swiftc rather than SwiftPM: see Fuzz/README.md.
 set -euo pipefail
@@ -42,9 +42,10 @@ if [ -f "Fuzz/$target.c" ]; then
 fi
 [ -f "Fuzz/$target.swift" ] || { echo "fuzz: no Fuzz/$target.swift or Fuzz/$target.c" >&2; exit 2; }
 
-# The C modules under DebugInfo: instrumented objects in one library each, and a module map
-# so that `import CDwarf` / `import CFaultGuard` find their headers.
-c_modules=(CDwarf CFaultGuard)
+# The C and C++ modules under DebugInfo: instrumented objects in one library each, and a module
+# map so that `import CDwarf` / `import CDemangle` / `import CFaultGuard` find their headers.
+# CDemangle's C++ is built against Debian's LLVM 19 headers and links its demangler library.
+c_modules=(CDwarf CDemangle CFaultGuard)
 module_maps=()
 c_archives=()
 for c_module in "${c_modules[@]}"; do
@@ -56,15 +57,21 @@ for c_module in "${c_modules[@]}"; do
     stale "$archive" "Sources/$c_module" || continue
     echo "fuzz: building $c_module"
     rm -rf "$MODULES/$lower" && mkdir -p "$MODULES/$lower/include"
-    for source in Sources/"$c_module"/*.c; do
-        "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address -I"Sources/$c_module/include" \
-            "$source" -o "$MODULES/$lower/$(basename "$source" .c).o"
+    for source in Sources/"$c_module"/*.c Sources/"$c_module"/*.cpp; do
+        [ -e "$source" ] || continue
+        case $source in
+            *.cpp) compiler=("$CLANG++" -std=c++17 -I/usr/lib/llvm-19/include) ;;
+            *) compiler=("$CLANG") ;;
+        esac
+        "${compiler[@]}" -c -g -O1 -fsanitize=fuzzer-no-link,address -I"Sources/$c_module/include" \
+            "$source" -o "$MODULES/$lower/$(basename "${source%.*}").o"
     done
     rm -f "$archive"
     "$TOOLCHAIN/llvm-ar" rcs "$archive" "$MODULES/$lower"/*.o
     printf 'module %s {\n    header "%s"\n    export *\n}\n' \
         "$c_module" "$PWD/Sources/$c_module/include/$c_module.h" >"$map"
 done
+demangle_libs=(-L/usr/lib/llvm-19/lib -lLLVMDemangle)
 
 # The Swift modules, in dependency order. -sanitize=fuzzer on a module compiled with -c
 # instruments it for coverage (libFuzzer itself is linked only into the harness);
@@ -90,5 +97,5 @@ if stale "$OUT/$target" "Fuzz/$target.swift" "${support[@]}" "${c_archives[@]}" 
     echo "fuzz: building $target (Swift)"
     "$SWIFTC" "${swift_flags[@]}" -module-name "FuzzTarget" "Fuzz/$target.swift" "${support[@]}" \
         "${objects[@]}" "${c_archives[@]}" \
-        "${c_libs[@]}" -use-ld=lld -o "$OUT/$target"
+        "${c_libs[@]}" "${demangle_libs[@]}" -use-ld=lld -o "$OUT/$target"
 fi

@@ -111,8 +111,20 @@ mkdir -p "$seeds/sections"
 python3 Fuzz/make_dwarf_seeds.py "$seeds/sections" "$seeds"/objects/* >/dev/null 2>&1 \
     || echo "fuzz: no section seeds for dwarf_sections (make_dwarf_seeds.py failed)"
 
+# Symbol names for the demangler: the mangled names of the fixtures' symbol tables (C++, Swift,
+# Rust legacy and v0), one file each, every third of them, and the hostile names kept as
+# regression inputs.
+mkdir -p "$seeds/names"
+if [ -d Fixtures/build/elf ]; then
+    find Fixtures/build/elf -type f -exec llvm-nm --just-symbol-name {} + 2>/dev/null \
+        | grep -E '^(_Z|_R|\$s|_D[0-9])' | LC_ALL=C sort -u | awk 'NR % 3 == 0' | head -n 4000 \
+        | awk -v dir="$seeds/names" '{ printf "%s", $0 > (dir "/" NR); close(dir "/" NR) }'
+fi
+cp Tests/FuzzRegressions/demangle/* "$seeds/names/" 2>/dev/null
+
 seed_kind() {
     case $1 in
+        demangle) echo names ;;
         dwarf_sections) echo sections ;;
         object_identity|dwarf_*) echo objects ;;
         index_file) echo indexes ;;
@@ -126,6 +138,8 @@ run_one() {
     mkdir -p "$corpus" "$findings"
     # Reports: mutations of small inputs run many times faster and reach the same code.
     [ "$(seed_kind "$target")" = reports ] && limits=(-max_len=32768)
+    # Names: long enough for every bound (8 KiB), short enough to mutate quickly.
+    [ "$(seed_kind "$target")" = names ] && limits=(-max_len=9000)
     "$OUT/$target" "${limits[@]}" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$seeds/$(seed_kind "$target")" \
         >"$OUT/$target.log" 2>&1

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Tags whose children may hold subprograms or inlined subroutines.
+// Tags whose children may hold subprograms or inlined subroutines. Rust declares the methods
+// of a field-less enum inside its DW_TAG_enumeration_type.
 CDW_INTERNAL int may_hold_functions(uint64_t tag) {
     switch (tag) {
     case DW_TAG_compile_unit:
@@ -14,6 +15,7 @@ CDW_INTERNAL int may_hold_functions(uint64_t tag) {
     case DW_TAG_namespace:
     case DW_TAG_module:
     case DW_TAG_class_type:
+    case DW_TAG_enumeration_type:
     case DW_TAG_structure_type:
     case DW_TAG_union_type:
     case DW_TAG_interface_type:

@@ -6,6 +6,7 @@
 
 // Tags.
 #define DW_TAG_class_type            0x02
+#define DW_TAG_enumeration_type      0x04
 #define DW_TAG_lexical_block         0x0b
 #define DW_TAG_compile_unit          0x11
 #define DW_TAG_structure_type        0x13

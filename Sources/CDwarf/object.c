@@ -228,15 +228,3 @@ void cdw_close(cdw_object *o) {
 uint32_t cdw_crc32(uint32_t crc, const void *data, size_t size) {
     return (uint32_t)crc32_z(crc, data, size);
 }
-
-extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
-
-char *cdw_demangle_cxx(const char *mangled) {
-    int status = 0;
-    char *out = __cxa_demangle(mangled, NULL, NULL, &status);
-    if (status != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}

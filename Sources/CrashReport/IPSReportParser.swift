@@ -44,7 +44,7 @@ public enum IPSReportParser {
         do {
             (metadata, metadataEnd) = try JSONScanner.parse(bytes, from: start)
         } catch let error as JSONError {
-            throw invalid(path, bytes, error, in: "the metadata line")
+            throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the metadata line"))
         }
         guard metadata.nodes[metadata.root].kind == .object else {
             throw ReportError.invalidIPS(path, reason: "the metadata line is not a JSON object")
@@ -67,7 +67,7 @@ public enum IPSReportParser {
         do {
             body = try JSONScanner.parse(bytes, from: bodyStart).tree
         } catch let error as JSONError {
-            throw invalid(path, bytes, error, in: "the JSON body")
+            throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
         }
         guard body.nodes[body.root].kind == .object else {
             throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
@@ -102,21 +102,6 @@ public enum IPSReportParser {
         }
         return IPSDocument(bytes: bytes, frameObjects: frameObjects, inlinedFrames: inlinedFrames,
                            textBacktraces: translation.textBacktraces)
-    }
-
-    /// A one-line reason for a JSON error: where (line and column of the file) and what.
-    private static func invalid(_ path: String, _ bytes: [UInt8], _ error: JSONError, in part: String) -> ReportError {
-        var line = 1
-        var lineStart = 0
-        for i in 0..<min(error.offset, bytes.count) where bytes[i] == ASCII.newline {
-            line += 1
-            lineStart = i + 1
-        }
-        let place = "line \(line), column \(error.offset - lineStart + 1)"
-        if error.atEnd {
-            return .invalidIPS(path, reason: "\(part) is not valid JSON: \(error.message) (\(place)): the file is cut short")
-        }
-        return .invalidIPS(path, reason: "\(part) is not valid JSON: \(error.message) at \(place)")
     }
 }
 

@@ -86,6 +86,21 @@ struct JSONError: Error, Sendable {
     var message: String
     /// Whether the input ended before the value did (a truncated file).
     var atEnd: Bool
+
+    /// A one-line reason naming where in `bytes` (line and column) and what, e.g.
+    /// "not valid JSON: expected ',' or '}' at line 3, column 7"; `part` names the part of
+    /// the file ("the JSON body") when there is more than one.
+    func reason(in bytes: [UInt8], part: String? = nil) -> String {
+        var line = 1
+        var lineStart = 0
+        for i in 0..<min(offset, bytes.count) where bytes[i] == ASCII.newline {
+            line += 1
+            lineStart = i + 1
+        }
+        let place = "line \(line), column \(offset - lineStart + 1)"
+        let what = (part.map { "\($0) is not" } ?? "not") + " valid JSON: \(message)"
+        return atEnd ? "\(what) (\(place)): the file is cut short" : "\(what) at \(place)"
+    }
 }
 
 /// A parsed JSON value: its nodes in document order (the root is node 0) over the input bytes.

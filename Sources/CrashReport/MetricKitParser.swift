@@ -57,7 +57,7 @@ public enum MetricKitParser {
                 $0.contains(literal: "\"callStackTree\"", from: start) || $0.contains(literal: "\"callStackRootFrames\"", from: start)
             }
             guard namesTree else { return nil }
-            throw invalid(path, bytes, error)
+            throw ReportError.invalidMetricKit(path, reason: error.reason(in: bytes))
         }
         let parts = find(in: tree)
         guard parts.contains(where: { if case .diagnostic = $0 { return true } else { return false } }) else { return nil }
@@ -156,21 +156,6 @@ public enum MetricKitParser {
     static func rawKey(of node: Int, in tree: JSONTree) -> String {
         guard let key = tree.nodes[node].keyRange, key.count >= 2 else { return "" }
         return String(decoding: tree.bytes[(key.lowerBound + 1)..<(key.upperBound - 1)], as: UTF8.self)
-    }
-
-    /// A one-line reason for a JSON error: where (line and column of the file) and what.
-    private static func invalid(_ path: String, _ bytes: [UInt8], _ error: JSONError) -> ReportError {
-        var line = 1
-        var lineStart = 0
-        for i in 0..<min(error.offset, bytes.count) where bytes[i] == ASCII.newline {
-            line += 1
-            lineStart = i + 1
-        }
-        let place = "line \(line), column \(error.offset - lineStart + 1)"
-        if error.atEnd {
-            return .invalidMetricKit(path, reason: "not valid JSON: \(error.message) (\(place)): the file is cut short")
-        }
-        return .invalidMetricKit(path, reason: "not valid JSON: \(error.message) at \(place)")
     }
 }
 

@@ -1,3 +1,4 @@
+import CDemangle
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,14 +27,21 @@ public enum NameStyle: Sendable, Hashable {
 extension Demangler {
     /// The readable form of `name` in `style`, or `name` itself when it is not a mangled name,
     /// is beyond the bounds (``isWithinBounds(_:)``), or its readable form would be too long.
+    ///
+    /// In the simplified style, Swift and C++ names are spelled by the runtime's backtracer
+    /// (C++ through the C++ ABI's demangler); Rust and D names, which it leaves mangled, as in
+    /// the full style.
     public static func demangle(_ name: String, style: NameStyle) -> String {
         guard style == .simplified else { return demangle(name) }
         var name = name
         let withinBounds = name.withUTF8 { isWithinBounds($0) }
         guard withinBounds else { return name }
+        let isBacktracers = name.withCString { raw in
+            isSwiftMangled(UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self)) || cdm_scheme_of(raw, strlen(raw)) == CDM_ITANIUM
+        }
+        guard isBacktracers else { return demangle(name) }
         let demangled: String? = name.withCString { raw in
-            guard isMangled(UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self)),
-                  let out = _swiftBacktraceDemangle(raw, strlen(raw), nil, nil) else { return nil }
+            guard let out = _swiftBacktraceDemangle(raw, strlen(raw), nil, nil) else { return nil }
             defer { free(out) }
             guard strnlen(out, maximumDemangledLength + 1) <= maximumDemangledLength else { return nil }
             return String(cString: out)

@@ -30,7 +30,7 @@ public struct AtosLookup {
         public var inlinedFrames: Bool
         /// Full source paths instead of file names.
         public var fullPath: Bool
-        /// Demangle Swift and C++ names.
+        /// Demangle Swift, C++, Rust and D names (see ``Demangler``).
         public var demangle: Bool
 
         public init(objectPath: String, architecture: Architecture? = nil, loadAddress: UInt64? = nil,

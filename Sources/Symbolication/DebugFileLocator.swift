@@ -39,6 +39,11 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// Identifiers whose build-id and debuglink places were looked at.
     private var lookedFor: Set<String> = []
     private var modules: [String: DebugFile?] = [:]
+    /// Where debug files that nothing local matches are fetched from (none by default).
+    /// Set before the first lookup.
+    public var servers: DebugFileServers?
+    /// Identifiers whose server answers were registered.
+    private var fetched: Set<String> = []
     /// How many files were opened to identify them: what the cache spares.
     private(set) var filesRead = 0
     /// The paths named with `-d` that gave nothing to use: missing, a symbolic link loop, a
@@ -224,7 +229,13 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// When the files found hold no DWARF for `identifier`, ELF debug files are looked for
     /// by build-id under each directory searched and `/usr/lib/debug`, and through the
     /// `.gnu_debuglink` of the binaries found; once per identifier.
-    public func debugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
+    ///
+    /// With `fetching` (the image's format) and ``servers``, an identifier that no local file
+    /// holds with DWARF is asked of the servers (once per run), and what they give is used as
+    /// a local file would be.
+    public func debugFile(identifier: String, architecture: Architecture?,
+                          fetching format: DebugFile.Format? = nil) -> DebugFile? {
+        if let format, let servers { fetch(identifier.lowercased(), format: format, from: servers) }
         lock.lock()
         defer { lock.unlock() }
         return lockedDebugFile(identifier: identifier.lowercased(), architecture: architecture)
@@ -346,6 +357,29 @@ public final class DebugFileLocator: @unchecked Sendable {
             return file
         }
         return nil
+    }
+
+    // MARK: - Servers
+
+    /// Asks `servers` for `identifier` unless a local file holds it with DWARF, and registers
+    /// the files they give (identified through the identity cache, as local files are). The
+    /// lock is not held while the servers are asked: other images go on meanwhile.
+    private func fetch(_ identifier: String, format: DebugFile.Format, from servers: DebugFileServers) {
+        let needed = lock.withLock {
+            !fetched.contains(identifier) && lockedDebugFile(identifier: identifier, architecture: nil)?.hasDWARF != true
+        }
+        guard needed else { return }
+        let paths = servers.files(for: identifier, format: format)
+        lock.withLock {
+            guard fetched.insert(identifier).inserted else { return }
+            for path in paths {
+                guard let info = System.status(path), System.isRegular(info),
+                      let files = slices(of: FileEntry(path: path, info: info), quiet: true) else { continue }
+                for file in files where !file.isRelocatable {
+                    if let found = file.identifier { register(file, identifier: found) }
+                }
+            }
+        }
     }
 
     /// Whether `path` names a `.dSYM` bundle.

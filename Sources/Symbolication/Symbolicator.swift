@@ -28,7 +28,7 @@ import Platform
 public final class Symbolicator: @unchecked Sendable {
     /// What to resolve and how to name it.
     public struct Options: Sendable {
-        /// Demangle Swift and C++ names.
+        /// Demangle Swift, C++, Rust and D names (see ``Demangler``).
         public var demangle: Bool
         /// Resolve again frames that already name a source file and line.
         public var force: Bool
@@ -117,7 +117,7 @@ public final class Symbolicator: @unchecked Sendable {
         }
         for (i, image) in report.images.enumerated() {
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
-            guard let (file, match) = debugFile(for: image, architecture: architecture) else {
+            guard let (file, match) = debugFile(for: image, architecture: architecture, fetch: framed.contains(i)) else {
                 missing.insert(i)
                 continue
             }
@@ -220,9 +220,11 @@ public final class Symbolicator: @unchecked Sendable {
     /// build-id, unless `modulePaths` is off) through the object file now at the module's
     /// path on this machine, or one the user named that has the module's file name (a
     /// ThreadSanitizer log names `race`, the user passes `-d build/race`).
-    private func debugFile(for image: BinaryImage, architecture: Architecture?) -> (DebugFile, Match)? {
+    /// With `fetch`, an identifier no local file matches is asked of the locator's servers.
+    private func debugFile(for image: BinaryImage, architecture: Architecture?, fetch: Bool) -> (DebugFile, Match)? {
         if let identifier = image.uuid {
-            return locator.debugFile(identifier: identifier, architecture: architecture).map { ($0, .identity) }
+            let format: DebugFile.Format? = fetch ? (image.format == .elf ? .elf : .machO) : nil
+            return locator.debugFile(identifier: identifier, architecture: architecture, fetching: format).map { ($0, .identity) }
         }
         guard options.modulePaths, image.format == .elf, let path = image.path else { return nil }
         if let file = locator.debugFile(forModulePath: path, architecture: architecture) {

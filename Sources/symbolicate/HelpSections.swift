@@ -18,6 +18,8 @@ extension Symbolicate {
           SYMBOLICATE_PATH  Colon-separated folders and files searched for debug
                             files after the -d paths; those that do not exist
                             are passed over.
+          DEBUGINFOD_URLS   Space-separated debuginfod servers asked for ELF
+                            debug files by build-id (--debuginfod replaces it).
           XDG_CACHE_HOME    The caches are kept in $XDG_CACHE_HOME/symbolicate
                             when it is an absolute path, else in
                             $HOME/.cache/symbolicate.
@@ -36,6 +38,8 @@ extension Symbolicate {
           ~/.cache/symbolicate/indexes/  The index built from each debug file
                             used, named after its identity; --no-cache neither
                             reads nor writes either.
+          ~/.cache/symbolicate/downloads/  Debug files fetched from symbol and
+                            debuginfod servers.
           /usr/lib/debug/.build-id/  Searched for ELF debug files by build-id
                             (Debian's -dbg and -dbgsym packages put them there).
         """

@@ -74,6 +74,8 @@ struct ReportsCommand: ParsableCommand {
 
     @OptionGroup var common: LookupOptions
 
+    @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
+
     @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
     var force = false
 
@@ -144,6 +146,7 @@ struct ReportsCommand: ParsableCommand {
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
                                        cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
                                        diagnostics: diagnostics)
+        locator.servers = servers.servers(environment: environment, diagnostics: diagnostics)
         let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
                                         diagnostics: diagnostics,
                                         indexSource: Self.indexSource(cache: !common.noCache, diagnostics: diagnostics))
@@ -174,8 +177,9 @@ struct ReportsCommand: ParsableCommand {
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions: Set<String> = ["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from",
-                                            "--color"]
+    static let valueOptions = Set(["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from",
+                                   "--color"])
+        .union(ServerOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "o", "j"]
 
     var positionalArguments: [String] {

@@ -27,12 +27,13 @@ enum CLI {
     }
 
     /// The environment every run of the tool gets: this process's, without `SYMBOLICATE_PATH`
-    /// (the developer's search path), and with `XDG_CACHE_HOME` set to ``cacheHome``, so that
+    /// (the developer's search path) and `DEBUGINFOD_URLS`, and with `XDG_CACHE_HOME` set to ``cacheHome``, so that
     /// no run reads identities or indexes an earlier build of the tool stored, and the index
     /// builder is exercised end to end. Tests of the cache itself set `XDG_CACHE_HOME` over it.
     static let environment: [String: String] = {
         var environment = ProcessInfo.processInfo.environment
         environment["SYMBOLICATE_PATH"] = nil
+        environment["DEBUGINFOD_URLS"] = nil  // a distribution's default server: no test asks it
         environment["XDG_CACHE_HOME"] = cacheHome
         return environment
     }()
@@ -133,6 +134,30 @@ enum Fixtures {
             }
             return ManifestEntry(path: fields[0], identifier: fields[1], arch: fields[2], textVMAddress: vmaddr)
         }
+    }
+
+    /// The UUID (or build-id) of the fixture debug file named `name` (its file name, such as
+    /// `App-arm64` or `libGreeter.dylib`) for `arch`, as the fixture build made it. Mach-O
+    /// UUIDs hash the linked output, whose debug map names the object files by absolute path:
+    /// they differ from one checkout folder to another, so a report written into a test names
+    /// its images through this, never by a UUID copied from one build.
+    static func uuid(_ name: String, arch: String) throws -> String {
+        guard let entry = try manifest().first(where: { ($0.path as NSString).lastPathComponent == name && $0.arch == arch }) else {
+            throw FixtureError("manifest.txt: no \(name) for \(arch)")
+        }
+        return entry.identifier
+    }
+
+    /// `text` with every `UUID(name arch)` replaced by ``uuid(_:arch:)``: reports written in
+    /// tests that point into the fixtures.
+    static func fillingUUIDs(_ text: String) throws -> String {
+        var result = text
+        while let start = result.range(of: "UUID("), let end = result.range(of: ")", range: start.upperBound..<result.endIndex) {
+            let fields = result[start.upperBound..<end.lowerBound].split(separator: " ").map(String.init)
+            guard fields.count == 2 else { throw FixtureError("bad placeholder \(result[start.lowerBound..<end.upperBound])") }
+            result.replaceSubrange(start.lowerBound..<end.upperBound, with: try uuid(fields[0], arch: fields[1]))
+        }
+        return result
     }
 
     static func expectRows(for report: String) throws -> [ExpectRow] {

@@ -45,7 +45,7 @@ Heaviest stack for the target process:
 
 
 Powerstats for:   App [1234]
-UUID:             4C4C44C3-5555-3144-A19B-AF60D4F21F14
+UUID:             UUID(App-arm64 arm64)
 Path:             /private/var/containers/Bundle/Application/2B1F7E0D-8C1A-4F7B-9E5D-3A6C0F4B8D21/App.app/App
 Num samples:      20 (80%)
   20  ??? (libdyld.dylib + 5512) [0x1a6d7a588]
@@ -53,13 +53,13 @@ Num samples:      20 (80%)
       16  ??? (App + 16568) [0x104a340b8]
         16  ??? (App + 17220) [0x104a34344]
           16  ??? (App + 16900) [0x104a34204]
-      4   ??? (<4C4C4408-5555-3144-A1C2-93818143D9EB> + 17068) [0x1051c42ac]
+      4   ??? (<UUID(libGreeter.dylib arm64)> + 17068) [0x1051c42ac]
         4   ??? (libsystem_kernel.dylib + 20516) [0x1c0a8cbc4]
          *4   ??? (kernel + 1234) [0xfffffff007a1c4d2]
           4    <on behalf of App [1234]>
 
   Binary Images:
-           0x104a30000 -                ???  com.example.App 1.0 (1)                <4C4C44C3-5555-3144-A19B-AF60D4F21F14>  /private/var/containers/Bundle/Application/2B1F7E0D-8C1A-4F7B-9E5D-3A6C0F4B8D21/App.app/App
+           0x104a30000 -                ???  com.example.App 1.0 (1)                <UUID(App-arm64 arm64)>  /private/var/containers/Bundle/Application/2B1F7E0D-8C1A-4F7B-9E5D-3A6C0F4B8D21/App.app/App
            0x1a6d79000 -        0x1a6d7afff  libdyld.dylib                           <70B99E4D-6C1A-9D32-E0EB-D6119C04BA86>  /usr/lib/system/libdyld.dylib
            0x1c0a86000 -        0x1c0abffff  libsystem_kernel.dylib                  <0C4E1D9A-5F3B-3C2D-9E8F-7A6B5C4D3E2F>  /usr/lib/system/libsystem_kernel.dylib
 """#
@@ -100,14 +100,15 @@ Sort by top of stack, same collapsed (when >= 5):
         ???  (in App)        2757
 
 Binary Images:
-       0x10a2f1000 -        0x10a2f3fff +App (1.0 - 1) <4C4C442E-5555-3144-A1DC-44E002619AFD> /Applications/App.app/Contents/MacOS/App
+       0x10a2f1000 -        0x10a2f3fff +App (1.0 - 1) <UUID(App-x86_64 x86_64)> /Applications/App.app/Contents/MacOS/App
     0x7fff68428000 -     0x7fff68429fff  libdyld.dylib (852.2) <3B2B7B5D-3C4A-3D1E-9E0F-1A2B3C4D5E6F> /usr/lib/system/libdyld.dylib
 """#
 
+    /// Writes `text`, its `UUID(name arch)` placeholders filled with the fixtures' UUIDs.
     private func write(_ text: String, named name: String) throws -> String {
         let dir = try makeTemporaryDirectory("call-tree")
         let path = dir.appendingPathComponent(name).path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try Fixtures.fillingUUIDs(text).write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -129,11 +130,11 @@ Binary Images:
         XCTAssertTrue(lines.contains("  16  parse_record + 28 (parser.c:27,10 in App + 16900) [0x104a34204]"), output)
         // The tree keeps each node's depth; a frame named by UUID finds its image by UUID.
         XCTAssertTrue(lines.contains("          16  parse_record + 28 (parser.c:27,10 in App + 16900) [0x104a34204]"), output)
-        XCTAssertTrue(lines.contains(
-            "      4   greeter_emit + 24 (greeter.c:39,20 in <4C4C4408-5555-3144-A1C2-93818143D9EB> + 17068) [0x1051c42ac]"),
+        XCTAssertTrue(lines.contains(try Fixtures.fillingUUIDs(
+            "      4   greeter_emit + 24 (greeter.c:39,20 in <UUID(libGreeter.dylib arm64)> + 17068) [0x1051c42ac]")),
             output)
         // Unresolved lines, the Binary Images block and everything else, byte for byte.
-        let input = Self.microstackshot.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let input = try Fixtures.fillingUUIDs(Self.microstackshot).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for line in input where line.contains("libdyld") || line.contains("kernel") || line.contains("Binary Images")
             || line.contains("on behalf") || line.contains("???  com.example.App") {
             XCTAssertTrue(lines.contains(line), "lost: \(line)")
@@ -164,7 +165,7 @@ Binary Images:
         for (text, name) in [(Self.microstackshot, "a.cpu_resource.diag"), (Self.sample, "b.txt")] {
             let path = try write(text, named: name)
             let result = try run(["-q", path])
-            XCTAssertEqual(result.stdout, Data(text.utf8), name)
+            XCTAssertEqual(result.stdout, Data(try Fixtures.fillingUUIDs(text).utf8), name)
         }
     }
 
@@ -183,7 +184,8 @@ Binary Images:
         XCTAssertEqual(leaf["index"] as? Int, 4, "a node's index is its depth")
         XCTAssertEqual(leaf["line"] as? Int, 27)
         let images = try XCTUnwrap(report["images"] as? [[String: Any]])
-        let app = try XCTUnwrap(images.first { $0["uuid"] as? String == "4c4c44c355553144a19baf60d4f21f14" })
+        let uuid = try Fixtures.uuid("App-arm64", arch: "arm64").lowercased().replacingOccurrences(of: "-", with: "")
+        let app = try XCTUnwrap(images.first { $0["uuid"] as? String == uuid })
         XCTAssertEqual(app["name"] as? String, "com.example.App")
         XCTAssertNotNil(app["debug_file"] as? String)
     }

@@ -214,8 +214,8 @@ final class ErrorTests: XCTestCase {
         let root = try XCTUnwrap(json["command"] as? [String: Any])
         let subcommands = try XCTUnwrap(root["subcommands"] as? [[String: Any]])
         let expected: [String: (long: Set<String>, short: Set<String>)] = [
-            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color"],
-                        ["d", "o", "j"]),
+            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color",
+                         "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout"], ["d", "o", "j"]),
             "atos": (["--arch"], ["o", "l"]),
         ]
         for (name, options) in expected {

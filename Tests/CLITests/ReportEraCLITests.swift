@@ -82,7 +82,7 @@ final class ReportEraCLITests: XCTestCase {
         let plain = try plain()
         let replacements = [
             ("0x0000000104a34344 0x104a30000 + 17220", "0x0000000104a34344 _mh_execute_header + 17220"),
-            ("0x0000000104a340b8 0x104a30000 + 16568", "0x0000000104a340b8 <4C4C44C3-5555-3144-A19B-AF60D4F21F14> + 16568"),
+            ("0x0000000104a340b8 0x104a30000 + 16568", "0x0000000104a340b8 <\(try Fixtures.uuid("App-arm64", arch: "arm64"))> + 16568"),
             ("0x0000000104a343b8 0x104a30000 + 17336", "0x0000000104a343b8 process_one (in App) + 8"),
         ]
         var variant = plain.text

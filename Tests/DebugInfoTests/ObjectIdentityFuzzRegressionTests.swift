@@ -2,12 +2,16 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Replays the inputs the object-file fuzz targets found (Tests/FuzzRegressions/<target>/)
+/// Replays the inputs the object-file and demangler fuzz targets found (Tests/FuzzRegressions/<target>/)
 /// through the checks the fuzz harnesses run, so that a fixed crash or broken promise stays
 /// fixed without a sanitizer build.
 final class ObjectIdentityFuzzRegressionTests: XCTestCase {
     func testObjectIdentityRegressions() throws {
         try replay("object_identity", ObjectFuzzChecks.objectIdentity)
+    }
+
+    func testDemangleRegressions() throws {
+        try replay("demangle", DemanglerFuzzChecks.demangle)
     }
 
     private func replay(_ target: String, _ check: ([UInt8]) -> [String]) throws {

@@ -217,7 +217,8 @@ final class OracleTests: XCTestCase {
     }
 
     /// Names are compared as the binary has them (no demangling on either side: the two
-    /// demanglers spell names differently; DemanglerTests checks ours against c++filt).
+    /// demanglers spell names differently; DemanglerTests and RustNameTests check ours against
+    /// llvm-cxxfilt-19 and llvm-symbolizer-19).
     /// An unknown name is "??" for us and "" for llvm-symbolizer's JSON.
     private func canonical(_ name: String) -> String {
         name == "??" ? "" : name

@@ -37,6 +37,12 @@ public enum TestPaths {
         return nil
     }
 
+    /// A tool of Debian's LLVM 19 (`llvm-symbolizer`, `llvm-cxxfilt`, ...): the release whose
+    /// demangler library the program links, so that names must agree with it byte for byte.
+    public static func llvm19(_ tool: String) -> String? {
+        ["/usr/bin/\(tool)-19", "/usr/lib/llvm-19/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     /// The built `symbolicate` executable (the one `swift test` just built).
     public static var symbolicateBinary: URL {
         let build = packageRoot.appendingPathComponent(".build")

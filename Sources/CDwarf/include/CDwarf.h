@@ -173,9 +173,6 @@ void cdw_close(cdw_object *object);
 /// `.gnu_debuglink` records for a separate debug file.
 uint32_t cdw_crc32(uint32_t crc, const void *data, size_t size);
 
-/// Itanium C++ demangling (`__cxa_demangle`); returns a malloc'ed string or NULL.
-char *cdw_demangle_cxx(const char *mangled);
-
 #ifdef __cplusplus
 }
 #endif
