@@ -10,7 +10,8 @@
 # The package holds the program (stripped, as Debian ships programs), symbolicate(1) and the
 # bash, zsh and fish completions, in the places Debian's packages use. Its version is the
 # program's (Sources/symbolicate/Version.swift); its Depends are what dpkg-shlibdeps derives from
-# the shared libraries the program links; its description is the program's own abstract and
+# the shared libraries the program links (its Suggests, the libraries it loads only to fetch from
+# symbol servers); its description is the program's own abstract and
 # overview (--experimental-dump-help). DEB_MAINTAINER names the maintainer (default: git's
 # user.name and user.email).
 set -euo pipefail
@@ -91,6 +92,10 @@ DEPENDS="$(cd "$WORK" && dpkg-shlibdeps -O -eroot/usr/bin/symbolicate 2>"$WORK/s
 DEPENDS="${DEPENDS#shlibs:Depends=}"
 [[ -n "$DEPENDS" ]] || die "dpkg-shlibdeps found no dependency"
 
+# The libraries loaded with dlopen only when a symbol or debuginfod server is used
+# (Sources/CFetch): dpkg-shlibdeps cannot see them, and the program runs without them.
+SUGGESTS="libcurl4 | libcurl3-gnutls, libdebuginfod1"
+
 # Synopsis and description from the program's help: its abstract, and the first paragraph of
 # its discussion, wrapped for the control file.
 read -r -d '' DESCRIPTION < <("$BINARY" --experimental-dump-help | python3 -c '
@@ -110,6 +115,7 @@ Architecture: $ARCH
 Maintainer: $MAINTAINER
 Installed-Size: $INSTALLED_SIZE
 Depends: $DEPENDS
+Suggests: $SUGGESTS
 Section: devel
 Priority: optional
 Description: $DESCRIPTION
