@@ -30,7 +30,8 @@ struct Symbolicate: ParsableCommand {
         whose options 'symbolicate help reports' lists.
 
 
-        """ + exitStatus,
+        """ + [environment, files, exitStatus, examples].joined(separator: "\n\n"),
+        version: Version.description,
         subcommands: [ReportsCommand.self, Atos.self, GroupCommand.self],
         defaultSubcommand: ReportsCommand.self
     )

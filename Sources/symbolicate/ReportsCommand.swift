@@ -65,6 +65,13 @@ struct ReportsCommand: ParsableCommand {
           help: "No progress line and no summary on stderr (warnings are still printed).")
     var quiet = false
 
+    @Option(help: ArgumentHelp("""
+        Mark the lines of frames resolved in the app's images in bold, and the summary's problems \
+        in red; auto: when the output is a terminal and NO_COLOR is not set. Files written with \
+        -o or --in-place are never marked.
+        """, valueName: "when"))
+    var color: ColorChoice = .auto
+
     @OptionGroup var common: LookupOptions
 
     @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
@@ -150,7 +157,9 @@ struct ReportsCommand: ParsableCommand {
                                                  progress: !quiet && System.isTerminal(STDERR_FILENO),
                                                  summary: !quiet && (System.isTerminal(STDERR_FILENO) || inputs.count > 1
                                                                      || inputs.contains(where: System.isDirectory)),
-                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit),
+                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit,
+                                                 markFrames: format == .text && color.marks(STDOUT_FILENO, environment: environment),
+                                                 markSummary: color.marks(STDERR_FILENO, environment: environment)),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         let status = runner.run(inputs: inputs, output: output)
@@ -168,7 +177,8 @@ struct ReportsCommand: ParsableCommand {
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from"])
+    static let valueOptions = Set(["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from",
+                                   "--color"])
         .union(ServerOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "o", "j"]
 

@@ -214,7 +214,7 @@ final class ErrorTests: XCTestCase {
         let root = try XCTUnwrap(json["command"] as? [String: Any])
         let subcommands = try XCTUnwrap(root["subcommands"] as? [[String: Any]])
         let expected: [String: (long: Set<String>, short: Set<String>)] = [
-            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from",
+            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color",
                          "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout"], ["d", "o", "j"]),
             "atos": (["--arch"], ["o", "l"]),
             "group": (["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size", "--reports-from",
