@@ -7,6 +7,9 @@ public struct SymbolicatedReport: Sendable {
     public var frames: ResolvedFrames
     /// For each image index (into `report.images`), the path of the debug file used for it.
     public var debugFiles: [Int: String]
+    /// For each app image (index into `report.images`) whose frames were left without file and
+    /// line, why.
+    public var unresolvedImages: [Int: UnresolvedImage] = [:]
 
     /// Creates a symbolicated report; with the defaults, one with nothing resolved.
     public init(report: CrashReport, frames: ResolvedFrames = ResolvedFrames(), debugFiles: [Int: String] = [:]) {
