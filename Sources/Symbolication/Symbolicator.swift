@@ -149,10 +149,14 @@ public final class Symbolicator: @unchecked Sendable {
             if !file.hasDWARF { lineless[i] = file }
             images[i] = (file, index, Symbolicator.architecture(of: image, in: report, debugFile: file))
         }
-        if !missing.isEmpty || !lineless.isEmpty {
-            result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
+        guard !images.isEmpty else {
+            if !missing.isEmpty || !lineless.isEmpty {
+                result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
+            }
+            return result
         }
-        guard !images.isEmpty else { return result }
+        // Images with a line for some frame: a debug file read only in part may still have none.
+        var withLines: Set<Int> = []
 
         // Frames at the same address of the same image resolve alike: they share one array of
         // source frames, looked up once, instead of each holding a copy. A fixed number of
@@ -205,7 +209,14 @@ public final class Symbolicator: @unchecked Sendable {
                 }
                 guard !sourceFrames.isEmpty else { continue }
                 result.frames[FrameKey(thread: t, frame: f)] = sourceFrames
+                if sourceFrames.contains(where: { ($0.line ?? 0) > 0 }) { withLines.insert(imageIndex) }
             }
+        }
+        for (i, image) in images where image.index.problem != nil && image.file.hasDWARF && !withLines.contains(i) {
+            lineless[i] = image.file
+        }
+        if !missing.isEmpty || !lineless.isEmpty {
+            result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
         }
         return result
     }
@@ -330,12 +341,14 @@ public final class Symbolicator: @unchecked Sendable {
             return known
         }
         let failure = matched.flatMap { failures[$0] }
+        let problem = matched.flatMap { slots[$0]?.index?.problem }
         lock.unlock()
         let reason: MissReason
         if let matched {
             switch failure {
             case nil:
-                reason = matched.hasDWARF ? .damaged(path: matched.path, reason: "its index could not be made", matched: true)
+                reason = matched.hasDWARF
+                    ? .damaged(path: matched.path, reason: "part of the DWARF could not be read: \(problem ?? "?")", matched: true)
                     : .symbolTableOnly(file: matched)
             case .noDWARF? where !matched.hasDWARF:
                 reason = .noDebugInfo(file: matched)
