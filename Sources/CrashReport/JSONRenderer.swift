@@ -214,7 +214,7 @@ public enum JSONRenderer {
     /// A JSON string, or null. Quotes, backslashes, control characters (C0, DEL and the C1
     /// controls U+0080–U+009F, which some terminals obey) are escaped; all other text, valid
     /// UTF-8 as every `String` is, is copied in runs.
-    static func appendString(_ string: String?, to out: inout [UInt8]) {
+    public static func appendString(_ string: String?, to out: inout [UInt8]) {
         guard var string else {
             out.append(literal: "null")
             return

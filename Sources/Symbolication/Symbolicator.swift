@@ -351,7 +351,12 @@ public final class Symbolicator: @unchecked Sendable {
                     ? .damaged(path: matched.path, reason: "part of the DWARF could not be read: \(problem ?? "?")", matched: true)
                     : .symbolTableOnly(file: matched)
             case .noDWARF? where !matched.hasDWARF:
-                reason = .noDebugInfo(file: matched)
+                // A file cut short loses its section headers or symbol table: damage, not a strip.
+                if let problem = (try? ObjectSurvey.survey(matched))?.problems.first {
+                    reason = .damaged(path: matched.path, reason: problem, matched: true)
+                } else {
+                    reason = .noDebugInfo(file: matched)
+                }
             case .noDWARF? :
                 reason = .damaged(path: matched.path, reason: "the DWARF sections its headers list are not in the file (cut short?)",
                                   matched: true)

@@ -31,7 +31,7 @@ struct Symbolicate: ParsableCommand {
 
 
         """ + exitStatus,
-        subcommands: [ReportsCommand.self, Atos.self],
+        subcommands: [ReportsCommand.self, Atos.self, CheckCommand.self],
         defaultSubcommand: ReportsCommand.self
     )
 
@@ -71,7 +71,7 @@ struct Symbolicate: ParsableCommand {
 
     /// The subcommands whose positional arguments can be many thousands, by name.
     static let manyPositionalSubcommands: [String: any ManyPositionalArguments.Type] = [
-        "reports": ReportsCommand.self, "atos": Atos.self,
+        "reports": ReportsCommand.self, "atos": Atos.self, "check": CheckCommand.self,
     ]
 
     /// Parses `arguments`, validates and runs the subcommand they name (the report command

@@ -216,6 +216,7 @@ final class ErrorTests: XCTestCase {
         let expected: [String: (long: Set<String>, short: Set<String>)] = [
             "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from"], ["d", "o", "j"]),
             "atos": (["--arch"], ["o", "l"]),
+            "check": (["--format", "--jobs"], ["j"]),
         ]
         for (name, options) in expected {
             let command = try XCTUnwrap(subcommands.first { $0["commandName"] as? String == name }, name)

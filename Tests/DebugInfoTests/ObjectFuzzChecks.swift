@@ -10,8 +10,8 @@ import Darwin
 /// (Tests/FuzzRegressions): each function reads the bytes as the tool would and returns the
 /// promises the result breaks (empty when none). An input refused with an error is no finding.
 enum ObjectFuzzChecks {
-    /// The bytes as an object file: its identity and slices, each slice's headers and symbol
-    /// table, and lookups in the table. Slices must lie in the file and symbol tables be sorted
+    /// The bytes as an object file: its identity and slices, each slice's headers, symbol
+    /// table and survey (``ObjectSurvey``: what `check` reads), and lookups in the table. Slices must lie in the file and symbol tables be sorted
     /// and point into their strings.
     static func objectIdentity(_ bytes: [UInt8]) -> [String] {
         guard let path = writeScratchFile(bytes) else { return ["cannot write a scratch file"] }
@@ -33,6 +33,11 @@ enum ObjectFuzzChecks {
                 _ = symbols.address(of: symbol.name)
             }
             for address in [0, 1, file.textVMAddress, UInt64.max] { _ = symbols.lookup(address) }
+            // What `check` reads: unit headers of the DWARF sections, symbol table sizes, compression.
+            if let survey = try? ObjectSurvey.survey(file, layout: layout, in: mapped),
+               survey.units < 0 || survey.lineTables < 0 || survey.symbols < 0 {
+                broken.append("a survey of slice \(file.sliceOffset) counts below zero")
+            }
         }
         return broken
     }
