@@ -31,7 +31,7 @@ struct Symbolicate: ParsableCommand {
 
 
         """ + exitStatus,
-        subcommands: [ReportsCommand.self, Atos.self, CheckCommand.self],
+        subcommands: [ReportsCommand.self, Atos.self, CheckCommand.self, IndexCommand.self, CacheCommand.self],
         defaultSubcommand: ReportsCommand.self
     )
 

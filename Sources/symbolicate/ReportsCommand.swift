@@ -86,8 +86,8 @@ struct ReportsCommand: ParsableCommand {
 
     /// Where indexes come from: the persistent index cache (built and stored on a miss), or
     /// with `--no-cache` straight from the debug file.
-    static func indexSource(cache: Bool, diagnostics: Diagnostics) -> (DebugFile) throws -> SymbolIndex {
-        guard cache, let store = IndexStore.standard(environment: System.environment) else { return SymbolIndex.build }
+    static func indexSource(cache: Bool, environment: [String: String], diagnostics: Diagnostics) -> (DebugFile) throws -> SymbolIndex {
+        guard cache, let store = IndexStore.standard(environment: environment) else { return SymbolIndex.build }
         return { file in try store.index(for: file) { diagnostics.warn($0) } }
     }
 
@@ -132,14 +132,15 @@ struct ReportsCommand: ParsableCommand {
     func run() throws {
         let diagnostics = Diagnostics()
         guard let inputs = inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
-        let environment = System.environment
+        let environment = common.cache.environment()
         let locator = DebugFileLocator(paths: debugPaths,
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
                                        cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
                                        diagnostics: diagnostics)
         let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
                                         diagnostics: diagnostics,
-                                        indexSource: Self.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+                                        indexSource: Self.indexSource(cache: !common.noCache, environment: environment,
+                                                                      diagnostics: diagnostics))
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(format: format, fullPath: common.fullPath,
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
@@ -165,7 +166,8 @@ struct ReportsCommand: ParsableCommand {
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions: Set<String> = ["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from"]
+    static let valueOptions: Set<String> = Set(["--debug-files", "--format", "--output", "--jobs", "--max-report-size",
+                                                "--reports-from"]).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "o", "j"]
 
     var positionalArguments: [String] {

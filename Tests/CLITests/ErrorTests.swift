@@ -214,8 +214,9 @@ final class ErrorTests: XCTestCase {
         let root = try XCTUnwrap(json["command"] as? [String: Any])
         let subcommands = try XCTUnwrap(root["subcommands"] as? [[String: Any]])
         let expected: [String: (long: Set<String>, short: Set<String>)] = [
-            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from"], ["d", "o", "j"]),
-            "atos": (["--arch"], ["o", "l"]),
+            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--cache-dir",
+                         "--shared-cache"], ["d", "o", "j"]),
+            "atos": (["--arch", "--cache-dir", "--shared-cache"], ["o", "l"]),
             "check": (["--format", "--jobs"], ["j"]),
         ]
         for (name, options) in expected {

@@ -87,9 +87,9 @@ enum ObjectFuzzChecks {
         store(bytes.withUnsafeBytes { IndexChecksum.hash(UnsafeRawBufferPointer(rebasing: $0[0..<headerSize])) }, at: 96)
 
         // The identity strings, as the reader splits them, make the debug file it expects.
-        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
+        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 4, omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
-        guard strings.count == 4, let sliceOffset = Int(exactly: u64(72)), let sliceSize = Int(exactly: u64(80)) else { return [] }
+        guard strings.count == 5, let sliceOffset = Int(exactly: u64(72)), let sliceSize = Int(exactly: u64(80)) else { return [] }
         let architecture = Architecture(name: strings[1])
         guard architecture != nil || strings[1].isEmpty else { return [] }
         let file = DebugFile(path: "fuzz.debug", format: .elf, architecture: architecture,
@@ -98,8 +98,9 @@ enum ObjectFuzzChecks {
         let stamp = DebugFileStamp(size: u64(40), modified: Int64(bitPattern: u64(48)), inode: u64(56), device: u64(64))
 
         guard let mapping = mapScratchFile(bytes) else { return ["cannot map a scratch file"] }
-        guard let index = try? IndexStoreFormat.read(mapping, file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp),
-                                                     rebuild: { nil })
+        var identity = IndexStoreFormat.Identity(file, stamp: stamp)
+        identity.contentKeyed = u32(36) & IndexStoreFormat.contentKeyedFlag != 0
+        guard let index = try? IndexStoreFormat.read(mapping, file: file, identity: identity, rebuild: { nil })
         else { return [] }
         var addresses: Set<UInt64> = [0, 1, UInt64.max]
         var at = dataStart
