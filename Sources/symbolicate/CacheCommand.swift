@@ -111,21 +111,16 @@ struct CachePrune: ParsableCommand {
     @Option(help: ArgumentHelp("Remove index files not used for this many days.", valueName: "days"))
     var olderThan: Int?
 
-    @Option(name: .customLong("cache-dir"),
-            help: ArgumentHelp("The cache folder (default: $SYMBOLICATE_CACHE_DIR, else $XDG_CACHE_HOME/symbolicate, else ~/.cache/symbolicate).",
-                               valueName: "dir"),
-            completion: .directory)
-    var cacheDirectory: String?
+    @OptionGroup var cache: CacheOptions
 
     func validate() throws {
         if let olderThan, olderThan < 0 { throw ValidationError("--older-than must be a number of days, 0 or more") }
+        if !cache.sharedCaches.isEmpty { throw ValidationError("shared caches are never written: prune them where they are made") }
     }
 
     func run() throws {
         let diagnostics = Diagnostics()
-        var options = CacheOptions()
-        options.cacheDirectory = cacheDirectory
-        let root = try CacheCommand.root(options, diagnostics: diagnostics)
+        let root = try CacheCommand.root(cache, diagnostics: diagnostics)
         let store = IndexStore(directory: Path.join(root, "indexes"))
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
