@@ -11,7 +11,7 @@ FIXTURES    := Fixtures/build/manifest.txt
 FUZZ_SECONDS ?= 60
 
 # Debian packages the build, the fixtures and the tests need.
-PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg
+PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg parallel
 
 .PHONY: setup build run test bench fuzz fixtures clean
 
