@@ -41,7 +41,7 @@ import Platform
 ///     4c4c44e855553144a1883033e49ba05b-arm64-0-c5a3e_9f2b4c1d0e6a7b38-v8.index
 ///     (identifier, architecture, slice offset, "c" file size _ content hash, version)
 ///
-/// `symbolicate index` writes these (``storeShareable(_:warning:)``). A lookup tries the
+/// `symbolicate index` writes these (``storeShareable(_:)``). A lookup tries the
 /// machine's own key first, then the content key in this folder and in each of
 /// ``sharedDirectories`` — folders of other machines' caches (NFS, an object-store mount),
 /// only ever read: nothing there is written, touched or removed, so a read-only one works —
@@ -115,7 +115,7 @@ public final class IndexStore: @unchecked Sendable {
             let path = Path.join(folder, name(for: file, content: key))
             do {
                 return try openIndex(path, file: file, identity: IndexStoreFormat.Identity(file, content: key), owned: owned,
-                                stamp: stamp, warning: warning)
+                                     stamp: stamp, warning: warning)
             } catch .damaged(let reason) {
                 warning("\(path): damaged index cache file (\(reason)); passed over")
             } catch {}
@@ -183,7 +183,7 @@ public final class IndexStore: @unchecked Sendable {
     func load(_ file: DebugFile, stamp: DebugFileStamp,
               warning: @escaping @Sendable (String) -> Void = { _ in }) throws(IndexStoreFormat.Rejection) -> SymbolIndex {
         try openIndex(path(for: file, stamp: stamp), file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp),
-                 owned: true, stamp: stamp, warning: warning)
+                      owned: true, stamp: stamp, warning: warning)
     }
 
     /// The index file at `path` if it is an intact index of `file` as `identity` describes
@@ -191,7 +191,7 @@ public final class IndexStore: @unchecked Sendable {
     /// not a regular file; one of a shared folder is only read. Once a lookup finds it
     /// damaged, the index is built from `file` (as `stamp` describes it) and stored here.
     func openIndex(_ path: String, file: DebugFile, identity: IndexStoreFormat.Identity, owned: Bool,
-                      stamp: DebugFileStamp, warning: @escaping @Sendable (String) -> Void)
+                   stamp: DebugFileStamp, warning: @escaping @Sendable (String) -> Void)
         throws(IndexStoreFormat.Rejection) -> SymbolIndex {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else {
@@ -207,7 +207,8 @@ public final class IndexStore: @unchecked Sendable {
             throw .damaged("not a regular file")
         }
         guard info.st_size >= IndexStoreFormat.fixedHeaderSize else { throw .damaged("cut short") }
-        guard info.st_size <= sizeLimit else { throw .damaged("larger than the cache may be") }
+        // The bound is this folder's; a shared cache is as large as its maker made it.
+        guard !owned || info.st_size <= sizeLimit else { throw .damaged("larger than the cache may be") }
         let mapping = try IndexMapping(fd: fd, size: Int(info.st_size))
         let index = try IndexStoreFormat.read(mapping, file: file, identity: identity) {
             [self] in

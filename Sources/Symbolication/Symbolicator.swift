@@ -357,7 +357,7 @@ public final class Symbolicator: @unchecked Sendable {
                 } else {
                     reason = .noDebugInfo(file: matched)
                 }
-            case .noDWARF? :
+            case .noDWARF?:
                 reason = .damaged(path: matched.path, reason: "the DWARF sections its headers list are not in the file (cut short?)",
                                   matched: true)
             case let error?:

@@ -98,6 +98,24 @@ final class MissReasonTests: XCTestCase {
         XCTAssertEqual(reason.message, "no debug file or folder was given (-d PATH, or SYMBOLICATE_PATH)")
     }
 
+    /// A Linux log that names a module by its path only, with module paths turned off: the
+    /// image has nothing to be matched by.
+    func testNoIdentifierInTheReport() throws {
+        let log = scratch.appendingPathComponent("asan.log").path
+        try ("==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n"
+             + "    #0 0x555555555139  (/srv/app+0x1139)\n").write(toFile: log, atomically: true, encoding: .utf8)
+        let arguments = ["--no-module-paths", "--format", "json", log]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.stderrLines, ["symbolicate: \(log): no debug file for app (no build-id in the log; "
+                                            + "--no-module-paths); its frames are left as they are"])
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let image = ((object?["reports"] as? [[String: Any]])?.first?["images"] as? [[String: Any]])?.first
+        let unresolved = try XCTUnwrap(image?["unresolved"] as? [String: Any], "\(image ?? [:])")
+        XCTAssertEqual(unresolved["reason"] as? String, "no_identifier")
+        XCTAssertEqual(unresolved["message"] as? String, "no build-id in the log; --no-module-paths")
+    }
+
     // MARK: - Files named like the image
 
     /// The DWARF 5 build of the app (another UUID, same architecture) named as the app's dSYM.
