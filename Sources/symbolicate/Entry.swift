@@ -47,9 +47,11 @@ struct Symbolicate: ParsableCommand {
 
         Debug files are looked for in the -d paths, then in the colon-separated \
         SYMBOLICATE_PATH. The identity (UUID, build-id) of every file found, and the \
-        index built from each debug file used, are kept in $XDG_CACHE_HOME/symbolicate \
-        (else ~/.cache/symbolicate), checked against the file's size, modification time \
-        and inode, so that large folders and debug files are not read again on the next run.
+        index built from each debug file used, are kept in the cache folder (--cache-dir or \
+        $SYMBOLICATE_CACHE_DIR, else $XDG_CACHE_HOME/symbolicate, else ~/.cache/symbolicate), \
+        checked against the file's size, modification time and inode, so that large folders \
+        and debug files are not read again on the next run; --shared-cache reads another \
+        machine's cache, built by 'symbolicate index'.
         """
 
     /// The exit codes every subcommand shares.
