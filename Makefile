@@ -21,7 +21,7 @@ FUZZ_SECONDS ?= 60
 PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg \
             libcurl4-openssl-dev libdebuginfod-dev debuginfod strace llvm-19-dev rustc \
             dpkg-dev lintian man-db bsdutils bash-completion \
-            chromium time
+            chromium time parallel
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/...
 PREFIX      ?= /usr/local

@@ -13,6 +13,8 @@
 #   BENCH_INPUTS="..."   a subset of the inputs above (default: all four)
 #   BENCH_RUNS=N         runs per measurement of (a) and the index build (default 3)
 #   BENCH_BUDGET=S       seconds after which a measurement stops repeating (default 90)
+#   BENCH_MEASURE=0      skip the comparison with llvm-symbolizer
+#   BENCH_SHARED=0       skip the shared-cache measurement (bench/shared_cache.py)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -76,6 +78,15 @@ log "inputs and workloads ready in $((SECONDS - prepare_start)) s"
 # 3. Measure and print the tables (bench/build/results.tsv gets the same numbers).
 args=()
 for name in $INPUTS; do args+=("$name=$BUILD/work/$name"); done
-python3 "$BENCH_DIR/measure.py" --symbolicate "$UNDER_TEST" --symbolizer "$TOOLCHAIN/llvm-symbolizer" \
-    --gsymutil llvm-gsymutil-14 --out-dir "$BUILD/out" --tsv "$BUILD/results.tsv" \
-    --runs "${BENCH_RUNS:-3}" --budget "${BENCH_BUDGET:-90}" "${args[@]}"
+if [[ "${BENCH_MEASURE:-1}" != 0 ]]; then
+    python3 "$BENCH_DIR/measure.py" --symbolicate "$UNDER_TEST" --symbolizer "$TOOLCHAIN/llvm-symbolizer" \
+        --gsymutil llvm-gsymutil-14 --out-dir "$BUILD/out" --tsv "$BUILD/results.tsv" \
+        --runs "${BENCH_RUNS:-3}" --budget "${BENCH_BUDGET:-90}" "${args[@]}"
+fi
+
+# 4. A second machine with the shared prebuilt cache against a warm local run
+#    (bench/build/shared-cache.tsv gets the numbers).
+if [[ "${BENCH_SHARED:-1}" != 0 ]]; then
+    python3 "$BENCH_DIR/shared_cache.py" --symbolicate "$UNDER_TEST" --out-dir "$BUILD/out-shared" \
+        --tsv "$BUILD/shared-cache.tsv" --runs "${BENCH_RUNS:-3}" "${args[@]}"
+fi

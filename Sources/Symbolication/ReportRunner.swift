@@ -222,8 +222,16 @@ public final class ReportRunner {
         case .parsed(let parsed):
             report = parsed
         }
-        let symbolicated = symbolicator.symbolicate(report)
+        var symbolicated = symbolicator.symbolicate(report)
         let tally = Tally(symbolicated)
+        if options.format == .json {
+            // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
+            for (i, var unresolved) in symbolicated.unresolvedImages {
+                unresolved.file = unresolved.file.map(FileName.replacingRawBytes)
+                unresolved.message = FileName.replacingRawBytes(unresolved.message)
+                symbolicated.unresolvedImages[i] = unresolved
+            }
+        }
         switch options.destination {
         case .stream:
             var bytes: [UInt8] = []
@@ -430,8 +438,8 @@ public final class ReportRunner {
 
     // MARK: Summary
 
-    /// Counts over reports: frames resolved or not, and the app images without a debug file
-    /// with the frames each left unresolved.
+    /// Counts over reports: frames resolved or not, and the app images left without file and
+    /// line, each with why and the frames it left so.
     struct Tally {
         var reports = 0
         var frames = 0
@@ -442,6 +450,7 @@ public final class ReportRunner {
             var name: String
             var identifier: String
             var arch: String
+            var reason: String
         }
 
         init(reports: Int = 0) { self.reports = reports }
@@ -449,20 +458,20 @@ public final class ReportRunner {
         init(_ symbolicated: SymbolicatedReport) {
             reports = 1
             let report = symbolicated.report
-            let processPath = report.header.first { $0.key == "Path" }?.value
             for (t, thread) in report.threads.enumerated() {
                 for (f, frame) in thread.frames.enumerated() where !frame.inlined {
                     frames += 1
-                    if !(symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []).isEmpty {
-                        resolved += 1
-                    } else if let i = frame.image, symbolicated.debugFiles[i] == nil, report.images.indices.contains(i),
-                              Symbolicator.isAppImage(report.images[i], processPath: processPath) {
-                        let image = report.images[i]
-                        let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
-                        let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 }
-                            ?? "no UUID"
-                        missing[MissingImage(name: image.name, identifier: identifier, arch: arch), default: 0] += 1
-                    }
+                    let resolution = symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []
+                    if !resolution.isEmpty { resolved += 1 }
+                    guard let i = frame.image, let why = symbolicated.unresolvedImages[i], report.images.indices.contains(i),
+                          resolution.allSatisfy({ ($0.line ?? 0) == 0 })
+                    else { continue }
+                    let image = report.images[i]
+                    let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
+                    let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 }
+                        ?? "no UUID"
+                    missing[MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message),
+                            default: 0] += 1
                 }
             }
         }
@@ -497,9 +506,9 @@ public final class ReportRunner {
                      + (unresolved > 0 ? marked("\(unresolved) unresolved") : "0 unresolved")]
         if !tally.missing.isEmpty {
             let costly = tally.missing.sorted { ($0.value, $1.key.name) > ($1.value, $0.key.name) }
-            lines.append(marked("app images without a debug file (frames they left unresolved):"))
+            lines.append(marked("app images left without file and line (frames, why):"))
             for (image, count) in costly.prefix(20) {
-                lines.append(marked("  \(image.identifier) \(image.arch) \(image.name): \(count)"))
+                lines.append(marked("  \(image.identifier) \(image.arch) \(image.name): \(count): \(image.reason)"))
             }
             if costly.count > 20 { lines.append(marked("  ... and \(costly.count - 20) more")) }
         }

@@ -62,12 +62,6 @@ struct GroupCommand: ParsableCommand {
             """ + Symbolicate.exitStatus
     )
 
-    @Option(name: [.customShort("d"), .customLong("debug-files")],
-            help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
-                               valueName: "path"),
-            completion: .file())
-    var debugPaths: [String] = []
-
     @Option(help: "Output format: table (at most 100 columns), tsv (one line per group), or json.")
     var format: GroupFormat = .table
 
@@ -93,13 +87,7 @@ struct GroupCommand: ParsableCommand {
 
     @OptionGroup var common: LookupOptions
 
-    @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
-    var force = false
-
-    @Flag(help: "Do not resolve Linux modules a log names without a build-id through the file at their path or a -d file of their name.")
-    var noModulePaths = false
-
-    @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
+    @OptionGroup var debugFiles: DebugFileOptions
 
     @Option(help: ArgumentHelp("Also group the report paths listed in this file, one per line (or NUL-separated); - for standard input.",
                                valueName: "file"),
@@ -123,26 +111,9 @@ struct GroupCommand: ParsableCommand {
 
     func run() throws {
         let diagnostics = Diagnostics()
-        var inputs = reports
-        if let reportsFrom {
-            do {
-                inputs += try ReportList.read(reportsFrom).map { $0 == "-" ? "./-" : $0 }
-            } catch {
-                diagnostics.warn("\(error)")
-                throw ExitCode(1)
-            }
-        } else if inputs.isEmpty {
-            inputs = ["-"]
-        }
-        let environment = System.environment
-        let locator = DebugFileLocator(paths: debugPaths,
-                                       searchPaths: DebugFileLocator.searchPaths(environment: environment),
-                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
-                                       diagnostics: diagnostics)
-        locator.servers = servers.servers(environment: environment, diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
-                                        diagnostics: diagnostics,
-                                        indexSource: ReportsCommand.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+        guard let inputs = ReportList.inputs(reports, list: reportsFrom, diagnostics: diagnostics) else { throw ExitCode(1) }
+        let environment = common.cache.environment()
+        let (locator, symbolicator) = debugFiles.symbolicator(common: common, environment: environment, diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(jobs: jobs,
                                                  progress: !quiet && System.isTerminal(STDERR_FILENO),
@@ -180,9 +151,8 @@ struct GroupCommand: ParsableCommand {
 }
 
 extension GroupCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size",
-                                   "--reports-from"])
-        .union(ServerOptions.valueOptions)
+    static let valueOptions = Set(["--format", "--html", "--examples", "--jobs", "--max-report-size", "--reports-from"])
+        .union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "j"]
 
     var positionalArguments: [String] {

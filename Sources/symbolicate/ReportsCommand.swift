@@ -27,12 +27,6 @@ struct ReportsCommand: ParsableCommand {
         """ + Symbolicate.exitStatus
     )
 
-    @Option(name: [.customShort("d"), .customLong("debug-files")],
-            help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
-                               valueName: "path"),
-            completion: .file())
-    var debugPaths: [String] = []
-
     @Option(help: """
         Output format: text (the report, resolved in place), json, ips (.ips reports written \
         back as .ips with symbols), metrickit (MetricKit payloads written back as JSON with \
@@ -74,15 +68,7 @@ struct ReportsCommand: ParsableCommand {
 
     @OptionGroup var common: LookupOptions
 
-    @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
-
-    @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
-    var force = false
-
-    @Flag(help: ArgumentHelp("Do not resolve Linux modules a log names without a build-id through the file at their path or a -d file of their name.",
-                             discussion: "Without a build-id nothing shows that the file now at the path is the one that crashed; "
-                                 + "by default it is used, with one line per module saying so."))
-    var noModulePaths = false
+    @OptionGroup var debugFiles: DebugFileOptions
 
     @Option(help: ArgumentHelp("Also symbolicate the report paths listed in this file, one per line (or NUL-separated, as find -print0 writes them); - for standard input.",
                                valueName: "file"),
@@ -92,13 +78,6 @@ struct ReportsCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
               completion: .file())
     var reports: [String] = []
-
-    /// Where indexes come from: the persistent index cache (built and stored on a miss), or
-    /// with `--no-cache` straight from the debug file.
-    static func indexSource(cache: Bool, diagnostics: Diagnostics) -> (DebugFile) throws -> SymbolIndex {
-        guard cache, let store = IndexStore.standard(environment: System.environment) else { return SymbolIndex.build }
-        return { file in try store.index(for: file) { diagnostics.warn($0) } }
-    }
 
     func validate() throws {
         if inPlace && outputDirectory != nil { throw ValidationError("--in-place and --output cannot be used together") }
@@ -119,37 +98,22 @@ struct ReportsCommand: ParsableCommand {
         }
     }
 
-    /// The reports named on the command line, then those `--reports-from` lists (each a
-    /// path: a listed `-` is the file of that name); standard input when there are none.
-    /// `nil`, said on stderr, when the list cannot be read or does not fit the output options.
+    /// The reports named on the command line, then those `--reports-from` lists; nil, said on
+    /// stderr, when the list cannot be read or names a report under the output folder.
     func inputs(diagnostics: Diagnostics) -> [String]? {
-        guard let reportsFrom else { return reports.isEmpty ? ["-"] : reports }
-        let listed: [String]
-        do {
-            listed = try ReportList.read(reportsFrom).map { $0 == "-" ? "./-" : $0 }
-        } catch {
-            diagnostics.warn("\(error)")
-            return nil
-        }
-        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: listed) {
+        guard let inputs = ReportList.inputs(reports, list: reportsFrom, diagnostics: diagnostics) else { return nil }
+        if reportsFrom != nil, let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: inputs) {
             diagnostics.warn(problem)
             return nil
         }
-        return reports + listed
+        return inputs
     }
 
     func run() throws {
         let diagnostics = Diagnostics()
         guard let inputs = inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
-        let environment = System.environment
-        let locator = DebugFileLocator(paths: debugPaths,
-                                       searchPaths: DebugFileLocator.searchPaths(environment: environment),
-                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
-                                       diagnostics: diagnostics)
-        locator.servers = servers.servers(environment: environment, diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
-                                        diagnostics: diagnostics,
-                                        indexSource: Self.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+        let environment = common.cache.environment()
+        let (locator, symbolicator) = debugFiles.symbolicator(common: common, environment: environment, diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(format: format, fullPath: common.fullPath,
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
@@ -177,9 +141,8 @@ struct ReportsCommand: ParsableCommand {
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from",
-                                   "--color"])
-        .union(ServerOptions.valueOptions)
+    static let valueOptions = Set(["--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color"])
+        .union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "o", "j"]
 
     var positionalArguments: [String] {
