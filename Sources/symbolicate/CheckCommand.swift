@@ -38,8 +38,8 @@ struct CheckCommand: ParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("name a debug file, a .dSYM bundle or a folder to check") }
-        if jobs < 0 || jobs > ReportsCommand.maximumJobs {
-            throw ValidationError("--jobs must be between 1 and \(ReportsCommand.maximumJobs), or 0 for one per core")
+        if jobs < 0 || jobs > BatchOptions.maximumJobs {
+            throw ValidationError("--jobs must be between 1 and \(BatchOptions.maximumJobs), or 0 for one per core")
         }
     }
 

@@ -73,52 +73,28 @@ struct GroupCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Example report paths kept per group (default: 3).", valueName: "n"))
     var examples: Int = 3
 
-    @Option(name: [.customShort("j"), .customLong("jobs")],
-            help: ArgumentHelp("Reports symbolicated at once, 1 to \(ReportsCommand.maximumJobs) (default: one per core).",
-                               valueName: "n"))
-    var jobs: Int = 0
-
-    @Option(help: ArgumentHelp("The largest report read, in bytes or with K, M, G (default: 1G).", valueName: "size"))
-    var maxReportSize: ByteCount?
-
-    @Flag(name: [.customShort("q"), .customLong("quiet")],
-          help: "No progress line and no summary on stderr (warnings are still printed).")
-    var quiet = false
+    @OptionGroup var batch: BatchOptions
 
     @OptionGroup var common: LookupOptions
 
     @OptionGroup var debugFiles: DebugFileOptions
 
-    @Option(help: ArgumentHelp("Also group the report paths listed in this file, one per line (or NUL-separated); - for standard input.",
-                               valueName: "file"),
-            completion: .file())
-    var reportsFrom: String?
-
-    @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
-              completion: .file())
-    var reports: [String] = []
-
     func validate() throws {
-        if jobs < 0 || jobs > ReportsCommand.maximumJobs {
-            throw ValidationError("--jobs must be between 1 and \(ReportsCommand.maximumJobs), or 0 for one per core")
-        }
+        try batch.validate()  // again when the reports set aside are back (Symbolicate.parseAndRun)
         if examples < 1 || examples > 1000 { throw ValidationError("--examples must be between 1 and 1000") }
         if html == "" { throw ValidationError("--html needs a file name") }
-        if reportsFrom == "-" && reports.contains("-") {
-            throw ValidationError("--reports-from - reads the list from standard input: a report cannot come from it too")
-        }
     }
 
     func run() throws {
         let diagnostics = Diagnostics()
-        guard let inputs = ReportList.inputs(reports, list: reportsFrom, diagnostics: diagnostics) else { throw ExitCode(1) }
+        guard let inputs = batch.inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
         let environment = common.cache.environment()
         let (locator, symbolicator) = debugFiles.symbolicator(common: common, environment: environment, diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
-                                  options: .init(jobs: jobs,
-                                                 progress: !quiet && System.isTerminal(STDERR_FILENO),
-                                                 summary: !quiet && System.isTerminal(STDERR_FILENO),
-                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit),
+                                  options: .init(jobs: batch.jobs,
+                                                 progress: !batch.quiet && System.isTerminal(STDERR_FILENO),
+                                                 summary: !batch.quiet && System.isTerminal(STDERR_FILENO),
+                                                 maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit),
                                   diagnostics: diagnostics)
         let table = GroupTable(examples: examples)
         let withExamples = html != nil
@@ -151,12 +127,12 @@ struct GroupCommand: ParsableCommand {
 }
 
 extension GroupCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--format", "--html", "--examples", "--jobs", "--max-report-size", "--reports-from"])
-        .union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
+    static let valueOptions = Set(["--format", "--html", "--examples"])
+        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "j"]
 
     var positionalArguments: [String] {
-        get { reports }
-        set { reports = newValue }
+        get { batch.reports }
+        set { batch.reports = newValue }
     }
 }

@@ -42,8 +42,8 @@ struct IndexCommand: ParsableCommand {
     @OptionGroup var cache: CacheOptions
 
     func validate() throws {
-        if jobs < 0 || jobs > ReportsCommand.maximumJobs {
-            throw ValidationError("--jobs must be between 1 and \(ReportsCommand.maximumJobs), or 0 for one per core")
+        if jobs < 0 || jobs > BatchOptions.maximumJobs {
+            throw ValidationError("--jobs must be between 1 and \(BatchOptions.maximumJobs), or 0 for one per core")
         }
     }
 

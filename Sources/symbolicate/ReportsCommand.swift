@@ -44,20 +44,7 @@ struct ReportsCommand: ParsableCommand {
     @Flag(help: "Replace each report by its symbolicated self (atomically: a temporary file renamed over it).")
     var inPlace = false
 
-    @Option(name: [.customShort("j"), .customLong("jobs")],
-            help: ArgumentHelp("Reports symbolicated at once, 1 to \(ReportsCommand.maximumJobs) (default: one per core).",
-                               valueName: "n"))
-    var jobs: Int = 0
-
-    @Option(help: ArgumentHelp("The largest report read, in bytes or with K, M, G (default: 1G).", valueName: "size"))
-    var maxReportSize: ByteCount?
-
-    /// More would only multiply threads and buffers: reports are not that parallel.
-    static let maximumJobs = 256
-
-    @Flag(name: [.customShort("q"), .customLong("quiet")],
-          help: "No progress line and no summary on stderr (warnings are still printed).")
-    var quiet = false
+    @OptionGroup var batch: BatchOptions
 
     @Option(help: ArgumentHelp("""
         Mark the lines of frames resolved in the app's images in bold, and the summary's problems \
@@ -70,30 +57,16 @@ struct ReportsCommand: ParsableCommand {
 
     @OptionGroup var debugFiles: DebugFileOptions
 
-    @Option(help: ArgumentHelp("Also symbolicate the report paths listed in this file, one per line (or NUL-separated, as find -print0 writes them); - for standard input.",
-                               valueName: "file"),
-            completion: .file())
-    var reportsFrom: String?
-
-    @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
-              completion: .file())
-    var reports: [String] = []
-
     func validate() throws {
+        try batch.validate()  // again when the reports set aside are back (Symbolicate.parseAndRun)
         if inPlace && outputDirectory != nil { throw ValidationError("--in-place and --output cannot be used together") }
         if inPlace && (format == .json || format == .frames) {
             throw ValidationError("--in-place writes reports, not \(format.rawValue): use --output DIR or standard output")
         }
-        if jobs < 0 || jobs > Self.maximumJobs {
-            throw ValidationError("--jobs must be between 1 and \(Self.maximumJobs), or 0 for one per core")
-        }
-        if reportsFrom == "-" && reports.contains("-") {
-            throw ValidationError("--reports-from - reads the list from standard input: a report cannot come from it too")
-        }
-        if (inPlace || outputDirectory != nil) && ((reports.isEmpty && reportsFrom == nil) || reports.contains("-")) {
+        if (inPlace || outputDirectory != nil) && ((batch.reports.isEmpty && batch.reportsFrom == nil) || batch.reports.contains("-")) {
             throw ValidationError("--in-place and --output need report files, not standard input")
         }
-        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: reports) {
+        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: batch.reports) {
             throw ValidationError(problem)
         }
     }
@@ -101,8 +74,8 @@ struct ReportsCommand: ParsableCommand {
     /// The reports named on the command line, then those `--reports-from` lists; nil, said on
     /// stderr, when the list cannot be read or names a report under the output folder.
     func inputs(diagnostics: Diagnostics) -> [String]? {
-        guard let inputs = ReportList.inputs(reports, list: reportsFrom, diagnostics: diagnostics) else { return nil }
-        if reportsFrom != nil, let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: inputs) {
+        guard let inputs = batch.inputs(diagnostics: diagnostics) else { return nil }
+        if batch.reportsFrom != nil, let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: inputs) {
             diagnostics.warn(problem)
             return nil
         }
@@ -117,11 +90,11 @@ struct ReportsCommand: ParsableCommand {
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(format: format, fullPath: common.fullPath,
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
-                                                 jobs: jobs,
-                                                 progress: !quiet && System.isTerminal(STDERR_FILENO),
-                                                 summary: !quiet && (System.isTerminal(STDERR_FILENO) || inputs.count > 1
+                                                 jobs: batch.jobs,
+                                                 progress: !batch.quiet && System.isTerminal(STDERR_FILENO),
+                                                 summary: !batch.quiet && (System.isTerminal(STDERR_FILENO) || inputs.count > 1
                                                                      || inputs.contains(where: System.isDirectory)),
-                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit,
+                                                 maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit,
                                                  markFrames: format == .text && color.marks(STDOUT_FILENO, environment: environment),
                                                  markSummary: color.marks(STDERR_FILENO, environment: environment)),
                                   diagnostics: diagnostics)
@@ -141,12 +114,12 @@ struct ReportsCommand: ParsableCommand {
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color"])
-        .union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
+    static let valueOptions = Set(["--format", "--output", "--color"])
+        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "o", "j"]
 
     var positionalArguments: [String] {
-        get { reports }
-        set { reports = newValue }
+        get { batch.reports }
+        set { batch.reports = newValue }
     }
 }
