@@ -13,6 +13,8 @@
 #   BENCH_INPUTS="..."   a subset of the inputs above (default: all four)
 #   BENCH_RUNS=N         runs per measurement of (a) and the index build (default 3)
 #   BENCH_BUDGET=S       seconds after which a measurement stops repeating (default 90)
+#   BENCH_MEASURE=0      skip the comparison with llvm-symbolizer
+#   BENCH_SHARED=0       skip the shared-cache measurement (bench/shared_cache.py)
 #   BENCH_TARGET_RUNS=N  alternating runs of the issue 13 batch measurements (default 5)
 #   BENCH_BASELINE=TSV   the results.tsv "warm lookups no slower than" compares with (default
 #                        bench/build/baseline.tsv, written from the first run's results)
@@ -88,15 +90,25 @@ log "inputs and workloads ready in $((SECONDS - prepare_start)) s"
 #    with the baseline, which the first run writes (a copy of its results.tsv).
 args=()
 for name in $INPUTS; do args+=("$name=$BUILD/work/$name"); done
-[[ -n "$SYMBOLIC_PYTHON" ]] && args=(--symcache-python "$SYMBOLIC_PYTHON" "${args[@]}")
-[[ -n "${BENCH_TARGETS_LAST:-}" ]] && args=(--no-targets-print "${args[@]}")
+# Options of measure.py alone (shared_cache.py below takes the same inputs, not these).
+targets=(--runs-targets "${BENCH_TARGET_RUNS:-5}" --floor "$FLOOR" --targets-file "$BUILD/targets.txt")
+[[ -n "$SYMBOLIC_PYTHON" ]] && targets+=(--symcache-python "$SYMBOLIC_PYTHON")
+[[ -n "${BENCH_TARGETS_LAST:-}" ]] && targets+=(--no-targets-print)
 BASELINE="${BENCH_BASELINE:-$BUILD/baseline.tsv}"
 rm -f "$BUILD/targets.txt"
-python3 "$BENCH_DIR/measure.py" --symbolicate "$UNDER_TEST" --symbolizer "$TOOLCHAIN/llvm-symbolizer" \
-    --gsymutil llvm-gsymutil-14 --out-dir "$BUILD/out" --tsv "$BUILD/results.tsv" \
-    --runs "${BENCH_RUNS:-3}" --budget "${BENCH_BUDGET:-90}" --runs-targets "${BENCH_TARGET_RUNS:-5}" \
-    --floor "$FLOOR" --baseline "$BASELINE" --targets-file "$BUILD/targets.txt" "${args[@]}"
-if [[ ! -e "$BASELINE" ]]; then
-    cp "$BUILD/results.tsv" "$BASELINE"
-    log "baseline for 'warm lookups no slower than today': $BASELINE (this run's results)"
+if [[ "${BENCH_MEASURE:-1}" != 0 ]]; then
+    python3 "$BENCH_DIR/measure.py" --symbolicate "$UNDER_TEST" --symbolizer "$TOOLCHAIN/llvm-symbolizer" \
+        --gsymutil llvm-gsymutil-14 --out-dir "$BUILD/out" --tsv "$BUILD/results.tsv" \
+        --runs "${BENCH_RUNS:-3}" --budget "${BENCH_BUDGET:-90}" --baseline "$BASELINE" "${targets[@]}" "${args[@]}"
+    if [[ ! -e "$BASELINE" ]]; then
+        cp "$BUILD/results.tsv" "$BASELINE"
+        log "baseline for 'warm lookups no slower than today': $BASELINE (this run's results)"
+    fi
+fi
+
+# 4. A second machine with the shared prebuilt cache against a warm local run
+#    (bench/build/shared-cache.tsv gets the numbers).
+if [[ "${BENCH_SHARED:-1}" != 0 ]]; then
+    python3 "$BENCH_DIR/shared_cache.py" --symbolicate "$UNDER_TEST" --out-dir "$BUILD/out-shared" \
+        --tsv "$BUILD/shared-cache.tsv" --runs "${BENCH_RUNS:-3}" "${args[@]}"
 fi

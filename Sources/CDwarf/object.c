@@ -225,6 +225,11 @@ void cdw_close(cdw_object *o) {
     free(o);
 }
 
+const cdw_section *cdw_section_named(const cdw_object *object, const char *name) {
+    if (!object || !name) return NULL;
+    return find_section(object, name);
+}
+
 uint32_t cdw_crc32(uint32_t crc, const void *data, size_t size) {
     return (uint32_t)crc32_z(crc, data, size);
 }

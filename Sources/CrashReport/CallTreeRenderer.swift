@@ -10,14 +10,19 @@
 /// Frames inlined into a resolved frame are lines of their own before it, with the same prefix
 /// (guides, sample count, depth) and the same address, ending in ` [inlined]`. Every other line,
 /// and every frame not resolved, is copied byte for byte; names from debug files are escaped
-/// (`OutputEscaping`).
+/// (`OutputEscaping`). With `marks` (a terminal), the lines of frames resolved in the app's
+/// images are set in bold (``TerminalMarks``).
 public struct CallTreeRenderer: Sendable {
     /// Print each source file as the debug information records it, rather than its file name.
     public var fullPath: Bool
+    /// How the app's frames are marked for a terminal; nil for none.
+    public var marks: TerminalMarks?
 
-    /// Creates a renderer that prints file names (or full paths if `fullPath`).
-    public init(fullPath: Bool = false) {
+    /// Creates a renderer that prints file names (or full paths if `fullPath`), marking the
+    /// app's resolved frames when given `marks`.
+    public init(fullPath: Bool = false, marks: TerminalMarks? = nil) {
         self.fullPath = fullPath
+        self.marks = marks
     }
 
     /// Appends the text of `symbolicated`, whose report has a `callTree`, to `out`.
@@ -46,7 +51,8 @@ public struct CallTreeRenderer: Sendable {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]))
                 let frame = report.threads[edit.key.thread].frames[edit.key.frame]
                 renderLine(b, range, restStart: frame.restStart ?? 0, node: tree.nodes[edit.key.thread][edit.key.frame],
-                           style: tree.style, sourceFrames: symbolicated.frames[edit.key] ?? [], into: &out)
+                           style: tree.style, sourceFrames: symbolicated.frames[edit.key] ?? [],
+                           marked: marks?.marks(image: frame.image) ?? false, into: &out)
                 copied = range.upperBound
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<b.count]))
@@ -55,7 +61,7 @@ public struct CallTreeRenderer: Sendable {
 
     private func renderLine(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, restStart: Int,
                             node: CallTreeDocument.Node, style: CallTreeDocument.Style,
-                            sourceFrames: [SourceFrame], into out: inout [UInt8]) {
+                            sourceFrames: [SourceFrame], marked: Bool, into out: inout [UInt8]) {
         var contentEnd = range.upperBound
         if contentEnd > range.lowerBound && b[contentEnd - 1] == ASCII.newline {
             contentEnd -= 1
@@ -75,6 +81,7 @@ public struct CallTreeRenderer: Sendable {
         let line = UnsafeBufferPointer(rebasing: b[range.lowerBound..<contentEnd])
         let terminator = UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound])
         for (k, source) in sourceFrames.enumerated() {
+            out.appendMarkStart(marked)
             out.append(contentsOf: UnsafeBufferPointer(rebasing: line[0..<restStart]))
             OutputEscaping.append(source.function, to: &out)
             switch style {
@@ -120,6 +127,7 @@ public struct CallTreeRenderer: Sendable {
                 }
             }
             if source.inlined { out.append(literal: " [inlined]") }
+            out.appendMarkEnd(marked)
             out.append(contentsOf: k == sourceFrames.count - 1 ? terminator : innerTerminator(terminator))
         }
     }

@@ -7,7 +7,7 @@
 ///         "frames":[{"index":0,"image":"App","address":"0x104a3c5e0","symbol":"compute",
 ///                    "offset":40,"file":"/src/main.c","line":42,"column":5,"inlined":false}]}],
 ///       "images":[{"name":"App","uuid":"6b0a...","arch":"arm64","load_address":"0x104a30000",
-///                  "debug_file":"/path/App.dSYM/Contents/Resources/DWARF/App"}]}]}
+///                  "debug_file":"/path/App.dSYM/Contents/Resources/DWARF/App","unresolved":null}]}]}
 ///
 /// - A thread's `index` is its number: null for the Last Exception Backtrace, N for
 ///   Application Specific Backtrace N; `kind` ("thread", "last_exception_backtrace",
@@ -22,6 +22,8 @@
 ///   entries, unless their frame was resolved anew.
 /// - A frame's `image` is its image name as printed, or for frames of an address list the name of
 ///   the image its address falls in. `line` and `column` are null when unknown (nil or 0).
+/// - An image's `unresolved` says why an app image with frames in the report was left without
+///   file and line (``UnresolvedImage``), null for the others.
 /// - A frame of a MetricKit payload also gives its `sample_count` (after `inlined`), null when
 ///   the payload has none; a call stack is a thread, its frames in tree order, `index` their depth.
 public enum JSONRenderer {
@@ -129,6 +131,8 @@ public enum JSONRenderer {
             out.append(hex: image.loadAddress)
             out.append(literal: "\",\"debug_file\":")
             appendString(symbolicated.debugFiles[i], to: &out)
+            out.append(literal: ",\"unresolved\":")
+            appendUnresolved(symbolicated.unresolvedImages[i], to: &out)
             out.append(literal: "}")
         }
         out.append(literal: "]}")
@@ -163,6 +167,29 @@ public enum JSONRenderer {
         out.append(literal: "}")
     }
 
+    /// Why an app image was left unresolved, or null: `{"reason":…,"message":…,"file":…,
+    /// "file_id":…,"file_archs":[…]}`.
+    private static func appendUnresolved(_ unresolved: UnresolvedImage?, to out: inout [UInt8]) {
+        guard let unresolved else {
+            out.append(literal: "null")
+            return
+        }
+        out.append(literal: "{\"reason\":")
+        appendString(unresolved.reason, to: &out)
+        out.append(literal: ",\"message\":")
+        appendString(unresolved.message, to: &out)
+        out.append(literal: ",\"file\":")
+        appendString(unresolved.file, to: &out)
+        out.append(literal: ",\"file_id\":")
+        appendString(unresolved.fileIdentifier, to: &out)
+        out.append(literal: ",\"file_archs\":[")
+        for (a, architecture) in unresolved.fileArchitectures.enumerated() {
+            if a > 0 { out.append(ASCII.comma) }
+            appendString(architecture, to: &out)
+        }
+        out.append(literal: "]}")
+    }
+
     /// A sampled frame's sample count (MetricKit, call-tree reports), nil when the report gives
     /// none; a frame of another format has no `SampleCount` at all and prints no member.
     private struct SampleCount {
@@ -187,7 +214,7 @@ public enum JSONRenderer {
     /// A JSON string, or null. Quotes, backslashes, control characters (C0, DEL and the C1
     /// controls U+0080–U+009F, which some terminals obey) are escaped; all other text, valid
     /// UTF-8 as every `String` is, is copied in runs.
-    static func appendString(_ string: String?, to out: inout [UInt8]) {
+    public static func appendString(_ string: String?, to out: inout [UInt8]) {
         guard var string else {
             out.append(literal: "null")
             return

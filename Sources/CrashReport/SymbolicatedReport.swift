@@ -11,6 +11,9 @@ public struct SymbolicatedReport: Sendable {
     /// report or by the symbol table of their image's debug file: the frames before one are a
     /// signal handler's own, the frame after it the interrupted instruction.
     public var signalTrampolines: Set<FrameKey> = []
+    /// For each app image (index into `report.images`) whose frames were left without file and
+    /// line, why.
+    public var unresolvedImages: [Int: UnresolvedImage] = [:]
 
     /// Creates a symbolicated report; with the defaults, one with nothing resolved.
     public init(report: CrashReport, frames: ResolvedFrames = ResolvedFrames(), debugFiles: [Int: String] = [:]) {

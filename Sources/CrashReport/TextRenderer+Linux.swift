@@ -22,19 +22,21 @@ extension TextRenderer {
     /// ThreadSanitizer's lines have no address; they become what it prints when it
     /// symbolizes, the module group kept: `#0 main /src/race.c:9:10 (prog+0x1249)`.
     ///
-    /// Which of these a line is shows in what was just written: a glibc prefix ends in `]`,
-    /// a numbered one in the address's last hexadecimal digit, a ThreadSanitizer one in `#N`.
+    /// Which of these a line is shows in its `prefix`, the bytes kept up to the frame's
+    /// `restStart`: a glibc prefix ends in `]`, a numbered one in the address's last hexadecimal
+    /// digit, a ThreadSanitizer one in `#N`.
     ///
     /// `replaced` is the text the frame had after its address (`(/path/prog+0x1234) (BuildId:
     /// ...)`); when the debug file names the function but no source file, its module part is
     /// kept, as a sanitizer prints `in _start (/path/prog+0x80260) (BuildId: ...)`.
-    func appendLinux(_ frame: SourceFrame, replacing replaced: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        var last = out.count - 1
-        while last >= 0 && isBlank(out[last]) { last -= 1 }
-        let afterGlibcLine = last >= 0 && out[last] == 0x5D  // ]
+    func appendLinux(_ frame: SourceFrame, prefix: UnsafeBufferPointer<UInt8>, replacing replaced: UnsafeBufferPointer<UInt8>,
+                     to out: inout [UInt8]) {
+        var last = prefix.count - 1
+        while last >= 0 && isBlank(prefix[last]) { last -= 1 }
+        let afterGlibcLine = last >= 0 && prefix[last] == 0x5D  // ]
         var token = last
-        while token > 0 && !isBlank(out[token - 1]) && out[token - 1] != ASCII.newline { token -= 1 }
-        let threadSanitizer = token >= 0 && token <= last && out[token] == 0x23  // "#N", no address
+        while token > 0 && !isBlank(prefix[token - 1]) { token -= 1 }
+        let threadSanitizer = token >= 0 && token <= last && prefix[token] == 0x23  // "#N", no address
 
         if !threadSanitizer { out.append(literal: "in ") }
         OutputEscaping.append(frame.function, to: &out)

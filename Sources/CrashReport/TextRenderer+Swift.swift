@@ -11,11 +11,11 @@ extension TextRenderer {
     ///
     /// The concrete frame keeps its line as it was up to the address; the runtime numbers
     /// inlined frames as frames of their own and so renumbers the rest, which is not done here,
-    /// so that a frame keeps the number the log gave it.
+    /// so that a frame keeps the number the log gave it. Each line is set in bold when `marked`.
     func renderSwiftFrame(_ report: CrashReport, _ b: UnsafeBufferPointer<UInt8>, line prefix: Range<Int>,
                           frames: [SourceFrame], terminators: (last: UnsafeBufferPointer<UInt8>,
                                                                inner: UnsafeBufferPointer<UInt8>),
-                          into out: inout [UInt8]) {
+                          marked: Bool, into out: inout [UInt8]) {
         // INDEX [ATTR]... 0xADDRESS: the parser found it so; the address ends the prefix.
         var addressStart = prefix.upperBound
         while addressStart > prefix.lowerBound, !isBlank(b[addressStart - 1]) { addressStart -= 1 }
@@ -27,6 +27,7 @@ extension TextRenderer {
             .flatMap { report.image(containing: $0.value) }.map { report.images[$0].name }
 
         for (k, frame) in frames.enumerated() {
+            out.appendMarkStart(marked)
             if frame.inlined {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[prefix.lowerBound..<indexEnd]))
                 out.append(ASCII.space)
@@ -41,6 +42,7 @@ extension TextRenderer {
             }
             out.append(ASCII.space)
             Self.appendSwift(frame, image: imageName, to: &out)
+            out.appendMarkEnd(marked)
             out.append(contentsOf: k == frames.count - 1 ? terminators.last : terminators.inner)
         }
     }

@@ -11,13 +11,20 @@
 ///
 ///     3   App                           	0x0000000104a3c5e0 clamp + 8 (Math.h:12) [inlined]
 ///     3   App                           	0x0000000104a3c5e0 compute + 40 (main.c:42)
+///
+/// With `marks` (a terminal), the lines of frames resolved in the app's images are set in bold
+/// (``TerminalMarks``); without, no escape sequence is written.
 public struct TextRenderer: Sendable {
     /// Print each source file as the debug information records it, rather than its file name.
     public var fullPath: Bool
+    /// How the app's frames are marked for a terminal; nil for none.
+    public var marks: TerminalMarks?
 
-    /// Creates a renderer that prints file names (or full paths if `fullPath`).
-    public init(fullPath: Bool = false) {
+    /// Creates a renderer that prints file names (or full paths if `fullPath`), marking the
+    /// app's resolved frames when given `marks`.
+    public init(fullPath: Bool = false, marks: TerminalMarks? = nil) {
         self.fullPath = fullPath
+        self.marks = marks
     }
 
     /// Appends the text of `symbolicated` to `out`.
@@ -25,10 +32,10 @@ public struct TextRenderer: Sendable {
         let report = symbolicated.report
         if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out) { return }
         if report.callTree != nil {
-            CallTreeRenderer(fullPath: fullPath).render(symbolicated, into: &out)
+            CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out)
             return
         }
-        let edits = Self.edits(symbolicated)
+        let edits = Self.edits(symbolicated, marks: marks)
         guard !edits.isEmpty else {
             out.append(contentsOf: report.bytes)
             return
@@ -40,8 +47,9 @@ public struct TextRenderer: Sendable {
                 let range = report.lines[edit.lines.lowerBound]
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]))
                 switch edit.kind {
-                case .frame(let restStart, let frames):
-                    renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames, into: &out)
+                case .frame(let restStart, let frames, let marked):
+                    renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
+                                marked: marked, into: &out)
                 case .addressList(let thread):
                     renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out)
                 }
@@ -53,8 +61,8 @@ public struct TextRenderer: Sendable {
 
     private struct Edit {
         enum Kind {
-            /// A frame line whose text after `restStart` is replaced.
-            case frame(restStart: Int, frames: [SourceFrame])
+            /// A frame line whose text after `restStart` is replaced; `marked` for a terminal.
+            case frame(restStart: Int, frames: [SourceFrame], marked: Bool)
             /// A parenthesized address list replaced by numbered frame lines.
             case addressList(thread: Int)
         }
@@ -64,7 +72,7 @@ public struct TextRenderer: Sendable {
 
     /// The lines to rewrite, in line order: resolved frame lines, and the address lists of
     /// which at least one frame was resolved.
-    private static func edits(_ symbolicated: SymbolicatedReport) -> [Edit] {
+    private static func edits(_ symbolicated: SymbolicatedReport, marks: TerminalMarks?) -> [Edit] {
         let report = symbolicated.report
         var edits: [Edit] = []
         edits.reserveCapacity(symbolicated.frames.count)
@@ -79,7 +87,8 @@ public struct TextRenderer: Sendable {
                 // Inlined lines the report already had for this frame are replaced too.
                 let first = thread.inlinedRun(endingAt: key.frame).lowerBound
                 let lines = thread.frames[first].line..<frame.line + 1
-                edits.append(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames)))
+                let marked = marks?.marks(image: frame.image) ?? false
+                edits.append(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames, marked: marked)))
             } else if let lines = thread.addressListLines, !lines.isEmpty, lines.upperBound <= report.lines.count,
                       lists.insert(key.thread).inserted {
                 edits.append(Edit(lines: lines, kind: .addressList(thread: key.thread)))
@@ -90,9 +99,9 @@ public struct TextRenderer: Sendable {
     }
 
     /// One frame line: its bytes up to `restStart`, then each source frame, innermost first,
-    /// each on a line of its own with the same prefix.
+    /// each on a line of its own with the same prefix; each line set in bold when `marked`.
     private func renderFrame(_ report: CrashReport, _ b: UnsafeBufferPointer<UInt8>, line: Int, restStart: Int,
-                             frames: [SourceFrame], into out: inout [UInt8]) {
+                             frames: [SourceFrame], marked: Bool, into out: inout [UInt8]) {
         let range = report.lines[line]
         let contentEnd = Self.contentEnd(b, range)
         let prefixEnd = min(range.lowerBound + restStart, contentEnd)
@@ -100,20 +109,24 @@ public struct TextRenderer: Sendable {
             let terminators = (UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound]),
                                Self.innerTerminator(report, b, line: line))
             renderSwiftFrame(report, b, line: range.lowerBound..<prefixEnd, frames: frames, terminators: terminators,
-                             into: &out)
+                             marked: marked, into: &out)
             return
         }
         let needsBlank = prefixEnd == range.lowerBound || !isBlank(b[prefixEnd - 1])
         let terminator = UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound])
         let innerTerminator = Self.innerTerminator(report, b, line: line)
+        let prefix = UnsafeBufferPointer(rebasing: b[range.lowerBound..<prefixEnd])
         for (k, sourceFrame) in frames.enumerated() {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[range.lowerBound..<prefixEnd]))
+            out.appendMarkStart(marked)
+            out.append(contentsOf: prefix)
             if needsBlank { out.append(ASCII.space) }
             if report.format == .linuxLog {
-                appendLinux(sourceFrame, replacing: UnsafeBufferPointer(rebasing: b[prefixEnd..<contentEnd]), to: &out)
+                appendLinux(sourceFrame, prefix: prefix, replacing: UnsafeBufferPointer(rebasing: b[prefixEnd..<contentEnd]),
+                            to: &out)
             } else {
                 append(sourceFrame, to: &out)
             }
+            out.appendMarkEnd(marked)
             out.append(contentsOf: k == frames.count - 1 ? terminator : innerTerminator)
         }
     }
@@ -147,9 +160,12 @@ public struct TextRenderer: Sendable {
             prefix.append(ASCII.space)
             let isLast = f == report.threads[thread].frames.count - 1
             if let sourceFrames = symbolicated.frames[FrameKey(thread: thread, frame: f)], !sourceFrames.isEmpty {
+                let marked = marks?.marks(image: frame.image) ?? false
                 for (k, sourceFrame) in sourceFrames.enumerated() {
+                    out.appendMarkStart(marked)
                     out.append(contentsOf: prefix)
                     append(sourceFrame, to: &out)
+                    out.appendMarkEnd(marked)
                     out.append(contentsOf: isLast && k == sourceFrames.count - 1 ? terminator : inner)
                 }
             } else {

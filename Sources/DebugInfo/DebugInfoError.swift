@@ -8,6 +8,18 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
     /// The file was cut short or written while it was read: what was read is not used.
     case changedWhileRead(path: String)
 
+    /// What is wrong, without the file's path: for messages that name the file themselves.
+    public var reason: String {
+        switch self {
+        case let .unreadable(_, reason): return "cannot read: \(reason)"
+        case .unknownFormat: return "not a Mach-O or ELF file"
+        case let .malformed(_, reason): return "malformed object file: \(reason)"
+        case .noDWARF: return "no DWARF debug information"
+        case let .corruptDWARF(_, reason): return "corrupt DWARF: \(reason)"
+        case .changedWhileRead: return "the file changed while it was being read"
+        }
+    }
+
     public var description: String {
         switch self {
         case let .unreadable(path, reason): return "\(path): cannot read: \(reason)"

@@ -14,6 +14,9 @@ struct ELFImage: Sendable {
         var size: UInt64
         var link: UInt32
         var entrySize: UInt64
+        /// The header places the section's bytes, or some of them, past the end of the file
+        /// (`offset` and `size` are cut to what is there): a file cut short.
+        var pastEnd = false
     }
 
     var architecture: Architecture?
@@ -27,6 +30,9 @@ struct ELFImage: Sendable {
     var sections: [Section]
     /// `.gnu_debuglink`: the separate debug file's name and CRC-32, if any.
     var debugLink: DebugFile.DebugLink?
+    /// The header places the section headers past the end of the file (which was cut short):
+    /// no section is known.
+    var sectionHeadersPastEnd = false
 
     var hasDWARF: Bool {
         sections.contains { ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.type != 8 }
@@ -110,6 +116,7 @@ enum ELF {
             }
         }
 
+        image.sectionHeadersPastEnd = shoff >= fileSize && shnum > 0
         if shoff > 0, shoff < fileSize {
             guard Int(shentsize) >= (is64 ? 64 : 40) else {
                 throw DebugInfoError.malformed(path: path, reason: "section headers of \(shentsize) bytes")
@@ -134,7 +141,8 @@ enum ELF {
                 // SHT_NOBITS sections take no room in the file: their size stays as recorded.
                 let placed = type == 8 ? (offset: min(offset, fileSize), size: size) : place(offset, size)
                 raw.append((name, .init(name: "", type: type, flags: flags, address: address, offset: placed.offset,
-                                        size: placed.size, link: link, entrySize: entrySize)))
+                                        size: placed.size, link: link, entrySize: entrySize,
+                                        pastEnd: type != 8 && placed.size != size)))
             }
             let names = shstrndx < raw.count ? raw[shstrndx].section : nil
             for (nameOffset, var section) in raw {

@@ -32,6 +32,20 @@ import Platform
 ///
 /// The folder is kept under ``sizeLimit`` bytes: after each store, the files used least
 /// recently go first (each use sets a file's mtime to the time of use).
+///
+/// **Shared caches.** An index can also be keyed by the debug file's contents (``ContentKey``:
+/// its size and a hash of sampled bytes, with the identifier, architecture and slice), so that
+/// it holds on any machine that has the same debug file, whatever its path, inode or mtime
+/// there:
+///
+///     4c4c44e855553144a1883033e49ba05b-arm64-0-c5a3e_9f2b4c1d0e6a7b38-v8.index
+///     (identifier, architecture, slice offset, "c" file size _ content hash, version)
+///
+/// `symbolicate index` writes these (``storeShareable(_:)``). A lookup tries the
+/// machine's own key first, then the content key in this folder and in each of
+/// ``sharedDirectories`` — folders of other machines' caches (NFS, an object-store mount),
+/// only ever read: nothing there is written, touched or removed, so a read-only one works —
+/// and builds the index last, storing it here.
 public final class IndexStore: @unchecked Sendable {
     /// The bound on the folder's size unless another is given: 2 GiB.
     public static let defaultSizeLimit = 2 << 30
@@ -41,16 +55,19 @@ public final class IndexStore: @unchecked Sendable {
 
     /// Where the index files are.
     public let directory: String
+    /// Index folders of shared caches, read after ``directory`` (content-keyed files only).
+    public let sharedDirectories: [String]
     /// The most bytes the index files may take together.
     public let sizeLimit: Int
 
-    private let lock = Lock()
+    let lock = Lock()
     private var temporaryCount = 0
 
     /// A store in `directory` (created when the first index is stored) holding at most
     /// `sizeLimit` bytes of index files.
-    public init(directory: String, sizeLimit: Int = IndexStore.defaultSizeLimit) {
+    public init(directory: String, sharedDirectories: [String] = [], sizeLimit: Int = IndexStore.defaultSizeLimit) {
         self.directory = directory
+        self.sharedDirectories = sharedDirectories
         self.sizeLimit = sizeLimit
     }
 
@@ -60,9 +77,14 @@ public final class IndexStore: @unchecked Sendable {
         System.cacheDirectory(environment: environment).map { Path.join($0, "indexes") }
     }
 
-    /// The store at ``standardDirectory(environment:)``, or nil when there is no such place.
+    /// The store at ``standardDirectory(environment:)``, reading the `indexes` folders of
+    /// ``System/sharedCacheDirectories(environment:)`` too; nil when there is no such place.
     public static func standard(environment: [String: String], sizeLimit: Int = IndexStore.defaultSizeLimit) -> IndexStore? {
-        standardDirectory(environment: environment).map { IndexStore(directory: $0, sizeLimit: sizeLimit) }
+        standardDirectory(environment: environment).map {
+            IndexStore(directory: $0,
+                       sharedDirectories: System.sharedCacheDirectories(environment: environment).map { Path.join($0, "indexes") },
+                       sizeLimit: sizeLimit)
+        }
     }
 
     /// The index of `file`: the stored one when it is intact and was built from the file as
@@ -80,7 +102,25 @@ public final class IndexStore: @unchecked Sendable {
         } catch .damaged(let reason) {
             warning("\(path(for: file, stamp: stamp)): damaged index cache file (\(reason)); the index is built again")
         } catch {}
+        if let shared = shareableIndex(for: file, stamp: stamp, warning: warning) { return shared }
         return try buildAndStore(file, stamp: stamp, warning: warning)
+    }
+
+    /// The content-keyed index of `file` in this folder or a shared one, if there is an
+    /// intact one; a damaged one is said and passed over (and, in this folder, replaced later).
+    private func shareableIndex(for file: DebugFile, stamp: DebugFileStamp,
+                                warning: @escaping @Sendable (String) -> Void) -> SymbolIndex? {
+        guard file.identifier != nil, let key = ContentKey(file) else { return nil }
+        for (folder, owned) in [(directory, true)] + sharedDirectories.map({ ($0, false) }) {
+            let path = Path.join(folder, name(for: file, content: key))
+            do {
+                return try openIndex(path, file: file, identity: IndexStoreFormat.Identity(file, content: key), owned: owned,
+                                     stamp: stamp, warning: warning)
+            } catch .damaged(let reason) {
+                warning("\(path): damaged index cache file (\(reason)); passed over")
+            } catch {}
+        }
+        return nil
     }
 
     /// The stored index of `file` if there is an intact one built from the file as it is now.
@@ -104,12 +144,19 @@ public final class IndexStore: @unchecked Sendable {
 
     /// Where the index of `file`, as `stamp` describes it, is stored.
     func path(for file: DebugFile, stamp: DebugFileStamp) -> String {
+        Path.join(directory, name(for: file, key: String(stamp.device, radix: 16) + "_" + String(stamp.inode, radix: 16)))
+    }
+
+    /// The name of the content-keyed index of `file`.
+    func name(for file: DebugFile, content: ContentKey) -> String {
+        name(for: file, key: "c" + String(content.size, radix: 16) + "_" + String(content.hash, radix: 16))
+    }
+
+    private func name(for file: DebugFile, key: String) -> String {
         let identifier = file.identifier.map(IndexStore.fileNamePart)
             ?? "noid-" + String(Array(file.path.utf8).withUnsafeBytes { IndexChecksum.hash($0) }, radix: 16)
-        let name = [identifier, IndexStore.fileNamePart(file.architecture?.name ?? "unknown"),
-                    String(file.sliceOffset, radix: 16), String(stamp.device, radix: 16) + "_" + String(stamp.inode, radix: 16),
-                    "v\(IndexStoreFormat.version).index"].joined(separator: "-")
-        return Path.join(directory, name)
+        return [identifier, IndexStore.fileNamePart(file.architecture?.name ?? "unknown"), String(file.sliceOffset, radix: 16),
+                key, "v\(IndexStoreFormat.version).index"].joined(separator: "-")
     }
 
     /// `text` with everything but ASCII letters, digits and `_` made `_`.
@@ -135,24 +182,35 @@ public final class IndexStore: @unchecked Sendable {
     /// removed (the file is the store's own to replace).
     func load(_ file: DebugFile, stamp: DebugFileStamp,
               warning: @escaping @Sendable (String) -> Void = { _ in }) throws(IndexStoreFormat.Rejection) -> SymbolIndex {
-        let path = path(for: file, stamp: stamp)
+        try openIndex(path(for: file, stamp: stamp), file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp),
+                      owned: true, stamp: stamp, warning: warning)
+    }
+
+    /// The index file at `path` if it is an intact index of `file` as `identity` describes
+    /// it. A file of the store's own folder (`owned`) is marked used, and removed when it is
+    /// not a regular file; one of a shared folder is only read. Once a lookup finds it
+    /// damaged, the index is built from `file` (as `stamp` describes it) and stored here.
+    func openIndex(_ path: String, file: DebugFile, identity: IndexStoreFormat.Identity, owned: Bool,
+                   stamp: DebugFileStamp, warning: @escaping @Sendable (String) -> Void)
+        throws(IndexStoreFormat.Rejection) -> SymbolIndex {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else {
             guard errno == ELOOP else { throw .absent }
-            unlink(path)
+            if owned { unlink(path) }
             throw .damaged("a symbolic link")
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .damaged("cannot be examined") }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            unlink(path)
+            if owned { unlink(path) }
             throw .damaged("not a regular file")
         }
         guard info.st_size >= IndexStoreFormat.fixedHeaderSize else { throw .damaged("cut short") }
-        guard info.st_size <= sizeLimit else { throw .damaged("larger than the cache may be") }
+        // The bound is this folder's; a shared cache is as large as its maker made it.
+        guard !owned || info.st_size <= sizeLimit else { throw .damaged("larger than the cache may be") }
         let mapping = try IndexMapping(fd: fd, size: Int(info.st_size))
-        let index = try IndexStoreFormat.read(mapping, file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp)) {
+        let index = try IndexStoreFormat.read(mapping, file: file, identity: identity) {
             [self] in
             warning("\(path): damaged index cache file (block checksum); the index is built again")
             do {
@@ -162,7 +220,7 @@ public final class IndexStore: @unchecked Sendable {
                 return nil
             }
         }
-        futimens(fd, nil)  // used now; in a read-only store, the time stays as it was
+        if owned { futimens(fd, nil) }  // used now; in a read-only store, the time stays as it was
         return index
     }
 
@@ -176,8 +234,13 @@ public final class IndexStore: @unchecked Sendable {
     /// Writes `index`, built from its debug file as `stamp` describes it, then evicts what
     /// exceeds the bound. An index larger than the bound by itself is not stored.
     func store(_ index: SymbolIndex, stamp: DebugFileStamp) throws {
-        let identity = IndexStoreFormat.Identity(index.debugFile, stamp: stamp)
-        let path = path(for: index.debugFile, stamp: stamp)
+        try store(index, identity: IndexStoreFormat.Identity(index.debugFile, stamp: stamp),
+                  at: path(for: index.debugFile, stamp: stamp))
+    }
+
+    /// Writes `index` with `identity` at `path` (in ``directory``), then evicts what exceeds
+    /// the bound.
+    func store(_ index: SymbolIndex, identity: IndexStoreFormat.Identity, at path: String) throws {
         try withExtendedLifetime(index) {
             let layout = IndexStoreFormat.layout(of: index, identity: identity)
             guard layout.fileSize <= sizeLimit else { return }

@@ -38,7 +38,8 @@ struct DebugFileStamp: Equatable, Sendable {
 /// The file format of the index cache: one ``SymbolIndex`` (its DWARF tables and its symbol
 /// table) per file, written in one pass and used in place through `mmap`.
 ///
-/// Native byte order (the cache belongs to one machine; another order is refused). A header
+/// Native byte order (a cache is shared only between machines of one byte order; another
+/// order is refused). A header
 /// of fixed fields, a section table, the identity strings and the block checksums, then the
 /// data: the sections, each at a multiple of 16 bytes:
 ///
@@ -49,19 +50,23 @@ struct DebugFileStamp: Equatable, Sendable {
 ///     24   u64 header size       fixed fields + section table + identity strings + checksums
 ///     32   u32 section count
 ///     36   u32 flags             1: Mach-O symbol names (leading underscore)
+///                                2: keyed by content (``ContentKey``): the next four fields
+///                                   hold the file size, 0, the content hash and 0
 ///     40   u64 debug file size, 48 i64 mtime (ns), 56 u64 inode, 64 u64 device
 ///     72   u64 slice offset, 80 u64 slice size
 ///     88   u32 identity strings' length, 92 u32 block count
 ///     96   u64 header checksum   of bytes [0, header size) with this field zero
 ///     104  section table, 24 bytes per section:
 ///              u32 kind, u32 element size, u64 offset, u64 count
-///     ...  identity strings: identifier, architecture, DWARF problem, each NUL-terminated
+///     ...  identity strings: identifier, architecture, DWARF problem, the debug file's path
+///          when indexed (for `cache list` and `cache prune`; not checked), each NUL-terminated
 ///     ...  block checksums: u64 per block of ``IndexBlocks/size`` bytes of the data, which
 ///          starts at the header size rounded up to 16 (the last block may be shorter)
 ///
 /// Opening a file checks, in constant time, before anything is used: magic, version, byte
 /// order, the length, the header checksum (which covers the block checksums), the identity
-/// (identifier, architecture, slice, and the debug file's size, mtime, inode and device),
+/// (identifier, architecture, slice, and the debug file's size, mtime, inode and device — or,
+/// keyed by content, its size and content hash),
 /// the block count, every section's kind, element size, alignment and bounds, and that the
 /// tables' lengths agree (``SymbolIndex/Tables/hasConsistentShape``). A file failing any of
 /// these is not used.
@@ -76,13 +81,14 @@ struct DebugFileStamp: Equatable, Sendable {
 enum IndexStoreFormat {
     static let magic: [UInt8] = Array("SYMIDX\0\n".utf8)
     /// Raised whenever the layout or the meaning of a table changes.
-    static let version: UInt32 = 7
+    static let version: UInt32 = 8
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let fixedHeaderSize = 104
     static let sectionEntrySize = 24
     static let sectionAlignment = 16
     static let maximumSections = 64
     static let stripsUnderscoreFlag: UInt32 = 1
+    static let contentKeyedFlag: UInt32 = 2
     /// The most blocks a file may have: 2⁴⁶ bytes of tables, far beyond any bound of the store.
     static let maximumBlocks = 1 << 30
 
@@ -93,6 +99,11 @@ enum IndexStoreFormat {
         var sliceOffset: UInt64
         var sliceSize: UInt64
         var stamp: DebugFileStamp
+        /// Whether `stamp` is a ``ContentKey`` (file size and content hash), not the file's
+        /// size, mtime, inode and device.
+        var contentKeyed = false
+        /// The debug file's path when it was indexed: said by `cache list`, never compared.
+        var path = ""
 
         init(_ file: DebugFile, stamp: DebugFileStamp) {
             identifier = file.identifier ?? ""
@@ -100,6 +111,12 @@ enum IndexStoreFormat {
             sliceOffset = UInt64(file.sliceOffset)
             sliceSize = UInt64(file.sliceSize)
             self.stamp = stamp
+            path = file.path
+        }
+
+        init(_ file: DebugFile, content: ContentKey) {
+            self.init(file, stamp: content.stamp)
+            contentKeyed = true
         }
     }
 
@@ -128,7 +145,7 @@ enum IndexStoreFormat {
         tables.visit(&collector)
         symbols.visit(&collector)
         var strings: [UInt8] = []
-        for text in [identity.identifier, identity.architecture, index.problem ?? ""] {
+        for text in [identity.identifier, identity.architecture, index.problem ?? "", identity.path] {
             strings += text.utf8.filter { $0 != 0 }
             strings.append(0)
         }
@@ -161,7 +178,8 @@ enum IndexStoreFormat {
         header.appendBytes(of: UInt64(fileSize))
         header.appendBytes(of: UInt64(headerSize))
         header.appendBytes(of: UInt32(collector.sections.count))
-        header.appendBytes(of: index.symbols.stripsUnderscore ? stripsUnderscoreFlag : 0)
+        header.appendBytes(of: (index.symbols.stripsUnderscore ? stripsUnderscoreFlag : 0)
+                           | (identity.contentKeyed ? contentKeyedFlag : 0))
         let stamp = identity.stamp
         header.appendBytes(of: stamp.size)
         header.appendBytes(of: UInt64(bitPattern: stamp.modified))
@@ -267,15 +285,15 @@ enum IndexStoreFormat {
         // Identity.
         let stringsStart = fixedHeaderSize + sectionCount * sectionEntrySize
         let stringsEnd = stringsStart + Int(stringsSize32)
-        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
-        guard strings.count == 4, strings[3].isEmpty else { throw .damaged("bad identity strings") }
+        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 4, omittingEmptySubsequences: false)
+        guard strings.count == 5, strings[4].isEmpty else { throw .damaged("bad identity strings") }
         let text = strings.map { String(decoding: $0, as: UTF8.self) }
         let found = (identifier: text[0], architecture: text[1], sliceOffset: r.u64(72)!, sliceSize: r.u64(80)!,
                      stamp: DebugFileStamp(size: r.u64(40)!, modified: Int64(bitPattern: r.u64(48)!),
                                            inode: r.u64(56)!, device: r.u64(64)!))
         guard found.identifier == expected.identifier, found.architecture == expected.architecture,
               found.sliceOffset == expected.sliceOffset, found.sliceSize == expected.sliceSize,
-              found.stamp == expected.stamp
+              found.stamp == expected.stamp, (r.u32(36)! & contentKeyedFlag != 0) == expected.contentKeyed
         else { throw .stale }
 
         // Sections: in bounds, aligned, whole.

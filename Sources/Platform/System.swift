@@ -81,12 +81,27 @@ public enum System {
         return result
     }
 
-    /// The tool's folder for caches: `$XDG_CACHE_HOME/symbolicate` when `XDG_CACHE_HOME` is an
-    /// absolute path, else `$HOME/.cache/symbolicate`; nil when neither is set.
+    /// The tool's folder for caches: `$SYMBOLICATE_CACHE_DIR` when set (`--cache-dir` sets
+    /// it; a relative path is taken from the current directory), else
+    /// `$XDG_CACHE_HOME/symbolicate` when `XDG_CACHE_HOME` is an absolute path, else
+    /// `$HOME/.cache/symbolicate`; nil when none is set.
     public static func cacheDirectory(environment: [String: String]) -> String? {
+        if let named = environment["SYMBOLICATE_CACHE_DIR"], !named.isEmpty { return absolutePath(named) }
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return Path.join(xdg, "symbolicate") }
         if let home = environment["HOME"], home.hasPrefix("/") { return Path.join(home, ".cache/symbolicate") }
         return nil
+    }
+
+    /// Cache folders shared with other machines, read before the own one and never written:
+    /// `$SYMBOLICATE_SHARED_CACHE`, colon-separated (`--shared-cache` adds to it); relative
+    /// paths are taken from the current directory, empty entries ignored.
+    public static func sharedCacheDirectories(environment: [String: String]) -> [String] {
+        (environment["SYMBOLICATE_SHARED_CACHE"] ?? "").split(separator: ":").map { absolutePath(String($0)) }
+    }
+
+    /// `path`, or the current directory joined with it when it is relative.
+    public static func absolutePath(_ path: String) -> String {
+        path.hasPrefix("/") ? path : Path.join(currentDirectory, path)
     }
 
     /// The number of processors this process may run on.

@@ -27,11 +27,14 @@ import Platform
 /// Matching is by UUID / build-id, never by name: a file named like the image but with
 /// another UUID was built from other sources and would give wrong answers.
 public final class DebugFileLocator: @unchecked Sendable {
-    private let lock = Lock()
-    private var byIdentifier: [String: [DebugFile]] = [:]
+    let lock = Lock()
+    var byIdentifier: [String: [DebugFile]] = [:]
     private var namedFiles: [DebugFile] = []
     /// Directories searched, in order: where debug files are looked for by build-id.
-    private var roots: [String] = []
+    var roots: [String] = []
+    /// The files met that are not object files or could not be identified, by file name:
+    /// where a damaged debug file named like an image is looked for (``missReason``).
+    var unidentified: [String: [String]] = [:]
     private let systemDebugDirectory: String
     private let cache: IdentityCache?
     private let diagnostics: Diagnostics
@@ -179,6 +182,14 @@ public final class DebugFileLocator: @unchecked Sendable {
     /// The slices of a file, from the cache or from its headers; nil when it is not an
     /// object file (said unless `quiet`).
     private func slices(of entry: FileEntry, quiet: Bool) -> [DebugFile]? {
+        guard let files = identifiedSlices(of: entry, quiet: quiet) else {
+            unidentified[Path.lastComponent(entry.path), default: []].append(entry.path)
+            return nil
+        }
+        return files
+    }
+
+    private func identifiedSlices(of entry: FileEntry, quiet: Bool) -> [DebugFile]? {
         let key = cache == nil ? "" : absolute(entry.path)
         let stamp = IdentityCache.Stamp(entry.info)
         switch cache?.identity(of: key, stamp: stamp) {

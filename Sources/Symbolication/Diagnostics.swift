@@ -49,4 +49,10 @@ public final class Diagnostics: @unchecked Sendable {
     public func say(_ lines: [String]) {
         for line in lines { sink(OutputEscaping.escaped(line)) }
     }
+
+    /// Says each of `lines` as it is: lines whose untrusted parts the caller escaped, and which
+    /// carry the caller's own terminal marks (the summary on a terminal).
+    func sayEscaped(_ lines: [String]) {
+        for line in lines { sink(line) }
+    }
 }

@@ -79,11 +79,36 @@ public final class IdentityCache: @unchecked Sendable {
     private var entries: [String: Entry] = [:]
     private var seen: Set<String> = []
     private var changed = false
+    /// The entries of shared caches (other machines' identity files), read after this one's;
+    /// what is found there is copied here. Never written.
+    private var shared: [[String: Entry]] = []
 
     /// The cache at `path`. A missing file gives an empty cache; an unreadable, damaged or
     /// foreign one too, rewritten on ``save()``, and `warning` is told so in one line.
     public convenience init(path: String, warning: (String) -> Void = { _ in }) {
         self.init(path: path, capacity: IdentityCache.maximumEntries, warning: warning)
+    }
+
+    /// The cache at `path`, reading the identity files at `sharedPaths` too (other machines'
+    /// caches, only read: a missing or damaged one is passed over, said through `warning`).
+    /// An entry of a shared file counts when the file at its path has the stamp it records:
+    /// the same file seen through NFS at the same path does; a copy does not.
+    public convenience init(path: String, sharedPaths: [String], warning: (String) -> Void = { _ in }) {
+        self.init(path: path, capacity: IdentityCache.maximumEntries, warning: warning)
+        for shared in sharedPaths {
+            switch IdentityCache.contents(of: shared) {
+            case .success(nil):
+                break
+            case .success(let bytes?):
+                if let loaded = IdentityCache.parse(bytes) {
+                    self.shared.append(loaded)
+                } else {
+                    warning("\(shared): the shared identity cache is damaged; passed over")
+                }
+            case .failure(let problem):
+                warning("\(shared): the shared identity cache \(problem.reason); passed over")
+            }
+        }
     }
 
     /// A cache that keeps at most `capacity` files (tests use small ones).
@@ -148,10 +173,14 @@ public final class IdentityCache: @unchecked Sendable {
         System.cacheDirectory(environment: environment).map { Path.join($0, "identities") }
     }
 
-    /// The cache at ``standardPath(environment:)``, or nil when there is no such place;
-    /// `warning` is told when the file there is damaged.
+    /// The cache at ``standardPath(environment:)``, reading the identity files of the shared
+    /// caches (``System/sharedCacheDirectories(environment:)``) too, or nil when there is no
+    /// such place; `warning` is told when a file is damaged.
     public static func standard(environment: [String: String], warning: (String) -> Void = { _ in }) -> IdentityCache? {
-        standardPath(environment: environment).map { IdentityCache(path: $0, warning: warning) }
+        standardPath(environment: environment).map {
+            IdentityCache(path: $0, sharedPaths: System.sharedCacheDirectories(environment: environment).map { Path.join($0, "identities") },
+                          warning: warning)
+        }
     }
 
     /// Whether the cache holds something the file on disk does not.
@@ -174,10 +203,31 @@ public final class IdentityCache: @unchecked Sendable {
     func identity(of key: String, stamp: Stamp) -> Identity? {
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[key] else { return nil }
-        guard entry.stamp == stamp else { return nil }
-        seen.insert(key)
-        return entry.identity
+        if let entry = entries[key], entry.stamp == stamp {
+            seen.insert(key)
+            return entry.identity
+        }
+        for entries in shared {
+            guard let entry = entries[key], entry.stamp == stamp else { continue }
+            self.entries[key] = entry
+            seen.insert(key)
+            changed = true
+            return entry.identity
+        }
+        return nil
+    }
+
+    /// Forgets the files that are no longer where they were recorded, or changed since;
+    /// returns how many. For `cache prune`.
+    public func forgetMissingFiles() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let gone = entries.filter { key, entry in
+            System.status(key).map { Stamp($0) != entry.stamp } ?? true
+        }.map(\.key)
+        for key in gone { entries[key] = nil }
+        if !gone.isEmpty { changed = true }
+        return gone.count
     }
 
     /// Records what the file at `key` is. Files whose names (or debuglink names) the format

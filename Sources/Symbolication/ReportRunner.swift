@@ -63,11 +63,19 @@ public final class ReportRunner {
         public var summary: Bool
         /// The most bytes a report is read to: a larger one is an error.
         public var maxReportSize: Int
+        /// Whether text written to the stream (a terminal) sets the lines of the app's resolved
+        /// frames in bold (``TerminalMarks``). Files are never marked.
+        public var markFrames: Bool
+        /// Whether the summary shows its problems (unresolved frames, missing debug files) in
+        /// red, for stderr on a terminal.
+        public var markSummary: Bool
 
         public init(format: OutputFormat = .text, fullPath: Bool = false, destination: Destination = .stream,
                     jobs: Int = 0, progress: Bool = false, summary: Bool = false,
-                    maxReportSize: Int = System.defaultReadLimit) {
+                    maxReportSize: Int = System.defaultReadLimit, markFrames: Bool = false, markSummary: Bool = false) {
             self.maxReportSize = maxReportSize
+            self.markFrames = markFrames
+            self.markSummary = markSummary
             self.format = format
             self.fullPath = fullPath
             self.destination = destination
@@ -214,8 +222,16 @@ public final class ReportRunner {
         case .parsed(let parsed):
             report = parsed
         }
-        let symbolicated = symbolicator.symbolicate(report)
+        var symbolicated = symbolicator.symbolicate(report)
         let tally = Tally(symbolicated)
+        if options.format == .json {
+            // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
+            for (i, var unresolved) in symbolicated.unresolvedImages {
+                unresolved.file = unresolved.file.map(FileName.replacingRawBytes)
+                unresolved.message = FileName.replacingRawBytes(unresolved.message)
+                symbolicated.unresolvedImages[i] = unresolved
+            }
+        }
         switch options.destination {
         case .stream:
             var bytes: [UInt8] = []
@@ -223,7 +239,7 @@ public final class ReportRunner {
                 // The name escaped, then spelled with the bytes the file system gave it.
                 bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
             }
-            render(symbolicated, format: options.format, into: &bytes)
+            render(symbolicated, format: options.format, marked: options.markFrames, into: &bytes)
             return Outcome(bytes: bytes, status: .success, tally: tally)
         case .directory(let folder):
             let written = write(symbolicated, to: target(of: job), replacing: nil, below: folder)
@@ -302,9 +318,13 @@ public final class ReportRunner {
         }
     }
 
-    private func render(_ symbolicated: SymbolicatedReport, format: OutputFormat, into bytes: inout [UInt8]) {
+    /// Renders one report; text is marked for a terminal when `marked`.
+    private func render(_ symbolicated: SymbolicatedReport, format: OutputFormat, marked: Bool = false,
+                        into bytes: inout [UInt8]) {
         switch format {
-        case .text: TextRenderer(fullPath: options.fullPath).render(symbolicated, into: &bytes)
+        case .text:
+            TextRenderer(fullPath: options.fullPath, marks: marked ? Self.marks(for: symbolicated) : nil)
+                .render(symbolicated, into: &bytes)
         case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
         case .metricKit: MetricKitRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
         case .json: JSONRenderer.renderReport(symbolicated, into: &bytes)
@@ -418,8 +438,8 @@ public final class ReportRunner {
 
     // MARK: Summary
 
-    /// Counts over reports: frames resolved or not, and the app images without a debug file
-    /// with the frames each left unresolved.
+    /// Counts over reports: frames resolved or not, and the app images left without file and
+    /// line, each with why and the frames it left so.
     struct Tally {
         var reports = 0
         var frames = 0
@@ -430,6 +450,7 @@ public final class ReportRunner {
             var name: String
             var identifier: String
             var arch: String
+            var reason: String
         }
 
         init(reports: Int = 0) { self.reports = reports }
@@ -437,20 +458,20 @@ public final class ReportRunner {
         init(_ symbolicated: SymbolicatedReport) {
             reports = 1
             let report = symbolicated.report
-            let processPath = report.header.first { $0.key == "Path" }?.value
             for (t, thread) in report.threads.enumerated() {
                 for (f, frame) in thread.frames.enumerated() where !frame.inlined {
                     frames += 1
-                    if !(symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []).isEmpty {
-                        resolved += 1
-                    } else if let i = frame.image, symbolicated.debugFiles[i] == nil, report.images.indices.contains(i),
-                              Symbolicator.isAppImage(report.images[i], processPath: processPath) {
-                        let image = report.images[i]
-                        let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
-                        let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 }
-                            ?? "no UUID"
-                        missing[MissingImage(name: image.name, identifier: identifier, arch: arch), default: 0] += 1
-                    }
+                    let resolution = symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []
+                    if !resolution.isEmpty { resolved += 1 }
+                    guard let i = frame.image, let why = symbolicated.unresolvedImages[i], report.images.indices.contains(i),
+                          resolution.allSatisfy({ ($0.line ?? 0) == 0 })
+                    else { continue }
+                    let image = report.images[i]
+                    let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
+                    let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 }
+                        ?? "no UUID"
+                    missing[MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message),
+                            default: 0] += 1
                 }
             }
         }
@@ -463,17 +484,38 @@ public final class ReportRunner {
         }
     }
 
+    /// Which of the report's images are the app's, for marking its resolved frames: only
+    /// images with a debug file have any, so only those are looked at.
+    static func marks(for symbolicated: SymbolicatedReport) -> TerminalMarks {
+        let report = symbolicated.report
+        var appImages = [Bool](repeating: false, count: report.images.count)
+        let processPath = symbolicated.debugFiles.isEmpty ? nil : report.header.first { $0.key == "Path" }?.value
+        for i in symbolicated.debugFiles.keys where appImages.indices.contains(i) {
+            appImages[i] = Symbolicator.isAppImage(report.images[i], processPath: processPath)
+        }
+        return TerminalMarks(appImages: appImages)
+    }
+
+    /// The summary on stderr: counts, then the app images without a debug file. With
+    /// `markSummary`, the unresolved count (when not 0) and the image lines are in red.
     private func printSummary(_ tally: Tally, reports: Int) {
+        let unresolved = tally.frames - tally.resolved
+        let problem = options.markSummary ? "\(TerminalMarks.problem)" : "", reset = options.markSummary ? "\(TerminalMarks.reset)" : ""
+        func marked(_ text: String) -> String { problem.isEmpty ? text : problem + OutputEscaping.escaped(text) + reset }
         var lines = ["\(reports) report\(reports == 1 ? "" : "s"), \(tally.frames) frames: \(tally.resolved) resolved, "
-                     + "\(tally.frames - tally.resolved) unresolved"]
+                     + (unresolved > 0 ? marked("\(unresolved) unresolved") : "0 unresolved")]
         if !tally.missing.isEmpty {
             let costly = tally.missing.sorted { ($0.value, $1.key.name) > ($1.value, $0.key.name) }
-            lines.append("app images without a debug file (frames they left unresolved):")
+            lines.append(marked("app images left without file and line (frames, why):"))
             for (image, count) in costly.prefix(20) {
-                lines.append("  \(image.identifier) \(image.arch) \(image.name): \(count)")
+                lines.append(marked("  \(image.identifier) \(image.arch) \(image.name): \(count): \(image.reason)"))
             }
-            if costly.count > 20 { lines.append("  ... and \(costly.count - 20) more") }
+            if costly.count > 20 { lines.append(marked("  ... and \(costly.count - 20) more")) }
         }
-        diagnostics.say(lines)
+        if options.markSummary {
+            diagnostics.sayEscaped(lines)
+        } else {
+            diagnostics.say(lines)
+        }
     }
 }

@@ -50,6 +50,10 @@ public final class Symbolicator: @unchecked Sendable {
     private let lock = Lock()
     private var slots: [DebugFile: IndexSlot] = [:]
     private var used: Set<DebugFile> = []
+    /// Why the index of a debug file could not be had, by file.
+    private var failures: [DebugFile: DebugInfoError] = [:]
+    /// Why each image left unresolved was, by what identifies it: computed once per run.
+    private var reasons: [String: MissReason] = [:]
 
     /// One debug file's index, built by the first thread that asks; the others wait for it.
     private final class IndexSlot: @unchecked Sendable {
@@ -93,6 +97,9 @@ public final class Symbolicator: @unchecked Sendable {
             slot.index = index
         } catch {
             diagnostics.warn("\(error)")
+            lock.lock()
+            failures[file] = error as? DebugInfoError ?? .corruptDWARF(path: file.path, reason: "\(error)")
+            lock.unlock()
         }
         slot.done = true
         return slot.index
@@ -110,6 +117,8 @@ public final class Symbolicator: @unchecked Sendable {
         var result = SymbolicatedReport(report: report, frames: ResolvedFrames(for: report))
         var images: [Int: (file: DebugFile, index: SymbolIndex, architecture: Architecture?)] = [:]
         var missing: Set<Int> = []
+        // Images whose debug file gives no lines: its index failed, or it has no DWARF.
+        var lineless: [Int: DebugFile] = [:]
         // Reports list every loaded image: only those frames point into are indexed.
         var framed = Set<Int>()
         for thread in report.threads {
@@ -133,11 +142,21 @@ public final class Symbolicator: @unchecked Sendable {
             used.insert(file)
             lock.unlock()
             result.debugFiles[i] = file.path
-            guard framed.contains(i), let index = index(for: file) else { continue }
+            guard framed.contains(i), let index = index(for: file) else {
+                if framed.contains(i) { lineless[i] = file }
+                continue
+            }
+            if !file.hasDWARF { lineless[i] = file }
             images[i] = (file, index, Symbolicator.architecture(of: image, in: report, debugFile: file))
         }
-        if !missing.isEmpty { warnAboutMissingDebugFiles(missing, in: report) }
-        guard !images.isEmpty else { return result }
+        guard !images.isEmpty else {
+            if !missing.isEmpty || !lineless.isEmpty {
+                result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
+            }
+            return result
+        }
+        // Images with a line for some frame: a debug file read only in part may still have none.
+        var withLines: Set<Int> = []
 
         // Frames at the same address of the same image resolve alike: they share one array of
         // source frames, looked up once, instead of each holding a copy. A fixed number of
@@ -192,7 +211,14 @@ public final class Symbolicator: @unchecked Sendable {
                 }
                 guard !sourceFrames.isEmpty else { continue }
                 result.frames[FrameKey(thread: t, frame: f)] = sourceFrames
+                if sourceFrames.contains(where: { ($0.line ?? 0) > 0 }) { withLines.insert(imageIndex) }
             }
+        }
+        for (i, image) in images where image.index.problem != nil && image.file.hasDWARF && !withLines.contains(i) {
+            lineless[i] = image.file
+        }
+        if !missing.isEmpty || !lineless.isEmpty {
+            result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
         }
         return result
     }
@@ -257,34 +283,100 @@ public final class Symbolicator: @unchecked Sendable {
                          once: "module path \(path)")
     }
 
-    /// Says once per image that an app image with frames in the report has no debug file,
-    /// with the UUID (as Xcode and App Store Connect print it) and architecture to search for.
-    /// System images are passed over: their symbols come from the device's own tables.
-    private func warnAboutMissingDebugFiles(_ missing: Set<Int>, in report: CrashReport) {
-        var frameCounts: [Int: Int] = [:]
+    /// Says once per image why an app image with frames in the report is left without file
+    /// and line — no debug file (and why none matched), or one without DWARF or that cannot be
+    /// used — with the UUID (as Xcode and App Store Connect print it) and architecture to
+    /// search for; returns the reasons by image. System images are passed over: their symbols
+    /// come from the device's own tables.
+    private func explainUnresolvedImages(missing: Set<Int>, lineless: [Int: DebugFile],
+                                         in report: CrashReport) -> [Int: UnresolvedImage] {
+        var framed: Set<Int> = []
         for thread in report.threads {
             for frame in thread.frames {
-                if let image = frame.image, missing.contains(image) { frameCounts[image, default: 0] += 1 }
+                if let image = frame.image { framed.insert(image) }
             }
         }
         let processPath = report.header.first { $0.key == "Path" }?.value
-        for i in missing.sorted() {
+        var result: [Int: UnresolvedImage] = [:]
+        for i in missing.union(lineless.keys).sorted() {
             let image = report.images[i]
-            guard frameCounts[i] != nil, Symbolicator.isAppImage(image, processPath: processPath) else { continue }
-            let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "unknown arch"
+            guard framed.contains(i), Symbolicator.isAppImage(image, processPath: processPath) else { continue }
+            let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
+            let architectureName = architecture?.name ?? "unknown arch"
             let identity: String
+            let idWord = image.format == .machO ? "UUID" : "build-id"
             if let uuid = image.uuid {
-                identity = image.format == .machO ? "UUID \(Symbolicator.dashedUUID(uuid)), \(architecture)"
+                identity = image.format == .machO ? "UUID \(Symbolicator.dashedUUID(uuid)), \(architectureName)"
                     : "build-id \(uuid)"
+            } else if image.format == .elf, lineless[i] != nil {
+                identity = "no build-id in the log"
             } else if image.format == .elf {
                 identity = options.modulePaths ? "no build-id in the log, and no usable object file at that path"
                     : "no build-id in the log; --no-module-paths"
             } else {
                 identity = "no UUID in the report"
             }
-            diagnostics.warn("\(report.path): no debug file for \(image.name) (\(identity)); its frames are left as they are",
-                             once: "no debug file \(image.uuid ?? image.path ?? image.name) \(architecture)")
+            let key = "\(image.uuid ?? image.path ?? image.name) \(architectureName)"
+            let reason = self.reason(for: image, matched: lineless[i], architecture: architecture, key: key,
+                                     identity: identity)
+            let explained = reason.unresolvedImage(idWord: idWord, architecture: architecture)
+            result[i] = explained
+            let line: String
+            switch reason {
+            case .noIdentifier:
+                line = "no debug file for \(image.name) (\(identity)); its frames are left as they are"
+            case .symbolTableOnly:
+                line = "no debug file for \(image.name) (\(identity)) but \(explained.message)"
+            default:
+                line = "no debug file for \(image.name) (\(identity)): \(explained.message); its frames are left as they are"
+            }
+            diagnostics.warn("\(report.path): \(line)", once: "no debug file \(key)")
         }
+        return result
+    }
+
+    /// Why `image` is left without lines: what went wrong with the file `matched` for it, or
+    /// (none matched) what the locator met instead. Computed once per `key`.
+    private func reason(for image: BinaryImage, matched: DebugFile?, architecture: Architecture?, key: String,
+                        identity: String) -> MissReason {
+        lock.lock()
+        if let known = reasons[key] {
+            lock.unlock()
+            return known
+        }
+        let failure = matched.flatMap { failures[$0] }
+        let problem = matched.flatMap { slots[$0]?.index?.problem }
+        lock.unlock()
+        let reason: MissReason
+        if let matched {
+            switch failure {
+            case nil:
+                reason = matched.hasDWARF
+                    ? .damaged(path: matched.path, reason: "part of the DWARF could not be read: \(problem ?? "?")", matched: true)
+                    : .symbolTableOnly(file: matched)
+            case .noDWARF? where !matched.hasDWARF:
+                // A file cut short loses its section headers or symbol table: damage, not a strip.
+                if let problem = (try? ObjectSurvey.survey(matched))?.problems.first {
+                    reason = .damaged(path: matched.path, reason: problem, matched: true)
+                } else {
+                    reason = .noDebugInfo(file: matched)
+                }
+            case .noDWARF?:
+                reason = .damaged(path: matched.path, reason: "the DWARF sections its headers list are not in the file (cut short?)",
+                                  matched: true)
+            case let error?:
+                reason = .damaged(path: matched.path, reason: error.reason, matched: true)
+            }
+        } else if image.uuid == nil {
+            reason = .noIdentifier(identity)
+        } else {
+            reason = locator.missReason(imageNames: [image.name, image.path ?? ""], identifier: image.uuid,
+                                        architecture: architecture)
+        }
+        lock.lock()
+        reasons[key] = reason
+        lock.unlock()
+        return reason
     }
 
     /// Whether an image is the app's own code rather than the system's: marked `+`, the

@@ -56,7 +56,8 @@ struct Atos: ParsableCommand {
             lookup = try AtosLookup(options: .init(
                 objectPath: object, architecture: arch, loadAddress: loadAddress.flatMap(AtosLookup.parseAddress),
                 inlinedFrames: inlinedFrames, fullPath: common.fullPath, demangle: !common.noDemangle),
-                indexSource: ReportsCommand.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+                indexSource: DebugFileOptions.indexSource(cache: !common.noCache, environment: common.cache.environment(),
+                                                        diagnostics: diagnostics))
         } catch {
             diagnostics.warn("\(error)")
             throw ExitCode(1)
@@ -95,7 +96,7 @@ struct Atos: ParsableCommand {
 }
 
 extension Atos: ManyPositionalArguments {
-    static let valueOptions: Set<String> = ["--arch"]
+    static let valueOptions: Set<String> = Set(["--arch"]).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["o", "l"]
 
     var positionalArguments: [String] {

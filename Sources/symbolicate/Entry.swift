@@ -30,8 +30,9 @@ struct Symbolicate: ParsableCommand {
         whose options 'symbolicate help reports' lists.
 
 
-        """ + exitStatus,
-        subcommands: [ReportsCommand.self, Atos.self, GroupCommand.self],
+        """ + [environment, files, exitStatus, examples].joined(separator: "\n\n"),
+        version: Version.description,
+        subcommands: [ReportsCommand.self, Atos.self, GroupCommand.self, CheckCommand.self, IndexCommand.self, CacheCommand.self],
         defaultSubcommand: ReportsCommand.self
     )
 
@@ -47,9 +48,11 @@ struct Symbolicate: ParsableCommand {
 
         Debug files are looked for in the -d paths, then in the colon-separated \
         SYMBOLICATE_PATH. The identity (UUID, build-id) of every file found, and the \
-        index built from each debug file used, are kept in $XDG_CACHE_HOME/symbolicate \
-        (else ~/.cache/symbolicate), checked against the file's size, modification time \
-        and inode, so that large folders and debug files are not read again on the next run.
+        index built from each debug file used, are kept in the cache folder (--cache-dir or \
+        $SYMBOLICATE_CACHE_DIR, else $XDG_CACHE_HOME/symbolicate, else ~/.cache/symbolicate), \
+        checked against the file's size, modification time and inode, so that large folders \
+        and debug files are not read again on the next run; --shared-cache reads another \
+        machine's cache, built by 'symbolicate index'.
         """
 
     /// The exit codes every subcommand shares.
@@ -71,7 +74,7 @@ struct Symbolicate: ParsableCommand {
 
     /// The subcommands whose positional arguments can be many thousands, by name.
     static let manyPositionalSubcommands: [String: any ManyPositionalArguments.Type] = [
-        "reports": ReportsCommand.self, "atos": Atos.self, "group": GroupCommand.self,
+        "reports": ReportsCommand.self, "atos": Atos.self, "group": GroupCommand.self, "check": CheckCommand.self,
     ]
 
     /// Parses `arguments`, validates and runs the subcommand they name (the report command

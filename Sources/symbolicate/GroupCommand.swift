@@ -62,12 +62,6 @@ struct GroupCommand: ParsableCommand {
             """ + Symbolicate.exitStatus
     )
 
-    @Option(name: [.customShort("d"), .customLong("debug-files")],
-            help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
-                               valueName: "path"),
-            completion: .file())
-    var debugPaths: [String] = []
-
     @Option(help: "Output format: table (at most 100 columns), tsv (one line per group), or json.")
     var format: GroupFormat = .table
 
@@ -79,75 +73,28 @@ struct GroupCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Example report paths kept per group (default: 3).", valueName: "n"))
     var examples: Int = 3
 
-    @Option(name: [.customShort("j"), .customLong("jobs")],
-            help: ArgumentHelp("Reports symbolicated at once, 1 to \(ReportsCommand.maximumJobs) (default: one per core).",
-                               valueName: "n"))
-    var jobs: Int = 0
-
-    @Option(help: ArgumentHelp("The largest report read, in bytes or with K, M, G (default: 1G).", valueName: "size"))
-    var maxReportSize: ByteCount?
-
-    @Flag(name: [.customShort("q"), .customLong("quiet")],
-          help: "No progress line and no summary on stderr (warnings are still printed).")
-    var quiet = false
+    @OptionGroup var batch: BatchOptions
 
     @OptionGroup var common: LookupOptions
 
-    @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
-    var force = false
-
-    @Flag(help: "Do not resolve Linux modules a log names without a build-id through the file at their path or a -d file of their name.")
-    var noModulePaths = false
-
-    @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
-
-    @Option(help: ArgumentHelp("Also group the report paths listed in this file, one per line (or NUL-separated); - for standard input.",
-                               valueName: "file"),
-            completion: .file())
-    var reportsFrom: String?
-
-    @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
-              completion: .file())
-    var reports: [String] = []
+    @OptionGroup var debugFiles: DebugFileOptions
 
     func validate() throws {
-        if jobs < 0 || jobs > ReportsCommand.maximumJobs {
-            throw ValidationError("--jobs must be between 1 and \(ReportsCommand.maximumJobs), or 0 for one per core")
-        }
+        try batch.validate()  // again when the reports set aside are back (Symbolicate.parseAndRun)
         if examples < 1 || examples > 1000 { throw ValidationError("--examples must be between 1 and 1000") }
         if html == "" { throw ValidationError("--html needs a file name") }
-        if reportsFrom == "-" && reports.contains("-") {
-            throw ValidationError("--reports-from - reads the list from standard input: a report cannot come from it too")
-        }
     }
 
     func run() throws {
         let diagnostics = Diagnostics()
-        var inputs = reports
-        if let reportsFrom {
-            do {
-                inputs += try ReportList.read(reportsFrom).map { $0 == "-" ? "./-" : $0 }
-            } catch {
-                diagnostics.warn("\(error)")
-                throw ExitCode(1)
-            }
-        } else if inputs.isEmpty {
-            inputs = ["-"]
-        }
-        let environment = System.environment
-        let locator = DebugFileLocator(paths: debugPaths,
-                                       searchPaths: DebugFileLocator.searchPaths(environment: environment),
-                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
-                                       diagnostics: diagnostics)
-        locator.servers = servers.servers(environment: environment, diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
-                                        diagnostics: diagnostics,
-                                        indexSource: ReportsCommand.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+        guard let inputs = batch.inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
+        let environment = common.cache.environment()
+        let (locator, symbolicator) = debugFiles.symbolicator(common: common, environment: environment, diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
-                                  options: .init(jobs: jobs,
-                                                 progress: !quiet && System.isTerminal(STDERR_FILENO),
-                                                 summary: !quiet && System.isTerminal(STDERR_FILENO),
-                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit),
+                                  options: .init(jobs: batch.jobs,
+                                                 progress: !batch.quiet && System.isTerminal(STDERR_FILENO),
+                                                 summary: !batch.quiet && System.isTerminal(STDERR_FILENO),
+                                                 maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit),
                                   diagnostics: diagnostics)
         let table = GroupTable(examples: examples)
         let withExamples = html != nil
@@ -180,13 +127,12 @@ struct GroupCommand: ParsableCommand {
 }
 
 extension GroupCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size",
-                                   "--reports-from"])
-        .union(ServerOptions.valueOptions)
+    static let valueOptions = Set(["--format", "--html", "--examples"])
+        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "j"]
 
     var positionalArguments: [String] {
-        get { reports }
-        set { reports = newValue }
+        get { batch.reports }
+        set { batch.reports = newValue }
     }
 }

@@ -1,4 +1,5 @@
 import Platform
+import Symbolication
 
 /// The report paths of `--reports-from FILE`: one per line, or NUL-separated when the list
 /// holds a NUL byte (as `find -print0` writes it, for names with a newline in them). Paths
@@ -6,6 +7,19 @@ import Platform
 /// on Windows) are dropped. The list never passes through argv, so it has no length limit
 /// but the one on reading (``System/defaultReadLimit``).
 enum ReportList {
+    /// The reports named as arguments, then those the list `list` names (each a path: a
+    /// listed `-` is the file of that name); standard input when there are none. nil, said
+    /// on stderr, when the list cannot be read.
+    static func inputs(_ reports: [String], list: String?, diagnostics: Diagnostics) -> [String]? {
+        guard let list else { return reports.isEmpty ? ["-"] : reports }
+        do {
+            return reports + (try read(list)).map { $0 == "-" ? "./-" : $0 }
+        } catch {
+            diagnostics.warn("\(error)")
+            return nil
+        }
+    }
+
     /// The paths listed in `path` (`-`: standard input).
     static func read(_ path: String) throws(ReportList.Unreadable) -> [String] {
         do {

@@ -27,12 +27,6 @@ struct ReportsCommand: ParsableCommand {
         """ + Symbolicate.exitStatus
     )
 
-    @Option(name: [.customShort("d"), .customLong("debug-files")],
-            help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
-                               valueName: "path"),
-            completion: .file())
-    var debugPaths: [String] = []
-
     @Option(help: """
         Output format: text (the report, resolved in place), json, ips (.ips reports written \
         back as .ips with symbols), metrickit (MetricKit payloads written back as JSON with \
@@ -50,107 +44,59 @@ struct ReportsCommand: ParsableCommand {
     @Flag(help: "Replace each report by its symbolicated self (atomically: a temporary file renamed over it).")
     var inPlace = false
 
-    @Option(name: [.customShort("j"), .customLong("jobs")],
-            help: ArgumentHelp("Reports symbolicated at once, 1 to \(ReportsCommand.maximumJobs) (default: one per core).",
-                               valueName: "n"))
-    var jobs: Int = 0
+    @OptionGroup var batch: BatchOptions
 
-    @Option(help: ArgumentHelp("The largest report read, in bytes or with K, M, G (default: 1G).", valueName: "size"))
-    var maxReportSize: ByteCount?
-
-    /// More would only multiply threads and buffers: reports are not that parallel.
-    static let maximumJobs = 256
-
-    @Flag(name: [.customShort("q"), .customLong("quiet")],
-          help: "No progress line and no summary on stderr (warnings are still printed).")
-    var quiet = false
+    @Option(help: ArgumentHelp("""
+        Mark the lines of frames resolved in the app's images in bold, and the summary's problems \
+        in red; auto: when the output is a terminal and NO_COLOR is not set. Files written with \
+        -o or --in-place are never marked.
+        """, valueName: "when"))
+    var color: ColorChoice = .auto
 
     @OptionGroup var common: LookupOptions
 
-    @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
-
-    @Flag(help: "Resolve again frames that already name a source file and line ('foo + 12 (File.m:42)').")
-    var force = false
-
-    @Flag(help: ArgumentHelp("Do not resolve Linux modules a log names without a build-id through the file at their path or a -d file of their name.",
-                             discussion: "Without a build-id nothing shows that the file now at the path is the one that crashed; "
-                                 + "by default it is used, with one line per module saying so."))
-    var noModulePaths = false
-
-    @Option(help: ArgumentHelp("Also symbolicate the report paths listed in this file, one per line (or NUL-separated, as find -print0 writes them); - for standard input.",
-                               valueName: "file"),
-            completion: .file())
-    var reportsFrom: String?
-
-    @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
-              completion: .file())
-    var reports: [String] = []
-
-    /// Where indexes come from: the persistent index cache (built and stored on a miss), or
-    /// with `--no-cache` straight from the debug file.
-    static func indexSource(cache: Bool, diagnostics: Diagnostics) -> (DebugFile) throws -> SymbolIndex {
-        guard cache, let store = IndexStore.standard(environment: System.environment) else { return SymbolIndex.build }
-        return { file in try store.index(for: file) { diagnostics.warn($0) } }
-    }
+    @OptionGroup var debugFiles: DebugFileOptions
 
     func validate() throws {
+        try batch.validate()  // again when the reports set aside are back (Symbolicate.parseAndRun)
         if inPlace && outputDirectory != nil { throw ValidationError("--in-place and --output cannot be used together") }
         if inPlace && (format == .json || format == .frames) {
             throw ValidationError("--in-place writes reports, not \(format.rawValue): use --output DIR or standard output")
         }
-        if jobs < 0 || jobs > Self.maximumJobs {
-            throw ValidationError("--jobs must be between 1 and \(Self.maximumJobs), or 0 for one per core")
-        }
-        if reportsFrom == "-" && reports.contains("-") {
-            throw ValidationError("--reports-from - reads the list from standard input: a report cannot come from it too")
-        }
-        if (inPlace || outputDirectory != nil) && ((reports.isEmpty && reportsFrom == nil) || reports.contains("-")) {
+        if (inPlace || outputDirectory != nil) && ((batch.reports.isEmpty && batch.reportsFrom == nil) || batch.reports.contains("-")) {
             throw ValidationError("--in-place and --output need report files, not standard input")
         }
-        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: reports) {
+        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: batch.reports) {
             throw ValidationError(problem)
         }
     }
 
-    /// The reports named on the command line, then those `--reports-from` lists (each a
-    /// path: a listed `-` is the file of that name); standard input when there are none.
-    /// `nil`, said on stderr, when the list cannot be read or does not fit the output options.
+    /// The reports named on the command line, then those `--reports-from` lists; nil, said on
+    /// stderr, when the list cannot be read or names a report under the output folder.
     func inputs(diagnostics: Diagnostics) -> [String]? {
-        guard let reportsFrom else { return reports.isEmpty ? ["-"] : reports }
-        let listed: [String]
-        do {
-            listed = try ReportList.read(reportsFrom).map { $0 == "-" ? "./-" : $0 }
-        } catch {
-            diagnostics.warn("\(error)")
-            return nil
-        }
-        if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: listed) {
+        guard let inputs = batch.inputs(diagnostics: diagnostics) else { return nil }
+        if batch.reportsFrom != nil, let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: inputs) {
             diagnostics.warn(problem)
             return nil
         }
-        return reports + listed
+        return inputs
     }
 
     func run() throws {
         let diagnostics = Diagnostics()
         guard let inputs = inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
-        let environment = System.environment
-        let locator = DebugFileLocator(paths: debugPaths,
-                                       searchPaths: DebugFileLocator.searchPaths(environment: environment),
-                                       cache: common.noCache ? nil : IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
-                                       diagnostics: diagnostics)
-        locator.servers = servers.servers(environment: environment, diagnostics: diagnostics)
-        let symbolicator = Symbolicator(locator: locator, options: .init(demangle: !common.noDemangle, force: force, modulePaths: !noModulePaths),
-                                        diagnostics: diagnostics,
-                                        indexSource: Self.indexSource(cache: !common.noCache, diagnostics: diagnostics))
+        let environment = common.cache.environment()
+        let (locator, symbolicator) = debugFiles.symbolicator(common: common, environment: environment, diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
                                   options: .init(format: format, fullPath: common.fullPath,
                                                  destination: inPlace ? .inPlace : outputDirectory.map { .directory($0) } ?? .stream,
-                                                 jobs: jobs,
-                                                 progress: !quiet && System.isTerminal(STDERR_FILENO),
-                                                 summary: !quiet && (System.isTerminal(STDERR_FILENO) || inputs.count > 1
+                                                 jobs: batch.jobs,
+                                                 progress: !batch.quiet && System.isTerminal(STDERR_FILENO),
+                                                 summary: !batch.quiet && (System.isTerminal(STDERR_FILENO) || inputs.count > 1
                                                                      || inputs.contains(where: System.isDirectory)),
-                                                 maxReportSize: maxReportSize?.bytes ?? System.defaultReadLimit),
+                                                 maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit,
+                                                 markFrames: format == .text && color.marks(STDOUT_FILENO, environment: environment),
+                                                 markSummary: color.marks(STDERR_FILENO, environment: environment)),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         let status = runner.run(inputs: inputs, output: output)
@@ -168,12 +114,12 @@ struct ReportsCommand: ParsableCommand {
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from"])
-        .union(ServerOptions.valueOptions)
+    static let valueOptions = Set(["--format", "--output", "--color"])
+        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
     static let valueShortOptions: Set<Character> = ["d", "o", "j"]
 
     var positionalArguments: [String] {
-        get { reports }
-        set { reports = newValue }
+        get { batch.reports }
+        set { batch.reports = newValue }
     }
 }

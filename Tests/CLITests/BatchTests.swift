@@ -229,7 +229,7 @@ final class BatchTests: XCTestCase {
     }
 
     /// The summary on stderr: reports, frames resolved and not, and the app images that had no
-    /// debug file with the frames they cost — counted independently from the frame lines.
+    /// debug file with the frames they cost and why — counted independently from the frame lines.
     func testSummaryCountsFramesAndMissingImages() throws {
         let batch = try Self.makeBatch(50, label: "batch-summary")
         defer { try? FileManager.default.removeItem(at: batch.root) }
@@ -241,11 +241,15 @@ final class BatchTests: XCTestCase {
         let result = try CLI.run([batch.root.path])
         let summary = result.stderrLines.filter(ProcessResult.isSummaryLine)
         XCTAssertEqual(summary.first, "symbolicate: 50 reports, \(concrete.count) frames: 0 resolved, \(concrete.count) unresolved")
+        // "  UUID ARCH NAME: FRAMES: WHY"
         let costs = summary.dropFirst(2).compactMap { line -> (String, Int)? in
-            let parts = line.split(separator: " ")
-            guard parts.count >= 4, let count = Int(parts.last!) else { return nil }
-            return (String(parts[parts.count - 2].dropLast()), count)
+            let fields = line.dropFirst("symbolicate:   ".count).components(separatedBy: ": ")
+            let parts = fields[0].split(separator: " ")
+            guard fields.count >= 3, parts.count == 3, let count = Int(fields[1]) else { return nil }
+            return (String(parts[2]), count)
         }
+        XCTAssert(summary.dropFirst(2).allSatisfy { $0.hasSuffix(": no debug file or folder was given (-d PATH, or SYMBOLICATE_PATH)") },
+                  "each image line says why: \(summary)")
         XCTAssertEqual(costs.filter { $0.0 == "App" || $0.0 == "com.example.App" }.map(\.1).reduce(0, +), appFrames,
                        "the App images' cost is their frames: \(summary)")
         XCTAssert(summary.dropFirst(2).allSatisfy { $0.range(of: #"^symbolicate:   [0-9A-F-]{36} [a-z0-9_]+ "#, options: .regularExpression) != nil },

@@ -88,7 +88,7 @@ extension ProcessResult {
     /// `symbolicate: 3 reports, 40 frames: ...`, and the list of images without debug files.
     static func isSummaryLine(_ line: String) -> Bool {
         line.range(of: #"^symbolicate: [0-9]+ reports?, [0-9]+ frames: "#, options: .regularExpression) != nil
-            || line == "symbolicate: app images without a debug file (frames they left unresolved):"
+            || line == "symbolicate: app images left without file and line (frames, why):"
             || line.hasPrefix("symbolicate:   ")
     }
 

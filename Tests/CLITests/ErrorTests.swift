@@ -214,11 +214,14 @@ final class ErrorTests: XCTestCase {
         let root = try XCTUnwrap(json["command"] as? [String: Any])
         let subcommands = try XCTUnwrap(root["subcommands"] as? [[String: Any]])
         let expected: [String: (long: Set<String>, short: Set<String>)] = [
-            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from",
-                         "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout"], ["d", "o", "j"]),
-            "atos": (["--arch"], ["o", "l"]),
+            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color",
+                         "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout", "--cache-dir",
+                         "--shared-cache"], ["d", "o", "j"]),
+            "atos": (["--arch", "--cache-dir", "--shared-cache"], ["o", "l"]),
             "group": (["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size", "--reports-from",
-                       "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout"], ["d", "j"]),
+                       "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout", "--cache-dir",
+                       "--shared-cache"], ["d", "j"]),
+            "check": (["--format", "--jobs"], ["j"]),
         ]
         for (name, options) in expected {
             let command = try XCTUnwrap(subcommands.first { $0["commandName"] as? String == name }, name)

@@ -7,7 +7,10 @@ final class JSONOutputTests: XCTestCase {
     static let reportKeys: Set<String> = ["path", "threads", "images"]
     static let threadKeys: Set<String> = ["index", "kind", "crashed", "name", "frames"]
     static let frameKeys: Set<String> = ["index", "image", "address", "symbol", "offset", "file", "line", "column", "inlined"]
-    static let imageKeys: Set<String> = ["name", "uuid", "arch", "load_address", "debug_file"]
+    static let imageKeys: Set<String> = ["name", "uuid", "arch", "load_address", "debug_file", "unresolved"]
+    static let unresolvedKeys: Set<String> = ["reason", "message", "file", "file_id", "file_archs"]
+    static let unresolvedReasons: Set<String> = ["no_file", "no_identifier", "other_uuid", "other_arch", "symbol_table_only",
+                                                 "no_debug_info", "damaged"]
 
     /// Parses a JSON document, failing the test with the text when it is not one.
     static func parse(_ result: ProcessResult, _ arguments: [String],
@@ -62,6 +65,14 @@ final class JSONOutputTests: XCTestCase {
             var arch: String?
             var load_address: String
             var debug_file: String?
+            var unresolved: Unresolved?
+        }
+        struct Unresolved: Decodable {
+            var reason: String
+            var message: String
+            var file: String?
+            var file_id: String?
+            var file_archs: [String]
         }
         var reports: [Report]
     }
@@ -85,6 +96,10 @@ final class JSONOutputTests: XCTestCase {
                 }
                 for image in report.images {
                     check(isHex(image.load_address), "load_address is not \"0x…\" lowercase: \(image.load_address)")
+                    if let unresolved = image.unresolved {
+                        check(unresolvedReasons.contains(unresolved.reason), "unresolved reason: \(unresolved.reason)")
+                        check(!unresolved.message.isEmpty, "an unresolved image without a message")
+                    }
                 }
             }
         } catch {
@@ -103,6 +118,10 @@ final class JSONOutputTests: XCTestCase {
             }
             for image in report["images"] as? [[String: Any]] ?? [] {
                 check(Set(image.keys) == imageKeys, "image keys \(image.keys.sorted()) ≠ \(imageKeys.sorted())")
+                if let unresolved = image["unresolved"] as? [String: Any] {
+                    check(Set(unresolved.keys) == unresolvedKeys,
+                          "unresolved keys \(unresolved.keys.sorted()) ≠ \(unresolvedKeys.sorted())")
+                }
             }
         }
         return problems

@@ -131,7 +131,7 @@ final class JSONRendererTests: XCTestCase {
             + "\"offset\":8,\"file\":\"/src/include/Math.h\",\"line\":12,\"column\":3,\"inlined\":true},"))
         XCTAssertTrue(text.contains(
             "\"images\":[{\"name\":\"App\",\"uuid\":\"6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e\",\"arch\":\"arm64\","
-            + "\"load_address\":\"0x104a30000\",\"debug_file\":\"/dsyms/App.app.dSYM/Contents/Resources/DWARF/App\"}"))
+            + "\"load_address\":\"0x104a30000\",\"debug_file\":\"/dsyms/App.app.dSYM/Contents/Resources/DWARF/App\",\"unresolved\":null}"))
         XCTAssertTrue(text.hasSuffix("]}]}\n"))
         XCTAssertEqual(bytes.filter { $0 == 0x0A }.count, 1, "one line")
         XCTAssertFalse(text.contains(" \n"))

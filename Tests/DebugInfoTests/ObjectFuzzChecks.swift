@@ -10,8 +10,8 @@ import Darwin
 /// (Tests/FuzzRegressions): each function reads the bytes as the tool would and returns the
 /// promises the result breaks (empty when none). An input refused with an error is no finding.
 enum ObjectFuzzChecks {
-    /// The bytes as an object file: its identity and slices, each slice's headers and symbol
-    /// table, and lookups in the table. Slices must lie in the file and symbol tables be sorted
+    /// The bytes as an object file: its identity and slices, each slice's headers, symbol
+    /// table and survey (``ObjectSurvey``: what `check` reads), and lookups in the table. Slices must lie in the file and symbol tables be sorted
     /// and point into their strings.
     static func objectIdentity(_ bytes: [UInt8]) -> [String] {
         guard let path = writeScratchFile(bytes) else { return ["cannot write a scratch file"] }
@@ -33,6 +33,11 @@ enum ObjectFuzzChecks {
                 _ = symbols.address(of: symbol.name)
             }
             for address in [0, 1, file.textVMAddress, UInt64.max] { _ = symbols.lookup(address) }
+            // What `check` reads: unit headers of the DWARF sections, symbol table sizes, compression.
+            if let survey = try? ObjectSurvey.survey(file, layout: layout, in: mapped),
+               survey.units < 0 || survey.lineTables < 0 || survey.symbols < 0 {
+                broken.append("a survey of slice \(file.sliceOffset) counts below zero")
+            }
         }
         return broken
     }
@@ -82,9 +87,9 @@ enum ObjectFuzzChecks {
         store(bytes.withUnsafeBytes { IndexChecksum.hash(UnsafeRawBufferPointer(rebasing: $0[0..<headerSize])) }, at: 96)
 
         // The identity strings, as the reader splits them, make the debug file it expects.
-        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
+        let strings = bytes[stringsStart..<stringsEnd].split(separator: 0, maxSplits: 4, omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
-        guard strings.count == 4, let sliceOffset = Int(exactly: u64(72)), let sliceSize = Int(exactly: u64(80)) else { return [] }
+        guard strings.count == 5, let sliceOffset = Int(exactly: u64(72)), let sliceSize = Int(exactly: u64(80)) else { return [] }
         let architecture = Architecture(name: strings[1])
         guard architecture != nil || strings[1].isEmpty else { return [] }
         let file = DebugFile(path: "fuzz.debug", format: .elf, architecture: architecture,
@@ -93,8 +98,9 @@ enum ObjectFuzzChecks {
         let stamp = DebugFileStamp(size: u64(40), modified: Int64(bitPattern: u64(48)), inode: u64(56), device: u64(64))
 
         guard let mapping = mapScratchFile(bytes) else { return ["cannot map a scratch file"] }
-        guard let index = try? IndexStoreFormat.read(mapping, file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp),
-                                                     rebuild: { nil })
+        var identity = IndexStoreFormat.Identity(file, stamp: stamp)
+        identity.contentKeyed = u32(36) & IndexStoreFormat.contentKeyedFlag != 0
+        guard let index = try? IndexStoreFormat.read(mapping, file: file, identity: identity, rebuild: { nil })
         else { return [] }
         var addresses: Set<UInt64> = [0, 1, UInt64.max]
         var at = dataStart

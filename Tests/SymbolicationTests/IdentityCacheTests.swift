@@ -67,6 +67,43 @@ final class IdentityCacheTests: XCTestCase {
         XCTAssertEqual(third.filesRead, 25, "without a cache every file is read")
     }
 
+    /// A shared identity file (another machine's cache over the same mount) spares reading
+    /// the files; what it gives is copied into the own cache, and the shared file is never
+    /// written. A damaged shared file is passed over with one warning. Pruning forgets the
+    /// files that are gone.
+    func testASharedCacheIsReadFirstAndNeverWritten() throws {
+        let folder = try makeFolder(6)
+        let sharedPath = scratch.appendingPathComponent("shared/identities").path
+        _ = locate([folder.path], cache: IdentityCache(path: sharedPath))
+        let sharedBytes = try Data(contentsOf: URL(fileURLWithPath: sharedPath))
+
+        let own = IdentityCache(path: cachePath, sharedPaths: [sharedPath])
+        let located = locate([folder.path], cache: own)
+        XCTAssertEqual(located.filesRead, 0, "every file known from the shared cache")
+        XCTAssertEqual(located.debugFiles.count, 6)
+        XCTAssertEqual(IdentityCache(path: cachePath).count, 6 * 2 + 1, "copied into the own cache")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: sharedPath)), sharedBytes, "the shared file is not written")
+
+        var damaged = [UInt8](sharedBytes)
+        damaged[damaged.count / 2] ^= 0x20
+        let damagedPath = scratch.appendingPathComponent("damaged/identities").path
+        try FileManager.default.createDirectory(atPath: (damagedPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(damaged).write(to: URL(fileURLWithPath: damagedPath))
+        var said: [String] = []
+        let fresh = IdentityCache(path: scratch.appendingPathComponent("fresh/identities").path, sharedPaths: [damagedPath]) {
+            said.append($0)
+        }
+        XCTAssertEqual(said, ["\(damagedPath): the shared identity cache is damaged; passed over"])
+        XCTAssertEqual(locate([folder.path], cache: fresh).filesRead, 13)
+
+        let gone = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".dSYM") })
+        try FileManager.default.removeItem(atPath: folder.appendingPathComponent(gone).path)
+        let pruned = IdentityCache(path: cachePath)
+        XCTAssertEqual(pruned.forgetMissingFiles(), 2, "the bundle's DWARF file and Info.plist")
+        try pruned.save()
+        XCTAssertEqual(IdentityCache(path: cachePath).count, 11)
+    }
+
     func testAChangedFileIsReadAgainAndAGoneOneForgotten() throws {
         let folder = try makeFolder(4)
         _ = locate([folder.path], cache: IdentityCache(path: cachePath))

@@ -169,6 +169,11 @@ void cdw_read_finish(cdw_reading *reading, cdw_function *functions, cdw_range *r
 void cdw_result_free(cdw_result *result);
 void cdw_close(cdw_object *object);
 
+/// The section of an open object named `name` (ELF spelling, ".debug_line"), inflated if it
+/// was compressed; NULL when there is none. Valid until `cdw_close`. For describing an object
+/// (its units' headers), not for reading it.
+const cdw_section *cdw_section_named(const cdw_object *object, const char *name);
+
 /// zlib's CRC-32 of `size` bytes, continuing from `crc` (0 to start): the checksum that
 /// `.gnu_debuglink` records for a separate debug file.
 uint32_t cdw_crc32(uint32_t crc, const void *data, size_t size);
