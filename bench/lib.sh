@@ -129,7 +129,7 @@ symbolic_venv() {
         echo "$dir/bin/python"
         return 0
     fi
-    need_packages python3-venv
+    need_packages python3-venv >&2   # standard output is the answer
     log "installing symbolic $version (Sentry's SymCache builder) into $dir with pip"
     rm -rf "$dir"
     if python3 -m venv "$dir" >&2 && "$dir/bin/pip" install -q "symbolic==$version" >&2; then
