@@ -458,21 +458,26 @@ public final class ReportRunner {
         init(_ symbolicated: SymbolicatedReport) {
             reports = 1
             let report = symbolicated.report
+            // Counted per image index first: an image's name, identifier and reason are made
+            // once per report, not once per frame.
+            var unresolved = [Int](repeating: 0, count: symbolicated.unresolvedImages.isEmpty ? 0 : report.images.count)
             for (t, thread) in report.threads.enumerated() {
                 for (f, frame) in thread.frames.enumerated() where !frame.inlined {
                     frames += 1
                     let resolution = symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []
                     if !resolution.isEmpty { resolved += 1 }
-                    guard let i = frame.image, let why = symbolicated.unresolvedImages[i], report.images.indices.contains(i),
+                    guard let i = frame.image, unresolved.indices.contains(i), symbolicated.unresolvedImages[i] != nil,
                           resolution.allSatisfy({ ($0.line ?? 0) == 0 })
                     else { continue }
-                    let image = report.images[i]
-                    let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
-                    let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 }
-                        ?? "no UUID"
-                    missing[MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message),
-                            default: 0] += 1
+                    unresolved[i] += 1
                 }
+            }
+            for (i, count) in unresolved.enumerated() where count > 0 {
+                guard let why = symbolicated.unresolvedImages[i] else { continue }
+                let image = report.images[i]
+                let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
+                let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 } ?? "no UUID"
+                missing[MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message), default: 0] += count
             }
         }
 

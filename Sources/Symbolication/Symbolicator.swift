@@ -413,9 +413,15 @@ public final class Symbolicator: @unchecked Sendable {
 
     /// `6b0a6a3f...` → `6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E`, the spelling dSYM searches use.
     static func dashedUUID(_ uuid: String) -> String {
-        let hex = Array(uuid.uppercased())
-        guard hex.count == 32 else { return uuid.uppercased() }
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+        let hex = uuid.utf8
+        guard hex.count == 32, hex.allSatisfy({ $0 < 0x80 }) else { return uuid.uppercased() }
+        var dashed: [UInt8] = []
+        dashed.reserveCapacity(36)
+        for (i, byte) in hex.enumerated() {
+            if i == 8 || i == 12 || i == 16 || i == 20 { dashed.append(UInt8(ascii: "-")) }
+            dashed.append(byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte)
+        }
+        return String(decoding: dashed, as: UTF8.self)
     }
 
     /// The frame's address in the debug file, and the address to look up there: the same for

@@ -151,7 +151,8 @@ final class CacheCommandTests: XCTestCase {
         let copy = folder("shared-copy")
         try FileManager.default.copyItem(atPath: shared, toPath: copy)
         _ = try runProcess("/bin/chmod", ["-R", "u+w", copy])
-        let victim = try XCTUnwrap(indexFiles(copy).first { $0.hasPrefix("4c4c44c3") })
+        let app = try Fixtures.uuid("App-arm64", arch: "arm64").lowercased().replacingOccurrences(of: "-", with: "")
+        let victim = try XCTUnwrap(indexFiles(copy).first { $0.hasPrefix(app) })
         let victimPath = copy + "/indexes/" + victim
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: victimPath)))
         bytes[bytes.count - 100] ^= 0xff

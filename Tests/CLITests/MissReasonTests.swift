@@ -88,7 +88,7 @@ final class MissReasonTests: XCTestCase {
         let reason = try reason(for: "App", debug: [elf])
         XCTAssertEqual(reason.json["reason"] as? String, "no_file")
         XCTAssertEqual(reason.message, "no file searched has this UUID")
-        XCTAssertTrue(reason.line.contains("(UUID 4C4C44C3-5555-3144-A19B-AF60D4F21F14, arm64)"), reason.line)
+        XCTAssertTrue(reason.line.contains("(UUID \(try Fixtures.uuid("App-arm64", arch: "arm64")), arm64)"), reason.line)
         XCTAssertTrue(reason.json["file"] is NSNull)
     }
 
