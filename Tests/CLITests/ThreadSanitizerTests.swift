@@ -6,7 +6,7 @@ import XCTest
 /// symbolized). `Fixtures/src/linux/race.c` is built with gcc's ThreadSanitizer, run once with
 /// `symbolize=0` (the input) and once symbolized by the sanitizer itself (the oracle): every
 /// frame of the program must resolve to the sanitizer's functions and `FILE:LINE`, inlined
-/// frames included, its module group kept.
+/// frames included, its module group kept (at the offsets both runs print).
 final class ThreadSanitizerTests: XCTestCase {
     func testThreadSanitizerReportsAgreeWithTheSanitizer() throws {
         let dir = try makeTemporaryDirectory("tsan")
@@ -27,7 +27,11 @@ final class ThreadSanitizerTests: XCTestCase {
         let got = Self.framesByModuleOffset(result.stdoutText, module: "race")
         XCTAssertFalse(expected.isEmpty, "the symbolized report has frames in the program:\n\(symbolized)")
         XCTAssertTrue(expected.values.contains { $0.count > 1 }, "some frame has inlined frames:\n\(symbolized)")
-        for (offset, chain) in expected {
+        // Two runs of a race need not report the same accesses (which thread is caught first
+        // varies): the frames compared are those at offsets both runs print.
+        let compared = expected.filter { raw.contains("(race+\($0.key))") }
+        XCTAssertFalse(compared.isEmpty, "the two runs share no frame of the program:\n\(raw)\n\(symbolized)")
+        for (offset, chain) in compared {
             XCTAssertEqual(got[offset], chain, "race+\(offset)\n" + result.summary(arguments))
         }
         let unresolved = result.stdoutText.split(separator: "\n").filter { $0.contains("<null> <null> (race+") }
