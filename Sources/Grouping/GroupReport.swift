@@ -128,25 +128,12 @@ extension String {
 
 /// JSON text for strings and arrays of strings.
 enum JSONText {
-    /// `text` as a JSON string (`null` for nil): quotes, backslashes and control characters
-    /// escaped, everything else as it is.
+    /// `text` as a JSON string (`null` for nil), escaped as every JSON output of the tool is
+    /// (``JSONRenderer/appendString(_:to:)``).
     static func string(_ text: String?) -> String {
-        guard let text else { return "null" }
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        JSONRenderer.appendString(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `values` as a JSON array of strings.

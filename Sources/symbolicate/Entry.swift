@@ -72,10 +72,12 @@ struct Symbolicate: ParsableCommand {
           The highest code that applies is the one returned.
         """
 
-    /// The subcommands whose positional arguments can be many thousands, by name.
-    static let manyPositionalSubcommands: [String: any ManyPositionalArguments.Type] = [
-        "reports": ReportsCommand.self, "atos": Atos.self, "group": GroupCommand.self, "check": CheckCommand.self,
-    ]
+    /// The subcommands whose positional arguments can be many thousands (those that are
+    /// ``ManyPositionalArguments``), by name.
+    static let manyPositionalSubcommands: [String: any ManyPositionalArguments.Type] = Dictionary(
+        uniqueKeysWithValues: configuration.subcommands.compactMap { command in
+            (command as? any ManyPositionalArguments.Type).map { (command._commandName, $0) }
+        })
 
     /// Parses `arguments`, validates and runs the subcommand they name (the report command
     /// when they name none); exits as the parser would on an error. The positional arguments

@@ -20,13 +20,7 @@ import XCTest
 /// with the escapes of non-ASCII characters (`$uf6$`) decoded, which libiberty leaves as they
 /// are and Rust's own demangler (rustc-demangle) decodes.
 final class RustNameTests: XCTestCase {
-    struct Frame: Equatable, CustomStringConvertible {
-        var function: String
-        var file: String
-        var line: Int
-        var column: Int
-        var description: String { "\(function) \(file):\(line):\(column)" }
-    }
+    typealias Frame = OracleTests.Frame
 
     private static let hash = try! NSRegularExpression(pattern: "::h[0-9a-f]{16}(?=$| \\()")
     private static let legacy = try! NSRegularExpression(pattern: "^_ZN.*17h[0-9a-f]{16}E(\\..*)?$")
