@@ -387,29 +387,39 @@ public final class Symbolicator: @unchecked Sendable {
         if path == processPath { return true }
         if isSystemPath(path) { return false }
         if image.format == .elf { return !isSystemLibraryName(path) }
-        return path.contains(".app/") || path.contains("/Bundle/Application/") || path.contains("/Applications/")
+        var bytes = path
+        return bytes.withUTF8 { bytes in appFolders.contains { bytes.contains(bytes: $0) } }
     }
+
+    /// Parts of a path that put an Apple image in an app.
+    private static let appFolders: [[UInt8]] = [".app/", "/Bundle/Application/", "/Applications/"].map { Array($0.utf8) }
 
     /// Whether `path` is in a folder of the operating system's own images (`/System/`,
     /// `/usr/`, `/lib/`, the Swift toolchain's `/opt/swift/`, ...), or a bracketed pseudo-path
     /// such as `[vdso]`.
     public static func isSystemPath(_ path: String) -> Bool {
-        let systemPrefixes = ["/System/", "/usr/", "/Library/Apple/", "/private/preboot/", "/Developer/",
-                              "/AppleInternal/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/opt/swift/", "["]
-        return systemPrefixes.contains(where: path.hasPrefix)
+        systemFolders.contains { path.utf8.starts(with: $0) }
     }
+
+    private static let systemFolders: [[UInt8]] = [
+        "/System/", "/usr/", "/Library/Apple/", "/private/preboot/", "/Developer/",
+        "/AppleInternal/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/opt/swift/", "[",
+    ].map { Array($0.utf8) }
 
     /// Whether a module a Linux log names by its file name alone (ThreadSanitizer prints
     /// `libc.so.6+0x27249`) is one of the C, C++, sanitizer or Swift runtime libraries, which
     /// are the system's whatever folder they were loaded from.
     public static func isSystemLibraryName(_ path: String) -> Bool {
-        guard !path.contains("/") else { return false }
-        let runtimes = ["libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libresolv.so", "libutil.so",
-                        "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so", "libunwind.so", "ld-linux",
-                        "libasan.so", "libtsan.so", "libubsan.so", "liblsan.so", "libhwasan.so", "libclang_rt.",
-                        "libswift", "libdispatch.so", "libFoundation", "libBlocksRuntime.so", "libz.so"]
-        return runtimes.contains(where: path.hasPrefix)
+        guard !path.utf8.contains(UInt8(ascii: "/")) else { return false }
+        return runtimeLibraries.contains { path.utf8.starts(with: $0) }
     }
+
+    private static let runtimeLibraries: [[UInt8]] = [
+        "libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libresolv.so", "libutil.so",
+        "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so", "libunwind.so", "ld-linux",
+        "libasan.so", "libtsan.so", "libubsan.so", "liblsan.so", "libhwasan.so", "libclang_rt.",
+        "libswift", "libdispatch.so", "libFoundation", "libBlocksRuntime.so", "libz.so",
+    ].map { Array($0.utf8) }
 
     /// `6b0a6a3f...` → `6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E`, the spelling dSYM searches use.
     static func dashedUUID(_ uuid: String) -> String {
@@ -494,4 +504,16 @@ private struct ResolvedKey: Hashable {
     var image: Int
     var address: UInt64
     var lookup: UInt64
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// Whether `part` occurs in these bytes.
+    fileprivate func contains(bytes part: [UInt8]) -> Bool {
+        guard let first = part.first, count >= part.count else { return part.isEmpty }
+        for i in 0...(count - part.count) where self[i] == first
+            && UnsafeBufferPointer(rebasing: self[i..<i + part.count]).elementsEqual(part) {
+            return true
+        }
+        return false
+    }
 }

@@ -59,6 +59,25 @@ final class SymbolicatorTests: XCTestCase {
         XCTAssertEqual(Symbolicator.dashedUUID(String(repeating: "é", count: 16)), String(repeating: "É", count: 16))
     }
 
+    /// Hand-checked paths: the system's folders and runtime libraries, by bytes (a name that
+    /// is not UTF-8 is compared as the file system spells it).
+    func testSystemPathsAndRuntimeLibraries() {
+        for path in ["/System/Library/Frameworks/UIKit.framework/UIKit", "/usr/lib/libobjc.A.dylib", "/lib/x86_64-linux-gnu/libc.so.6",
+                     "/opt/swift/usr/lib/swift/linux/libswiftCore.so", "[vdso]"] {
+            XCTAssertTrue(Symbolicator.isSystemPath(path), path)
+        }
+        for path in ["/private/var/containers/Bundle/Application/X/App.app/App", "/srv/app/bin/server", "/usr", "/lib",
+                     "/Library/Application Support/x", FileName.decode([0x2f, 0xff, 0x75, 0x73, 0x72, 0x2f])] {
+            XCTAssertFalse(Symbolicator.isSystemPath(path), path)
+        }
+        for name in ["libc.so.6", "libstdc++.so.6", "ld-linux-x86-64.so.2", "libswiftCore.so", "libclang_rt.asan-x86_64.so"] {
+            XCTAssertTrue(Symbolicator.isSystemLibraryName(name), name)
+        }
+        for name in ["server", "libgreeter.so", "/lib/libc.so.6", "libcrypto.so.3"] {
+            XCTAssertFalse(Symbolicator.isSystemLibraryName(name), name)
+        }
+    }
+
     func testOnlyImagesWithFramesAreIndexed() throws {
         let fixtures = try fixtures()
         let url = fixtures.appendingPathComponent("reports/App-arm64.crash")
