@@ -38,7 +38,7 @@ import Platform
 /// it holds on any machine that has the same debug file, whatever its path, inode or mtime
 /// there:
 ///
-///     4c4c44e855553144a1883033e49ba05b-arm64-0-c5a3e_9f2b4c1d0e6a7b38-v8.index
+///     4c4c44e855553144a1883033e49ba05b-arm64-0-c5a3e_9f2b4c1d0e6a7b38-v9.index
 ///     (identifier, architecture, slice offset, "c" file size _ content hash, version)
 ///
 /// `symbolicate index` writes these (``storeShareable(_:)``). A lookup tries the
@@ -340,18 +340,37 @@ public final class IndexStore: @unchecked Sendable {
 ///
 /// Guarded (`CFaultGuard`): the store never rewrites a file in place, but someone else may
 /// cut it short while it is mapped; its vanished pages then read as zeros, and
-/// ``damagedFlag`` says so.
+/// ``damagedFlag`` says so. A file of at most ``copiedSize`` bytes is read into memory of
+/// its own instead: opening it checks all its blocks anyway, and a cut could otherwise leave
+/// zeros in a page that was checked before, with no page vanishing to say so.
 final class IndexMapping: @unchecked Sendable {
+    static let copiedSize = 2 * IndexBlocks.size
     let bytes: UnsafeRawBufferPointer
     private let region: Int32
 
     init(fd: Int32, size: Int) throws(IndexStoreFormat.Rejection) {
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            throw .damaged("cannot be mapped")
+        let copied = size <= IndexMapping.copiedSize
+        guard let base = copied ? mmap(nil, max(size, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                : mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0),
+              base != MAP_FAILED
+        else { throw .damaged("cannot be mapped") }
+        if copied {
+            var done = 0
+            while done < size {
+                let got = pread(fd, base + done, size - done, off_t(done))
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else {
+                    munmap(base, max(size, 1))
+                    throw .damaged("cut short while read")
+                }
+                done += got
+            }
+            mprotect(base, max(size, 1), PROT_READ)
+        } else {
+            // Lookups jump about (binary searches): no read-ahead, no pages mapped around the
+            // one touched, so a run costs the pages it reads, not the whole file.
+            _ = madvise(base, size, MADV_RANDOM)
         }
-        // Lookups jump about (binary searches): no read-ahead, no pages mapped around the one
-        // touched, so a run costs the pages it reads, not the whole file.
-        _ = madvise(base, size, MADV_RANDOM)
         bytes = UnsafeRawBufferPointer(start: base, count: size)
         region = cfg_register(base, size)
     }
@@ -361,6 +380,6 @@ final class IndexMapping: @unchecked Sendable {
 
     deinit {
         cfg_unregister(region)
-        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
+        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), max(bytes.count, 1))
     }
 }

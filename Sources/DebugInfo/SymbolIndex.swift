@@ -36,20 +36,22 @@ public struct SourceLocation: Sendable, Equatable {
 /// debug file, built in one pass over its DWARF and kept for the whole run — and between runs
 /// by ``IndexStore``, which maps a stored index instead of building it again.
 ///
-/// Layout (``Tables``: tables of fixed-size records, each a ``FlatArray``, which lives in
-/// memory after a build and in the mapped cache file after a load, read alike by the
-/// lookups; a lookup reads a few pages of each):
-/// - functions: one record per subprogram / inlined-subroutine DIE with code in its subtree,
-///   in DIE order, so the entries inlined into a function follow it, and their address ranges;
+/// Layout (``Tables``: arrays, each a ``FlatArray``, which lives in memory after a build and
+/// in the mapped cache file after a load, read alike by the lookups; a lookup reads a few
+/// pages of each):
+/// - function blocks: one ``FunctionBlock`` per out-of-line function with code, holding its
+///   ranges, the calls inlined into it (name, call site, ranges, parent) and its inline
+///   segments (which inlined call is the deepest at each address), delta-encoded;
 /// - concrete ranges: the address ranges of out-of-line functions, sorted by start, with a
-///   running maximum of their ends so overlapping ranges are found by a short backward scan;
-/// - inline segments: per out-of-line function, which inlined call is the deepest at each
-///   address (``InlineSegment``);
-/// - line sequences, sorted by start, and their rows;
-/// - a ``Fence`` (every 128th key) over each sorted table and over the rows, searched first.
+///   running maximum of their ends so overlapping ranges are found by a short backward scan,
+///   each pointing at its function's block;
+/// - line sequences, sorted by start, and their rows, delta-encoded in blocks of 32
+///   (``LineRows``);
+/// - a ``Fence`` (every 128th key) over each sorted table, searched first;
+/// - the strings the blocks name, once each, and a table of the source paths.
 ///
-/// A lookup is a search for the concrete function, a search in its inline segments and a walk
-/// up the parent links from the call found, and a search in the line table:
+/// A lookup is a search for the concrete function, a search in its block's inline segments and
+/// a walk up the parent links from the call found, and a search in the line table:
 ///
 ///     0x1000 main            (main.c)
 ///       0x1010-0x1030 clamp  inlined at main.c:12      → lookup(0x1014) =
@@ -147,9 +149,9 @@ public final class SymbolIndex: @unchecked Sendable {
     /// `demangle`: the style names are demangled in, nil to keep them mangled.
     private func lookupInTables(_ address: UInt64, demangle: NameStyle?) -> [SourceLocation] {
         let row = lineRow(at: address)
-        let rowFile = row.flatMap { string($0.file) }, rowLine = row.map { Int($0.line) } ?? 0
+        let rowFile = row.flatMap { self.path($0.file) }, rowLine = row.map { Int($0.line) } ?? 0
         let rowColumn = row.map { Int($0.column) } ?? 0
-        guard let concrete = concreteFunction(at: address) else {
+        guard let block = concreteFunction(at: address) else {
             if let symbol = symbols.position(containing: address) {
                 let record = symbols[symbol]
                 return [SourceLocation(function: symbolName(record.name, demangle: demangle), functionStart: record.address,
@@ -160,44 +162,37 @@ public final class SymbolIndex: @unchecked Sendable {
             return [SourceLocation(function: "??", functionStart: nil, file: rowFile, line: rowLine, column: rowColumn,
                                    inlined: false)]
         }
-        // Innermost first: each frame is where the one inside it was called.
+        // Innermost first: each frame is where the one inside it was called. Each call's parent
+        // lies before it in the block, so the walk ends.
         var frames: [SourceLocation] = []
-        var entry = deepestInlinedCall(in: concrete, at: address)
         var file = rowFile, line = rowLine, column = rowColumn
-        while true {
-            let record = tables.functions[entry]
-            frames.append(SourceLocation(function: name(of: record, at: address, demangle: demangle),
-                                         functionStart: start(of: record, containing: address),
-                                         file: file, line: line, column: column, inlined: entry != concrete))
-            let parent = Int(record.parent)
-            guard entry != concrete, parent >= concrete, parent < entry else { break }
-            file = string(record.callFile)
-            line = Int(record.callLine)
-            column = Int(record.callColumn)
-            entry = parent
+        var position = block.deepestCall(at: address)
+        while let at = position {
+            guard let call = block.call(at: at, address: address) else { break }
+            frames.append(SourceLocation(function: name(call.name, demangle: demangle), functionStart: call.start,
+                                         file: file, line: line, column: column, inlined: true))
+            file = path(call.callFile)
+            line = Int(call.callLine)
+            column = Int(call.callColumn)
+            position = call.parent
+        }
+        if position == nil {
+            let function: String
+            if let symbol = symbols.position(containing: address) {
+                function = symbolName(symbols[symbol].name, demangle: demangle)
+            } else {
+                function = name(block.name, demangle: demangle)
+            }
+            frames.append(SourceLocation(function: function, functionStart: block.start(address: address),
+                                         file: file, line: line, column: column, inlined: false))
         }
         return frames
     }
 
-    /// The deepest inlined call in `concrete` holding `address`, or `concrete` itself.
-    ///
-    /// The deepest entry decides, even when an entry between it and the function does not
-    /// hold the address itself: strict DWARF 2 has no range lists, so an inlined call whose
-    /// code is split records only its first piece, while the entries nested in it still say
-    /// where they were inlined (llvm-symbolizer reads it the same way). Which entry that is,
-    /// the function's ``InlineSegment``s say.
-    private func deepestInlinedCall(in concrete: Int, at address: UInt64) -> Int {
-        let functions = tables.functions, segments = tables.segments
-        let record = functions[concrete]
-        let first = min(Int(record.firstSegment), segments.count)
-        var low = first, high = min(first + Int(record.segmentCount), segments.count)
-        while low < high {
-            let mid = (low &+ high) >> 1
-            if segments[mid].start <= address { low = mid + 1 } else { high = mid }
-        }
-        guard low > first else { return concrete }
-        let deepest = Int(segments[low - 1].entry)
-        return deepest > concrete && deepest < min(Int(record.end), functions.count) ? deepest : concrete
+    /// The path of file-table entry `index`.
+    private func path(_ index: UInt32) -> String? {
+        guard Int(index) < tables.files.count else { return nil }
+        return string(tables.files[Int(index)])
     }
 
     /// The address of the function symbol `name` (as the symbol table spells it, mangled),
@@ -222,15 +217,12 @@ public final class SymbolIndex: @unchecked Sendable {
         checked(nil) { $0.symbols.name(startingAt: address) }
     }
 
-    /// The name of an inlined entry is the DWARF's; an out-of-line function takes the symbol
-    /// table's name where a symbol covers the address (it names clones such as `.isra.0` and
-    /// functions the DWARF leaves without a linkage name), as llvm-symbolizer does.
-    private func name(of record: FunctionRecord, at address: UInt64, demangle: NameStyle?) -> String {
-        if record.inlined == 0, let symbol = symbols.position(containing: address) {
-            return symbolName(symbols[symbol].name, demangle: demangle)
-        }
-        guard let start = tables.strings.verifiedCString(at: record.name) else { return "??" }
-        return name(at: start, key: UInt64(record.name), demangle: demangle)
+    /// The DWARF's name at `offset` of the strings. (An out-of-line function takes the symbol
+    /// table's name where a symbol covers the address instead: it names clones such as
+    /// `.isra.0` and functions the DWARF leaves without a linkage name, as llvm-symbolizer does.)
+    private func name(_ offset: UInt32, demangle: NameStyle?) -> String {
+        guard let start = tables.strings.verifiedCString(at: offset) else { return "??" }
+        return name(at: start, key: UInt64(offset), demangle: demangle)
     }
 
     /// The name of the symbol whose name is at `offset` of the symbol table's strings, as C
@@ -247,74 +239,36 @@ public final class SymbolIndex: @unchecked Sendable {
         return names.demangled(key, style) { Demangler.demangle(String(cString: start), style: style) }
     }
 
-    private func rangeIndex(of record: FunctionRecord, containing address: UInt64) -> Int? {
-        let first = Int(record.firstRange), end = min(first + Int(record.rangeCount), tables.ranges.count)
-        guard first < end else { return nil }
-        for r in first..<end {
-            let range = tables.ranges[r]
-            if range.low <= address && address < range.high { return r }
-        }
-        return nil
-    }
-
-    /// The entry address: the first listed range's start, unless the address lies below it.
-    private func start(of record: FunctionRecord, containing address: UInt64) -> UInt64? {
-        guard record.rangeCount > 0, Int(record.firstRange) < tables.ranges.count else { return nil }
-        let first = tables.ranges[Int(record.firstRange)].low
-        if first <= address { return first }
-        return rangeIndex(of: record, containing: address).map { tables.ranges[$0].low }
-    }
-
-    /// The innermost out-of-line function whose ranges hold `address`.
-    private func concreteFunction(at address: UInt64) -> Int? {
+    /// The block of the innermost out-of-line function whose ranges hold `address`.
+    private func concreteFunction(at address: UInt64) -> FunctionBlock? {
         let concrete = tables.concrete
         var i = Fence.lastNotAbove(address, fence: tables.concreteFence, count: concrete.count) { concrete[$0].low }
-        var best: Int?
+        var best: SortedRange?
         var bestSize = UInt64.max
         while i >= 0 {
             let range = concrete[i]
             guard range.maxHigh > address else { break }
-            if address < range.high, range.first >= 0, Int(range.first) < tables.functions.count {
+            if address < range.high {
                 let size = range.high &- range.low
                 if size < bestSize {
-                    best = Int(range.first)
+                    best = range
                     bestSize = size
                 }
             }
             i -= 1
         }
-        return best
+        guard let best else { return nil }
+        return FunctionBlock(tables.functionBytes, start: Int(best.first), end: Int(best.end))
     }
 
     /// The line-table row for `address`: in the sequence holding it, the last row at or below it.
     private func lineRow(at address: UInt64) -> LineRow? {
-        let sequences = tables.sequences, rows = tables.rows
+        let sequences = tables.sequences
         var s = Fence.lastNotAbove(address, fence: tables.sequenceFence, count: sequences.count) { sequences[$0].low }
         while s >= 0 {
             let sequence = sequences[s]
             guard sequence.maxHigh > address else { break }
-            if address < sequence.high {
-                let first = max(Int(sequence.first), 0), end = max(first, min(Int(sequence.end), rows.count))
-                let offset = address &- sequence.low
-                // The fence entries inside the sequence narrow the search to one block.
-                var low = first, high = end
-                var fenceLow = (first + Fence.stride - 1) / Fence.stride
-                var fenceHigh = min((end + Fence.stride - 1) / Fence.stride, tables.rowFence.count)
-                if fenceLow < fenceHigh {
-                    let blocksStart = fenceLow
-                    while fenceLow < fenceHigh {
-                        let mid = (fenceLow &+ fenceHigh) >> 1
-                        if UInt64(tables.rowFence[mid]) <= offset { fenceLow = mid + 1 } else { fenceHigh = mid }
-                    }
-                    if fenceLow > blocksStart { low = (fenceLow - 1) * Fence.stride }
-                    if fenceLow * Fence.stride < end { high = fenceLow * Fence.stride }
-                }
-                while low < high {
-                    let mid = (low &+ high) >> 1
-                    if UInt64(rows[mid].offset) <= offset { low = mid + 1 } else { high = mid }
-                }
-                return low > first ? rows[low - 1] : nil
-            }
+            if address < sequence.high { return tables.lineRow(inSequence: sequence, at: address) }
             s -= 1
         }
         return nil

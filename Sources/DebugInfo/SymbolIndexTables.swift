@@ -53,11 +53,12 @@ struct SortedRange: BitwiseCopyable, Equatable {
     var end: Int32
 }
 
-/// A line-table row: from its address (an offset from its sequence's start) up to the next
-/// row's, the code is at `file:line:column`.
-struct LineRow: BitwiseCopyable, Equatable {
+/// A line-table row as the DWARF pass leaves it, before it is encoded (``LineRows``): from
+/// its address (an offset from its sequence's start) up to the next row's, the code is at
+/// `file:line:column`.
+struct PlainLineRow: BitwiseCopyable, Equatable {
     var offset: UInt32
-    /// Offset of the path in the strings.
+    /// Offset of the path in the DWARF pass's strings.
     var file: UInt32
     var line: UInt32
     var column: UInt32
@@ -103,120 +104,147 @@ extension SymbolIndex {
     /// The DWARF side of the index: every array a lookup reads, as it is stored (see
     /// ``IndexStore``).
     struct Tables {
-        /// NUL-terminated names and paths; offset 0 is the empty string standing for none.
+        /// NUL-terminated names and paths, those the index uses; offset 0 is the empty string
+        /// standing for none.
         var strings = FlatArray<UInt8>([0])
-        var functions = FlatArray<FunctionRecord>()
-        /// The segments of every out-of-line function, function by function.
-        var segments = FlatArray<InlineSegment>()
-        var ranges = FlatArray<AddressRange>()
-        /// Ranges of out-of-line functions, sorted; `first` is the function.
+        /// Source paths: offsets in the strings; index 0 stands for none.
+        var files = FlatArray<UInt32>([0])
+        /// The ``FunctionBlock``s of the out-of-line functions.
+        var functionBytes = FlatArray<UInt8>()
+        /// Ranges of out-of-line functions, sorted; `first..<end` is the function's block.
         var concrete = FlatArray<SortedRange>()
         var concreteFence = FlatArray<UInt64>()
-        /// Line sequences, sorted; `first..<end` are their rows.
+        /// Line sequences, sorted; `first..<end` are their ``LineBlock``s.
         var sequences = FlatArray<SortedRange>()
         var sequenceFence = FlatArray<UInt64>()
-        var rows = FlatArray<LineRow>()
-        /// The offset of every ``Fence/stride``th row: inside a sequence, these are sorted.
-        var rowFence = FlatArray<UInt32>()
+        var lineBlocks = FlatArray<LineBlock>()
+        /// The rows of every line block (``LineRows``).
+        var lineBytes = FlatArray<UInt8>()
 
         /// Hands every array with its section kind (its number in the cache format) to `visitor`.
         mutating func visit(_ visitor: inout some IndexSectionVisitor) {
             visitor.visit(1, &strings)
-            visitor.visit(2, &functions)
-            visitor.visit(3, &ranges)
+            visitor.visit(2, &files)
+            visitor.visit(3, &functionBytes)
             visitor.visit(4, &concrete)
             visitor.visit(5, &concreteFence)
             visitor.visit(6, &sequences)
             visitor.visit(7, &sequenceFence)
-            visitor.visit(8, &rows)
-            visitor.visit(9, &rowFence)
-            visitor.visit(10, &segments)
+            visitor.visit(8, &lineBlocks)
+            visitor.visit(9, &lineBytes)
         }
 
         /// Whether the strings end in a NUL and the fences fit their tables: all a lookup needs
         /// to stay inside the arrays and finish, since it checks every index it reads from one
-        /// array before using it in another. Constant time: what a stored index is checked for
-        /// when it is mapped.
+        /// array before using it in another, and decodes blocks with ``LEB128Cursor``. Constant
+        /// time: what a stored index is checked for when it is mapped.
         var hasConsistentShape: Bool {
-            strings.last == 0 && strings.count <= Int(UInt32.max) && functions.count < Int(Int32.max)
-                && rows.count < Int(Int32.max)
+            strings.last == 0 && strings.count <= Int(UInt32.max) && !files.isEmpty
+                && functionBytes.count < Int(Int32.max) && lineBytes.count <= Int(UInt32.max)
+                && lineBlocks.count < Int(Int32.max)
                 && Fence.fits(concreteFence, count: concrete.count) && Fence.fits(sequenceFence, count: sequences.count)
-                && Fence.fits(rowFence, count: rows.count)
         }
 
-        /// Whether, beyond ``hasConsistentShape``, every index stored in one array is valid in
-        /// the others: subtree ends lie past their entry, parents before it, ranges, functions
-        /// and rows where they point, strings inside the string table, and the sorted tables
-        /// and their fences agree. A linear pass: what a freshly built index is checked for,
-        /// so that a fault of the DWARF pass is an error, not a wrong answer.
+        /// Whether, beyond ``hasConsistentShape``, everything stored is where it points: every
+        /// function block and line block decodes whole, files and names lie inside the strings,
+        /// and the sorted tables and their fences agree. A linear pass: what a freshly built
+        /// index is checked for, so that a fault of the DWARF pass is an error, not a wrong answer.
         var isWellFormed: Bool {
-            guard hasConsistentShape else { return false }
-            let count = functions.count, stringLimit = UInt32(strings.count)
-            for i in 0..<count {
-                let f = functions[i]
-                guard f.end > i, f.end <= count, f.parent >= -1, f.parent < i, f.inlined <= 1,
-                      Int(f.firstSegment) + Int(f.segmentCount) <= segments.count,
-                      (Int(f.firstSegment)..<(Int(f.firstSegment) + Int(f.segmentCount))).allSatisfy({
-                          segments[$0].entry == -1 || (Int(segments[$0].entry) > i && segments[$0].entry < f.end)
-                      }),
-                      Int(f.firstRange) + Int(f.rangeCount) <= ranges.count, f.name < stringLimit, f.callFile < stringLimit
-                else { return false }
-            }
+            guard hasConsistentShape, files.allSatisfy({ Int($0) < strings.count }) else { return false }
+            var checked = Set<Int32>()
             for (i, c) in concrete.enumerated() {
-                guard c.first >= 0, Int(c.first) < count, i % Fence.stride != 0 || concreteFence[i / Fence.stride] == c.low,
+                guard i % Fence.stride != 0 || concreteFence[i / Fence.stride] == c.low,
                       i == 0 || concrete[i - 1].low <= c.low
                 else { return false }
+                if checked.insert(c.first).inserted {
+                    guard FunctionBlock.isWellFormed(functionBytes, start: Int(c.first), end: Int(c.end),
+                                                     stringCount: strings.count, fileCount: files.count)
+                    else { return false }
+                }
             }
             for (i, s) in sequences.enumerated() {
-                guard s.first >= 0, s.first <= s.end, Int(s.end) <= rows.count, s.high &- s.low <= UInt64(UInt32.max),
-                      i % Fence.stride != 0 || sequenceFence[i / Fence.stride] == s.low,
+                guard s.high &- s.low <= UInt64(UInt32.max), i % Fence.stride != 0 || sequenceFence[i / Fence.stride] == s.low,
                       i == 0 || sequences[i - 1].low <= s.low
                 else { return false }
             }
-            for (i, row) in rows.enumerated() {
-                guard row.file < stringLimit, i % Fence.stride != 0 || rowFence[i / Fence.stride] == row.offset else {
-                    return false
-                }
-            }
-            return true
+            return lineRowsAreWellFormed
         }
 
         /// The tables of what the DWARF pass collected: one pass over the functions, sorts
-        /// instead of dictionaries, every array written in place once.
+        /// instead of dictionaries; the line rows and functions encoded in blocks, and only
+        /// the strings they name kept.
         ///
         /// Each of `raw`'s arrays is freed once used (when the caller hands over its last
         /// reference), so the raw and the finished arrays of a large file are not all held at once.
         init(_ raw: consuming RawDWARF) {
-            strings = FlatArray(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
+            var kept = StringsKept(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
             raw.strings = []
             // The line rows first: converted in place, they shrink by a third or more before
             // the function records are made.
             let rawRows = raw.rows
             raw.rows = FlatArray()
-            raw.files.withUnsafeBufferPointer { files in fillLines(rawRows, files) }
-            let records = raw.functions.withUnsafeBufferPointer { functions in
+            let (rows, sorted) = raw.files.withUnsafeBufferPointer { files in Tables.plainLines(rawRows, files) }
+            var blocks: [LineBlock] = [], lineWriter = LEB128Writer()
+            var maximum: UInt64 = 0
+            var sequences: [SortedRange] = []
+            for sequence in sorted {
+                let first = blocks.count
+                let start = Int(sequence.first)
+                guard LineRows.append(Int(sequence.end) - start, { i in
+                    let row = rows[start + i]
+                    return (row.offset, LineRow(file: kept.file(row.file), line: row.line, column: row.column))
+                }, to: &blocks, bytes: &lineWriter) else { break }  // past 4 GiB: the rest is left out
+                maximum = max(maximum, sequence.high)
+                sequences.append(SortedRange(low: sequence.low, high: sequence.high, maxHigh: maximum,
+                                             first: Int32(first), end: Int32(blocks.count)))
+            }
+            self.sequences = FlatArray(sequences)
+            sequenceFence = Fence.make(count: sequences.count) { sequences[$0].low }
+            lineBlocks = FlatArray(blocks)
+            lineBytes = FlatArray(lineWriter.take())
+
+            let (records, ranges, concrete) = raw.functions.withUnsafeBufferPointer { functions in
                 raw.ranges.withUnsafeBufferPointer { ranges in
                     raw.files.withUnsafeBufferPointer { files in
-                        fillFunctions(functions, ranges, files)
+                        Tables.functionRecords(functions, ranges, files)
                     }
                 }
             }
             raw.functions = []
             raw.ranges = []
-            segments = Tables.inlineSegments(records, ranges)
-            functions = records.array
+            let segments = Tables.inlineSegments(records, ranges)
+            // One block per out-of-line function, in address order.
+            var writer = FunctionBlockWriter(recordCount: records.count)
+            var placed = [Range<Int>?](repeating: nil, count: records.count)
+            self.concrete = FlatArray(count: concrete.count) { i in
+                var range = concrete[i]
+                let function = Int(range.first)
+                if placed[function] == nil {
+                    placed[function] = writer.append(function: function, records: records, ranges: ranges, segments: segments,
+                                                     name: { kept.name($0) }, file: { kept.file($0) })
+                }
+                range.first = Int32(truncatingIfNeeded: placed[function]!.lowerBound)
+                range.end = Int32(truncatingIfNeeded: placed[function]!.upperBound)
+                return range
+            }
+            concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
+            var functionBytes = writer.bytes
+            self.functionBytes = FlatArray(functionBytes.take())
+            strings = FlatArray(kept.strings)
+            files = FlatArray(kept.files)
         }
 
         /// Empty tables, to be filled by ``visit(_:)``.
         init() {}
 
-        /// Fills the ranges and the concrete ranges, and returns the function records (to
-        /// which the segments are still to be added) of the entries whose subtree has code: an
-        /// entry none of whose descendants has an address range (a declaration, an abstract
-        /// instance) can never be part of an answer, and half the entries of a C++ program are such.
-        private mutating func fillFunctions(_ functions: UnsafeBufferPointer<cdw_function>,
-                                            _ ranges: UnsafeBufferPointer<cdw_range>,
-                                            _ files: UnsafeBufferPointer<UInt32>) -> FlatArrayWriter<FunctionRecord> {
+        /// The function records (to which the segments are still to be added) of the entries
+        /// whose subtree has code, their address ranges, and the ranges of the out-of-line
+        /// functions sorted (`first` is the function record). An entry none of whose
+        /// descendants has an address range (a declaration, an abstract instance) can never be
+        /// part of an answer, and half the entries of a C++ program are such.
+        private static func functionRecords(_ functions: UnsafeBufferPointer<cdw_function>,
+                                            _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>)
+            -> (FlatArrayWriter<FunctionRecord>, FlatArray<AddressRange>, [SortedRange]) {
             let count = functions.count
             func ownRanges(_ i: Int) -> Range<Int> {
                 let first = min(Int(functions[i].first_range), ranges.count)
@@ -274,20 +302,18 @@ extension SymbolIndex {
                 let up = Int(records[n].parent)
                 if up >= 0, records[up].end < records[n].end { records[up].end = records[n].end }
             }
-            self.ranges = FlatArray(count: ranges.count) { AddressRange(low: ranges[$0].low, high: ranges[$0].high) }
+            let addressRanges = FlatArray(count: ranges.count) { AddressRange(low: ranges[$0].low, high: ranges[$0].high) }
 
             // Of equal ranges the later function comes later, as a stable sort leaves them.
             concrete.sort {
                 $0.low != $1.low ? $0.low < $1.low : $0.high != $1.high ? $0.high > $1.high : $0.function < $1.function
             }
             var maximum: UInt64 = 0
-            self.concrete = FlatArray(count: concrete.count) { i in
-                maximum = max(maximum, concrete[i].high)
-                return SortedRange(low: concrete[i].low, high: concrete[i].high, maxHigh: maximum,
-                                   first: concrete[i].function, end: 0)
+            let sorted = concrete.map { range in
+                maximum = max(maximum, range.high)
+                return SortedRange(low: range.low, high: range.high, maxHigh: maximum, first: range.function, end: 0)
             }
-            concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
-            return records
+            return (records, addressRanges, sorted)
         }
 
         /// The ``InlineSegment``s of every out-of-line function with inlined calls, written
@@ -469,8 +495,10 @@ extension SymbolIndex {
         /// sequence longer than 4 GiB (row offsets are 32 bits) is left out.
         ///
         /// The rows are converted where the raw ones lie (16 bytes written behind each 24 read),
-        /// sequence after sequence as they come: only the sequence records are sorted.
-        private mutating func fillLines(_ raw: consuming FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>) {
+        /// sequence after sequence as they come: only the sequence records are sorted. Returns
+        /// the rows and the sequences, sorted, `first..<end` being their rows (`maxHigh` unset).
+        private static func plainLines(_ raw: consuming FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>)
+            -> (FlatArray<PlainLineRow>, [SortedRange]) {
             var sequences: [(low: UInt64, high: UInt64, first: Int32, last: Int32)] = []
             var first = 0
             for i in 0..<raw.count where raw[i].end_sequence != 0 {
@@ -482,8 +510,8 @@ extension SymbolIndex {
             }
             // Each sequence's rows, written over the raw rows: where they start and end.
             var placed = [(start: Int32, end: Int32)](repeating: (0, 0), count: sequences.count)
-            let rowStride = MemoryLayout<cdw_row>.stride, lineStride = MemoryLayout<LineRow>.stride
-            let rows = raw.reusingMemory(as: LineRow.self) { memory in
+            let rowStride = MemoryLayout<cdw_row>.stride, lineStride = MemoryLayout<PlainLineRow>.stride
+            let rows = raw.reusingMemory(as: PlainLineRow.self) { memory in
                 var n = 0
                 for (s, sequence) in sequences.enumerated() {
                     let start = n, last = Int(sequence.last)
@@ -499,9 +527,9 @@ extension SymbolIndex {
                             continue
                         }
                         previous = (file, row.line, row.column)
-                        memory.storeBytes(of: LineRow(offset: UInt32(truncatingIfNeeded: row.address &- sequence.low), file: file,
+                        memory.storeBytes(of: PlainLineRow(offset: UInt32(truncatingIfNeeded: row.address &- sequence.low), file: file,
                                                       line: row.line, column: row.column),
-                                          toByteOffset: n * lineStride, as: LineRow.self)
+                                          toByteOffset: n * lineStride, as: PlainLineRow.self)
                         n += 1
                     }
                     placed[s] = (Int32(start), Int32(n))
@@ -513,17 +541,10 @@ extension SymbolIndex {
                 let x = sequences[a], y = sequences[b]
                 return x.low != y.low ? x.low < y.low : x.high != y.high ? x.high > y.high : x.first < y.first
             }
-            var maximum: UInt64 = 0
-            self.sequences = FlatArray(count: order.count) { k in
-                let sequence = sequences[order[k]]
-                maximum = max(maximum, sequence.high)
-                return SortedRange(low: sequence.low, high: sequence.high, maxHigh: maximum,
-                                   first: placed[order[k]].start, end: placed[order[k]].end)
+            let sorted = order.map { k in
+                SortedRange(low: sequences[k].low, high: sequences[k].high, maxHigh: 0, first: placed[k].start, end: placed[k].end)
             }
-            let sorted = self.sequences
-            sequenceFence = Fence.make(count: sorted.count) { sorted[$0].low }
-            self.rows = rows
-            rowFence = FlatArray(count: (rows.count + Fence.stride - 1) / Fence.stride) { rows[$0 * Fence.stride].offset }
+            return (rows, sorted)
         }
     }
 }
