@@ -189,10 +189,13 @@ public final class SymbolIndex: @unchecked Sendable {
         return frames
     }
 
-    /// The path of file-table entry `index`.
+    /// The path of file-table entry `index`, made once per run (frames meet the same few
+    /// hundred files over and over).
     private func path(_ index: UInt32) -> String? {
-        guard Int(index) < tables.files.count else { return nil }
-        return string(tables.files[Int(index)])
+        guard index != 0, Int(index) < tables.files.count else { return nil }
+        let offset = tables.files[Int(index)]
+        guard offset != 0 else { return nil }
+        return names.demangled(UInt64(index) | 2 << 32, .full) { string(offset) ?? "" }
     }
 
     /// The address of the function symbol `name` (as the symbol table spells it, mangled),

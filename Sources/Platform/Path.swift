@@ -7,22 +7,43 @@ public enum Path {
         return a.hasSuffix("/") ? a + b : a + "/" + b
     }
 
-    /// The last component: `c` for `/a/b/c` and `/a/b/c/`; `/` for `/`.
+    /// The last component: `c` for `/a/b/c` and `/a/b/c/`; `/` for `/`. Bytes are compared,
+    /// not Characters (a path is bytes, and this runs once per frame of a report).
     public static func lastComponent(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        if trimmed == "/" { return "/" }
-        if let slash = trimmed.lastIndex(of: "/") { return String(trimmed[trimmed.index(after: slash)...]) }
-        return String(trimmed)
+        withBytes(path) { bytes in
+            let end = trimmedEnd(bytes)
+            if end == 1 && bytes.first == slash { return "/" }
+            var start = end
+            while start > 0 && bytes[start - 1] != slash { start -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
     }
 
     /// Everything before the last component: `/a/b` for `/a/b/c`, `/` for `/a`, `` for `a`.
     public static func deletingLastComponent(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
-        if slash == trimmed.startIndex { return "/" }
-        return String(trimmed[..<slash])
+        withBytes(path) { bytes in
+            var cut = trimmedEnd(bytes)
+            while cut > 0 && bytes[cut - 1] != slash { cut -= 1 }
+            guard cut > 0 else { return "" }
+            if cut == 1 { return "/" }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<(cut - 1)]), as: UTF8.self)
+        }
+    }
+
+    private static let slash = UInt8(ascii: "/")
+
+    /// The end of `bytes` less its trailing slashes, keeping one byte at least.
+    private static func trimmedEnd(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var end = bytes.count
+        while end > 1 && bytes[end - 1] == slash { end -= 1 }
+        return end
+    }
+
+    private static func withBytes(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> String) -> String {
+        if let result = path.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = path
+        copy.makeContiguousUTF8()
+        return copy.utf8.withContiguousStorageIfAvailable(body) ?? ""
     }
 
     /// The extension of the last component without its dot: `ips` for `a/b.ips`; empty when

@@ -100,46 +100,88 @@ public struct AtosLookup {
 
     /// The lines atos prints for `address` (several with inlined frames).
     public func lines(for address: UInt64) -> [String] {
+        var bytes: [UInt8] = []
+        appendLines(for: address, to: &bytes)
+        return bytes.split(separator: 0x0a).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Appends the lines atos prints for `address` to `out`, each ending in a newline, its
+    /// names from the object file escaped (`OutputEscaping`): ``lines(for:)`` without a String
+    /// per line, for a batch of addresses.
+    public func appendLines(for address: UInt64, to out: inout [UInt8]) {
         var fileAddress = address
         if let load = options.loadAddress {
-            guard address >= load else { return [hex(address)] }
+            guard address >= load else { return appendHex(address, to: &out) }
             fileAddress = address - load &+ index.debugFile.textVMAddress
         }
         let frames = index.lookup(fileAddress, demangle: options.demangle)
-        guard let concrete = frames.last else { return [hex(address)] }
+        guard let concrete = frames.last else { return appendHex(address, to: &out) }
         if options.inlinedFrames {
-            return frames.map { line($0, at: fileAddress) }
+            for frame in frames { appendLine(frame, at: fileAddress, to: &out) }
+            return
         }
         var single = concrete
         single.file = frames[0].file
         single.line = frames[0].line
-        return [line(single, at: fileAddress)]
+        appendLine(single, at: fileAddress, to: &out)
     }
 
-    /// The line for one frame, its names from the object file escaped (`OutputEscaping`).
-    private func line(_ frame: SourceLocation, at address: UInt64) -> String {
-        OutputEscaping.escaped(unescapedLine(frame, at: address))
-    }
-
-    private func unescapedLine(_ frame: SourceLocation, at address: UInt64) -> String {
-        let head = "\(frame.function) (in \(imageName))"
+    private func appendLine(_ frame: SourceLocation, at address: UInt64, to out: inout [UInt8]) {
+        OutputEscaping.append(frame.function, to: &out)
+        out.append(contentsOf: " (in ".utf8)
+        OutputEscaping.append(imageName, to: &out)
+        out.append(UInt8(ascii: ")"))
         if let file = frame.file, frame.line > 0 {
-            let shown = options.fullPath ? file : Path.lastComponent(file)
-            return "\(head) (\(shown):\(frame.line))"
+            out.append(contentsOf: " (".utf8)
+            OutputEscaping.append(options.fullPath ? file : Path.lastComponent(file), to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendDecimal(UInt64(frame.line), to: &out)
+            out.append(UInt8(ascii: ")"))
+        } else if let start = frame.functionStart, address >= start {
+            out.append(contentsOf: " + ".utf8)
+            appendDecimal(address - start, to: &out)
         }
-        if let start = frame.functionStart, address >= start {
-            return "\(head) + \(address - start)"
-        }
-        return head
+        out.append(0x0a)
     }
 
-    private func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+    private func appendHex(_ value: UInt64, to out: inout [UInt8]) {
+        out.append(contentsOf: "0x".utf8)
+        out.append(contentsOf: String(value, radix: 16).utf8)
+        out.append(0x0a)
+    }
+
+    private func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = value, count = 0
+            repeat {
+                buffer[31 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(32 - count)...]))
+        }
+    }
 
     /// Parses an address as atos does: hexadecimal, with or without `0x`.
     public static func parseAddress(_ text: String) -> UInt64? {
-        var digits = Substring(text)
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        var digits = text.utf8[...]
+        if digits.count >= 2, digits.first == UInt8(ascii: "0"),
+           digits.dropFirst().first == UInt8(ascii: "x") || digits.dropFirst().first == UInt8(ascii: "X") {
+            digits = digits.dropFirst(2)
+        }
         guard !digits.isEmpty, digits.count <= 16 else { return nil }
-        return UInt64(digits, radix: 16)
+        var value: UInt64 = 0
+        for byte in digits {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
     }
 }

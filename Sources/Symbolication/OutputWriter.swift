@@ -36,20 +36,28 @@ public final class OutputWriter {
 
     /// Appends `bytes`, writing out when the buffer is full.
     public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { write($0) }
+    }
+
+    /// Appends `bytes`, writing out when the buffer is full.
+    public func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !closed else { return }
         guard bytes.count < capacity else {
             // A large block (a whole report) goes out as it is: no copy the size of a report.
             flush()
             guard !closed else { return }
-            if !bytes.withUnsafeBytes({ System.writeAll(fd, $0) }) { stop() }
+            if !System.writeAll(fd, UnsafeRawBufferPointer(bytes)) { stop() }
             return
         }
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { flush() }
     }
 
-    /// Appends `text` as UTF-8.
-    public func write(_ text: String) { write(Array(text.utf8)) }
+    /// Appends `text` as UTF-8 (no copy of it is made first).
+    public func write(_ text: String) {
+        var text = text
+        text.withUTF8 { write($0) }
+    }
 
     /// Writes out what is buffered.
     public func flush() {

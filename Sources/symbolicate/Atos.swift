@@ -63,6 +63,7 @@ struct Atos: ParsableCommand {
             throw ExitCode(1)
         }
         let output = OutputWriter()
+        var lines: [UInt8] = []
         var failed = false
         func answer(_ text: String) {
             guard let address = AtosLookup.parseAddress(text) else {
@@ -70,7 +71,9 @@ struct Atos: ParsableCommand {
                 failed = true
                 return
             }
-            for line in lookup.lines(for: address) { output.write(line + "\n") }
+            lines.removeAll(keepingCapacity: true)
+            lookup.appendLines(for: address, to: &lines)
+            output.write(lines)
         }
         if addresses.isEmpty {
             let words = WordReader(fd: STDIN_FILENO)
@@ -80,7 +83,11 @@ struct Atos: ParsableCommand {
                 case .tooLong(let prefix):
                     diagnostics.warn("atos: not an address: \(prefix)...")
                     failed = true
-                case .endOfLine: output.flush()
+                case .endOfLine:
+                    // Answers go out before the next read can wait for more input: at once
+                    // for a program that writes an address and waits, in large writes for a
+                    // file piped in.
+                    if !words.hasBufferedInput { output.flush() }
                 }
             }
             if let error = words.error {

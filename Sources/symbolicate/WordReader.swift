@@ -31,6 +31,10 @@ final class WordReader {
 
     init(fd: Int32) { self.fd = fd }
 
+    /// Whether bytes read from the stream are still to be handed out: when there are none,
+    /// the next ``next()`` reads, and may wait for the writer.
+    var hasBufferedInput: Bool { start < end }
+
     /// The next item, or nil at the end of the stream.
     func next() -> Item? {
         while true {

@@ -178,6 +178,46 @@ final class AtosTests: XCTestCase {
         XCTAssertEqual(piped.stdoutText, byArguments.stdoutText, "addresses from stdin should give what arguments give")
     }
 
+    /// A program that writes one address and waits for its answer before the next (as a
+    /// sanitizer or a debugger drives a symbolizer) gets each answer at once: output goes out
+    /// whenever the input read so far is answered, not only at the end.
+    func testAtosAnswersEachLineBeforeItReadsTheNext() throws {
+        let subject = try appArm64()
+        let addresses = sampleAddresses(subject).prefix(5).map { hex(subject.runtime($0)) }
+        let base = ["atos", "-o", subject.object, "-l", hex(subject.loadAddress), "--no-demangle"]
+        let expected = try CLI.run(base + addresses).stdoutText.split(separator: "\n").map(String.init)
+        XCTAssertEqual(expected.count, addresses.count)
+
+        let process = Process()
+        process.executableURL = TestPaths.symbolicateBinary
+        process.arguments = base
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+        }
+        let reader = output.fileHandleForReading.fileDescriptor
+        for (address, wanted) in zip(addresses, expected) {
+            input.fileHandleForWriting.write(Data((address + "\n").utf8))
+            // One line back within 10 s, while standard input stays open.
+            var line: [UInt8] = []
+            let deadline = Date().addingTimeInterval(10)
+            while line.last != 0x0a, Date() < deadline {
+                var ready = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 100) > 0 else { continue }
+                var byte: UInt8 = 0
+                guard read(reader, &byte, 1) == 1 else { break }
+                line.append(byte)
+            }
+            XCTAssertEqual(String(decoding: line, as: UTF8.self), wanted + "\n", "answer to \(address) while the input stays open")
+        }
+        input.fileHandleForWriting.closeFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+    }
+
     func testAddressesOutsideAnyFunctionArePrintedBack() throws {
         let subject = try appArm64()
         // Past the last function (__unwind_info: no symbol, no DWARF), and below the load address.
