@@ -60,13 +60,28 @@ extension UnsafeBufferPointer where Element == UInt8 {
     func lineRanges() -> [Range<Int>] {
         var lines: [Range<Int>] = []
         lines.reserveCapacity(count / 64 + 1)
-        var start = 0
-        for i in 0..<count where self[i] == ASCII.newline {
-            lines.append(start..<(i + 1))
-            start = i + 1
+        forEachLine { line in
+            lines.append(line)
+            return true
         }
-        if start < count { lines.append(start..<count) }
         return lines
+    }
+
+    /// Hands the byte ranges of the lines, as ``lineRanges()`` makes them, to `body` one by
+    /// one until it returns false: for a scan that may stop early, without the array.
+    @inline(__always)
+    func forEachLine(_ body: (Range<Int>) -> Bool) {
+        guard let base = baseAddress else { return }
+        var start = 0
+        while start < count {
+            guard let found = memchr(base + start, Int32(ASCII.newline), count - start) else {
+                _ = body(start..<count)
+                return
+            }
+            let end = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
+            guard body(start..<end) else { return }
+            start = end
+        }
     }
 
     /// Whether `range` holds a NUL byte. Such a line is kept as it is but never read as a frame

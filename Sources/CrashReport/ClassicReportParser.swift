@@ -60,18 +60,41 @@ public enum ClassicReportParser {
         guard b.baseAddress != nil else { throw ReportError.empty(path) }
         if hasBinaryMagic(b) { throw ReportError.notAReport(path) }
         let sample = min(b.count, 65536)
-        var nuls = 0
-        var controls = 0
-        for i in 0..<sample {
-            let byte = b[i]
+        let (nuls, controls) = controlCounts(UnsafeBufferPointer(rebasing: b[0..<sample]))
+        if nuls * 100 > sample || controls * 10 > sample { throw ReportError.notAReport(path) }
+        guard b.contains(where: { $0 > ASCII.space }) else { throw ReportError.empty(path) }
+    }
+
+    /// How many of `b` are NULs, and how many are other control characters than tab, line
+    /// feed, vertical tab, form feed, carriage return and escape (DEL included). Eight bytes
+    /// are tested at once for anything below a space or a DEL (a word of printable text, UTF-8
+    /// included, has none); only words that have one are looked at byte by byte.
+    static func controlCounts(_ b: UnsafeBufferPointer<UInt8>) -> (nuls: Int, controls: Int) {
+        guard let base = b.baseAddress else { return (0, 0) }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var nuls = 0, controls = 0, i = 0
+        @inline(__always) func count(_ byte: UInt8) {
             if byte == 0 {
                 nuls += 1
             } else if byte == 0x7F || (byte < ASCII.space && !((0x09...0x0D).contains(byte) || byte == 0x1B)) {
                 controls += 1
             }
         }
-        if nuls * 100 > sample || controls * 10 > sample { throw ReportError.notAReport(path) }
-        guard b.contains(where: { $0 > ASCII.space }) else { throw ReportError.empty(path) }
+        while i + 8 <= b.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+            // A byte below 0x20, or one equal to 0x7F (a zero byte of word ^ 0x7F7F...).
+            let below = (word &- ones &* 0x20) & ~word & highs
+            let deletes = ((word ^ (ones &* 0x7F)) &- ones) & ~(word ^ (ones &* 0x7F)) & highs
+            if below | deletes != 0 {
+                for k in i..<(i + 8) { count(b[k]) }
+            }
+            i += 8
+        }
+        while i < b.count {
+            count(b[i])
+            i += 1
+        }
+        return (nuls, controls)
     }
 
     /// Whether the bytes start with the magic number of an object file or an archive.

@@ -83,18 +83,22 @@ public enum LinuxLogParser {
     public static func looksLikeLinuxLog(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { b in
             let scanner = LineScanner(b)
-            var foundFrame = false
-            for range in b.lineRanges() {
+            var foundFrame = false, apple = false
+            b.forEachLine { range in
                 let start = range.lowerBound
                 let line = scanner.content(start, scanner.contentEnd(range))
                 if line.p < line.e, !b.containsNUL(range) {
-                    if scanner.isAppleMarker(line.p, line.e) { return false }
+                    if scanner.isAppleMarker(line.p, line.e) {
+                        apple = true
+                        return false
+                    }
                     if !foundFrame, let frame = scanner.frame(lineStart: start, line.p, line.e), frame.isStrong {
                         foundFrame = true
                     }
                 }
+                return true
             }
-            return foundFrame
+            return foundFrame && !apple
         }
     }
 

@@ -43,20 +43,22 @@ public enum SwiftBacktraceParser {
     /// crash log (`SwiftBacktraceJSON`).
     public static func looksLikeSwiftBacktrace(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { b in
-            var inThread = false
-            for range in b.lineRanges() {
+            var inThread = false, found = false
+            b.forEachLine { range in
                 let e = contentEnd(b, range)
                 let p = b.skipBlanks(from: range.lowerBound, to: e)
-                guard p < e else { continue }
-                if b.matches("*** Program crashed: ", at: p, end: e) { return true }
-                if b[p] == UInt8(ascii: "{"), SwiftBacktraceJSON.isCrashLog(b, p, e) { return true }
-                if let header = threadHeader(b, p, e) {
+                guard p < e else { return true }
+                if b.matches("*** Program crashed: ", at: p, end: e)
+                    || (b[p] == UInt8(ascii: "{") && SwiftBacktraceJSON.isCrashLog(b, p, e)) {
+                    found = true
+                } else if let header = threadHeader(b, p, e) {
                     inThread = header.crashed
                 } else if inThread, frameLine(b, range.lowerBound, p, e) != nil {
-                    return true
+                    found = true
                 }
+                return !found
             }
-            return false
+            return found
         }
     }
 

@@ -37,12 +37,16 @@ enum UTF16Text {
             var little = 0
             var big = 0
             var nuls = 0
+            // Neither order can be found once more than a quarter of the units fit neither
+            // (text in UTF-8 shows it within its first few units).
+            let misfits = units - units * 3 / 4 + 1
             for k in 0..<units {
                 let first = b[2 * k]
                 let second = b[2 * k + 1]
                 if first == 0 && second == 0 { nuls += 1 }
                 if second == 0 && first < 0x80 { little += 1 }
                 if first == 0 && second < 0x80 { big += 1 }
+                if k & 63 == 63, k + 1 - little > misfits, k + 1 - big > misfits { return nil }
             }
             guard nuls * 100 <= units else { return nil }
             if little * 4 >= units * 3 { return .littleEndian }

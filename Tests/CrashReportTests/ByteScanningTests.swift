@@ -1,4 +1,5 @@
 @testable import CrashReport
+import TestSupport
 import XCTest
 
 final class ByteScanningTests: XCTestCase {
@@ -12,6 +13,68 @@ final class ByteScanningTests: XCTestCase {
         XCTAssertEqual(lines("a"), [0..<1], "a last line without a newline")
         XCTAssertEqual(lines("ab\ncd\n"), [0..<3, 3..<6], "a final newline starts no line")
         XCTAssertEqual(lines("ab\r\n\ncd"), [0..<4, 4..<5, 5..<7], "\r stays in its line")
+    }
+
+    /// Random bytes, text with a few control bytes, every byte value at every place of a word:
+    /// the lines a scan hands out one by one are `lineRanges()`, and it stops when asked.
+    func testLinesOneByOneAreTheLineRanges() {
+        var generator = SplitMix64(seed: 5)
+        for round in 0..<300 {
+            let count = Int(generator.next() % 300)
+            let bytes = (0..<count).map { _ in round % 2 == 0 ? UInt8(truncatingIfNeeded: generator.next())
+                                                            : generator.next() % 9 == 0 ? 0x0A : 0x41 }
+            bytes.withUnsafeBufferPointer { b in
+                var seen: [Range<Int>] = []
+                b.forEachLine { seen.append($0); return true }
+                let naive = Self.naiveLines(b)
+                XCTAssertEqual(seen, naive)
+                XCTAssertEqual(b.lineRanges(), naive)
+                var first: [Range<Int>] = []
+                b.forEachLine { first.append($0); return false }
+                XCTAssertEqual(first, Array(naive.prefix(1)))
+            }
+        }
+    }
+
+    private static func naiveLines(_ b: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var lines: [Range<Int>] = [], start = 0
+        for i in 0..<b.count where b[i] == 0x0A {
+            lines.append(start..<(i + 1))
+            start = i + 1
+        }
+        if start < b.count { lines.append(start..<b.count) }
+        return lines
+    }
+
+    /// The word-at-a-time count of NULs and control bytes agrees with a byte-by-byte count:
+    /// each byte value at each position of a word, and random text.
+    func testControlCountsAgreeWithAByteByByteCount() {
+        func naive(_ bytes: [UInt8]) -> (Int, Int) {
+            var nuls = 0, controls = 0
+            for byte in bytes {
+                if byte == 0 { nuls += 1 } else if byte == 0x7F || (byte < 0x20 && !((0x09...0x0D).contains(byte) || byte == 0x1B)) {
+                    controls += 1
+                }
+            }
+            return (nuls, controls)
+        }
+        func counted(_ bytes: [UInt8]) -> (Int, Int) {
+            bytes.withUnsafeBufferPointer { ClassicReportParser.controlCounts($0) }
+        }
+        for value in 0...255 {
+            for position in 0..<19 {
+                var bytes = [UInt8](repeating: 0x41, count: 19)
+                bytes[position] = UInt8(value)
+                XCTAssert(counted(bytes) == naive(bytes), "byte \(value) at \(position)")
+            }
+        }
+        var generator = SplitMix64(seed: 9)
+        for _ in 0..<500 {
+            let bytes = (0..<Int(generator.next() % 200)).map { _ in
+                generator.next() % 4 == 0 ? UInt8(truncatingIfNeeded: generator.next()) : UInt8(0x20 + generator.next() % 0x60)
+            }
+            XCTAssert(counted(bytes) == naive(bytes))
+        }
     }
 
     func testByteOrderMarkLength() {
