@@ -160,8 +160,13 @@ public final class Symbolicator: @unchecked Sendable {
 
         // Frames at the same address of the same image resolve alike: they share one array of
         // source frames, looked up once, instead of each holding a copy. A fixed number of
-        // recent results is kept, so a report of distinct addresses costs no more for it.
-        var recent = [(key: ResolvedKey, frames: [SourceFrame])?](repeating: nil, count: 4096)
+        // recent results is kept (twice as many slots as the report has frames, at most 4096),
+        // so a report of distinct addresses costs no more for it, and a short one makes a
+        // short table.
+        let frameCount = report.threads.reduce(0) { $0 + $1.frames.count }
+        var slots = 16
+        while slots < 2 * frameCount && slots < 4096 { slots *= 2 }
+        var recent = [(key: ResolvedKey, frames: [SourceFrame])?](repeating: nil, count: slots)
         for (t, thread) in report.threads.enumerated() {
             // The frame's place among the thread's frames, inlined lines of an already
             // symbolicated report not counted: 0 is the faulting PC.
