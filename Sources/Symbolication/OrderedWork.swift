@@ -42,9 +42,16 @@ final class OrderedWork<Result>: @unchecked Sendable {
             for i in 0..<count where !body(i, work(i)) { return }
             return
         }
+        // Threads of their own: the workers wait on the condition, which would stall
+        // Dispatch's pool (see ``WorkerThread``). Where none can be made, Dispatch runs them.
         let group = DispatchGroup()
+        var threads: [WorkerThread] = []
         for _ in 0..<workers {
-            DispatchQueue.global().async(group: group) { [self] in runWorker() }
+            if let thread = WorkerThread({ [self] in runWorker() }) {
+                threads.append(thread)
+            } else {
+                DispatchQueue.global().async(group: group) { [self] in runWorker() }
+            }
         }
         for i in 0..<count {
             condition.lock()
@@ -62,6 +69,7 @@ final class OrderedWork<Result>: @unchecked Sendable {
                 break
             }
         }
+        for thread in threads { thread.join() }
         group.wait()
     }
 

@@ -115,7 +115,10 @@ public final class Symbolicator: @unchecked Sendable {
     /// Symbolicates every frame of `report` that a debug file can resolve.
     public func symbolicate(_ report: CrashReport) -> SymbolicatedReport {
         var result = SymbolicatedReport(report: report, frames: ResolvedFrames(for: report))
-        var images: [Int: (file: DebugFile, index: SymbolIndex, architecture: Architecture?)] = [:]
+        // By image index: one object per image, so that a frame reads its debug file without
+        // copying it (and touching the counts of strings every thread of a run shares).
+        var images = [ResolvedImage?](repeating: nil, count: report.images.count)
+        var resolvedCount = 0
         var missing: Set<Int> = []
         // Images whose debug file gives no lines: its index failed, or it has no DWARF.
         var lineless: [Int: DebugFile] = [:]
@@ -147,9 +150,11 @@ public final class Symbolicator: @unchecked Sendable {
                 continue
             }
             if !file.hasDWARF { lineless[i] = file }
-            images[i] = (file, index, Symbolicator.architecture(of: image, in: report, debugFile: file))
+            images[i] = ResolvedImage(file: file, index: index,
+                                      architecture: Symbolicator.architecture(of: image, in: report, debugFile: file))
+            resolvedCount += 1
         }
-        guard !images.isEmpty else {
+        guard resolvedCount > 0 else {
             if !missing.isEmpty || !lineless.isEmpty {
                 result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
             }
@@ -179,13 +184,14 @@ public final class Symbolicator: @unchecked Sendable {
                 let interrupted = afterTrampoline
                 afterTrampoline = Symbolicator.isDeviceNamedTrampoline(frame)
                 if afterTrampoline { result.signalTrampolines.insert(FrameKey(thread: t, frame: f)) }
-                guard let imageIndex = frame.image, let (file, index, architecture) = images[imageIndex] else { continue }
+                guard let imageIndex = frame.image, imageIndex < images.count, let resolved = images[imageIndex] else { continue }
+                let index = resolved.index
                 var frame = frame
                 if interrupted { frame.returnAddress = false }
                 let image = report.images[imageIndex]
                 guard let (address, lookup) = Symbolicator.addresses(of: frame, at: position, in: thread, image: image,
-                                                                     debugFile: file, index: index,
-                                                                     architecture: architecture)
+                                                                     debugFile: resolved.file, index: index,
+                                                                     architecture: resolved.architecture)
                 else { continue }
                 if let name = index.symbolName(startingAt: address), SignalTrampoline.names.contains(name) {
                     afterTrampoline = true
@@ -219,7 +225,8 @@ public final class Symbolicator: @unchecked Sendable {
                 if sourceFrames.contains(where: { ($0.line ?? 0) > 0 }) { withLines.insert(imageIndex) }
             }
         }
-        for (i, image) in images where image.index.problem != nil && image.file.hasDWARF && !withLines.contains(i) {
+        for (i, image) in images.enumerated() {
+            guard let image, image.index.problem != nil, image.file.hasDWARF, !withLines.contains(i) else { continue }
             lineless[i] = image.file
         }
         if !missing.isEmpty || !lineless.isEmpty {
@@ -520,5 +527,18 @@ extension UnsafeBufferPointer where Element == UInt8 {
             return true
         }
         return false
+    }
+}
+
+/// An image of a report with the debug file and index it resolves through.
+private final class ResolvedImage {
+    let file: DebugFile
+    let index: SymbolIndex
+    let architecture: Architecture?
+
+    init(file: DebugFile, index: SymbolIndex, architecture: Architecture?) {
+        self.file = file
+        self.index = index
+        self.architecture = architecture
     }
 }
