@@ -1,7 +1,7 @@
 /// Writes the ``FunctionBlock``s of an index from the function records, ranges and inline
 /// segments the DWARF pass made, one out-of-line function after another.
 struct FunctionBlockWriter {
-    private(set) var bytes = LEB128Writer()
+    private var bytes = LEB128Writer()
     /// Per record: its position in the call bytes of the block being written, or -1.
     private var positions: [Int32]
     private var placed: [Int] = []
@@ -13,6 +13,9 @@ struct FunctionBlockWriter {
         positions = [Int32](repeating: -1, count: recordCount)
     }
 
+    /// The blocks written, as the index's table; the writer is left empty.
+    mutating func takeBytes() -> FlatArray<UInt8> { bytes.take() }
+
     /// Appends the block of out-of-line function `function` (a record with ranges) and returns
     /// where it lies in the bytes. `name` and `file` give a string's offset in the strings
     /// kept and a path's index in the file table.
@@ -23,7 +26,7 @@ struct FunctionBlockWriter {
         let lowest = own.map { ranges[$0].low }.min() ?? 0
 
         // The calls reached from the function through inlined calls only, in DIE order.
-        calls = LEB128Writer()
+        calls.removeAll()
         for i in placed { positions[i] = -1 }
         placed.removeAll(keepingCapacity: true)
         var i = function + 1
@@ -58,7 +61,7 @@ struct FunctionBlockWriter {
         let first = min(Int(record.firstSegment), segments.count)
         var kept = first..<min(first + Int(record.segmentCount), segments.count)
         while kept.count > 1, segments[kept.lowerBound + 1].start <= lowest { kept = (kept.lowerBound + 1)..<kept.upperBound }
-        segmentBytes = LEB128Writer()
+        segmentBytes.removeAll()
         groups.removeAll(keepingCapacity: true)
         var previous: UInt64 = 0, count = 0
         for s in kept {
@@ -90,8 +93,8 @@ struct FunctionBlockWriter {
             bytes.word(group.position)
         }
         bytes.unsigned(UInt64(segmentBytes.count))
-        bytes.append(contentsOf: segmentBytes.bytes)
-        bytes.append(contentsOf: calls.bytes)
+        bytes.append(contentsOf: segmentBytes)
+        bytes.append(contentsOf: calls)
         return blockStart..<bytes.count
     }
 

@@ -2,49 +2,111 @@
 /// as DWARF writes them) and fixed 32-bit little-endian words: how the line and function
 /// blocks of a ``SymbolIndex`` are stored, most numbers in one byte.
 struct LEB128Writer {
-    private(set) var bytes: [UInt8] = []
+    /// Memory of its own, grown by doubling: a byte written is a store and a compare, with
+    /// none of an array's checks (an index of millions of rows writes tens of millions).
+    private final class Storage {
+        var base: UnsafeMutablePointer<UInt8>
+        var capacity: Int
 
-    var count: Int { bytes.count }
+        init(capacity: Int) {
+            self.capacity = capacity
+            base = .allocate(capacity: capacity)
+        }
 
+        deinit { base.deallocate() }
+
+        func grow(to needed: Int) {
+            var capacity = self.capacity
+            while capacity < needed { capacity *= 2 }
+            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            bigger.update(from: base, count: self.capacity)
+            base.deallocate()
+            base = bigger
+            self.capacity = capacity
+        }
+    }
+
+    private var storage = Storage(capacity: 256)
+    private(set) var count = 0
+
+    /// The bytes written, copied out.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage.base, count: count)) }
+
+    @inline(__always)
+    private mutating func reserve(_ more: Int) {
+        if count + more > storage.capacity {
+            if !isKnownUniquelyReferenced(&storage) {
+                let copy = Storage(capacity: storage.capacity)
+                copy.base.update(from: storage.base, count: count)
+                storage = copy
+            }
+            storage.grow(to: count + more)
+        }
+    }
+
+    @inline(__always)
     mutating func unsigned(_ value: UInt64) {
+        reserve(10)
         var rest = value
+        let base = storage.base
         while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            base[count] = UInt8(truncatingIfNeeded: rest) | 0x80
+            count += 1
             rest >>= 7
         }
-        bytes.append(UInt8(rest))
+        base[count] = UInt8(rest)
+        count += 1
     }
 
     mutating func signed(_ value: Int64) {
+        reserve(10)
         var rest = value
+        let base = storage.base
         while true {
             let byte = UInt8(truncatingIfNeeded: rest) & 0x7f
             rest >>= 7
             if (rest == 0 && byte & 0x40 == 0) || (rest == -1 && byte & 0x40 != 0) {
-                bytes.append(byte)
+                base[count] = byte
+                count += 1
                 return
             }
-            bytes.append(byte | 0x80)
+            base[count] = byte | 0x80
+            count += 1
         }
     }
 
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
+    @inline(__always)
+    mutating func byte(_ value: UInt8) {
+        reserve(1)
+        storage.base[count] = value
+        count += 1
+    }
 
-    mutating func append(contentsOf other: [UInt8]) { bytes.append(contentsOf: other) }
+    mutating func append(contentsOf other: LEB128Writer) {
+        reserve(other.count)
+        (storage.base + count).update(from: other.storage.base, count: other.count)
+        count += other.count
+    }
 
     mutating func word(_ value: UInt32) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        reserve(4)
+        UnsafeMutableRawPointer(storage.base + count).storeBytes(of: value.littleEndian, as: UInt32.self)
+        count += 4
     }
 
-    /// Writes `value` as a word at `position`, where room was left for it.
-    mutating func setWord(_ value: UInt32, at position: Int) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(position..<(position + 4), with: $0) }
-    }
+    /// Empties the writer, keeping its memory for what comes next.
+    mutating func removeAll() { count = 0 }
 
-    /// Takes the bytes, leaving the writer empty.
-    mutating func take() -> [UInt8] {
-        defer { bytes = [] }
-        return bytes
+    /// The bytes as an index table, leaving the writer empty.
+    mutating func take() -> FlatArray<UInt8> {
+        defer {
+            storage = Storage(capacity: 256)
+            count = 0
+        }
+        guard count > 0 else { return FlatArray() }
+        let block = OwnedBlock(byteCount: count, alignment: 16)
+        block.base.copyMemory(from: storage.base, byteCount: count)
+        return FlatArray(start: block.base, count: count, owner: block)
     }
 }
 

@@ -34,18 +34,20 @@ struct LineRow: Equatable {
 enum LineRows {
     static let rowsPerBlock = 32
 
-    /// Appends the `count` rows of one sequence — `row(i)` gives the `i`th row and its offset,
-    /// offsets rising, each row saying something the one before it does not — to `blocks` and
-    /// `bytes`. False when the bytes would pass the 4 GiB a block position can hold.
-    static func append(_ count: Int, _ row: (Int) -> (offset: UInt32, row: LineRow),
+    /// Appends the `count` rows of one sequence — `offset(i)` and `row(i)` give the `i`th
+    /// row's offset and row, offsets rising, each row saying something the one before it does
+    /// not — to `blocks` and `bytes`. False when the bytes would pass the 4 GiB a block
+    /// position can hold.
+    @inline(__always)
+    static func append(_ count: Int, offset: (Int) -> UInt32, row: (Int) -> LineRow,
                        to blocks: inout [LineBlock], bytes: inout LEB128Writer) -> Bool {
         // The unit: the largest of 4, 2 and 1 dividing every delta.
         var deltas: UInt32 = 0
-        for i in 1..<max(count, 1) { deltas |= row(i).offset &- row(i - 1).offset }
+        for i in 1..<max(count, 1) { deltas |= offset(i) &- offset(i - 1) }
         let shift: UInt32 = deltas & 3 == 0 ? 2 : deltas & 1 == 0 ? 1 : 0
         var previous = LineRow(file: 0, line: 0, column: 0), previousOffset: UInt32 = 0
         for i in 0..<count {
-            let (offset, row) = row(i)
+            let offset = offset(i), row = row(i)
             if i % rowsPerBlock == 0 {
                 guard bytes.count <= Int(UInt32.max) else { return false }
                 blocks.append(LineBlock(offset: offset, position: UInt32(bytes.count)))

@@ -11,6 +11,8 @@ struct StringsKept {
     /// New offsets by a hash of the string, to keep equal strings at different old offsets once.
     private var byContent: [Int: UInt32] = [:]
     private var fileIndex: [UInt32: UInt32] = [:]
+    /// The last path asked for and its index: rows after rows name the same file.
+    private var lastFile: (offset: UInt32, index: UInt32) = (0, 0)
 
     /// `old` ends in a NUL.
     init(_ old: [UInt8]) {
@@ -45,7 +47,15 @@ struct StringsKept {
     }
 
     /// The file-table index of the path at `offset` of the old table (0 for none).
+    @inline(__always)
     mutating func file(_ offset: UInt32) -> UInt32 {
+        if offset == lastFile.offset { return lastFile.index }
+        let index = addedFile(offset)
+        lastFile = (offset, index)
+        return index
+    }
+
+    private mutating func addedFile(_ offset: UInt32) -> UInt32 {
         let path = name(offset)
         guard path != 0 else { return 0 }
         if let known = fileIndex[path] { return known }

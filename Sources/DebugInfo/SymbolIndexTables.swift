@@ -183,25 +183,7 @@ extension SymbolIndex {
             // the function records are made.
             let rawRows = raw.rows
             raw.rows = FlatArray()
-            let (rows, sorted) = raw.files.withUnsafeBufferPointer { files in Tables.plainLines(rawRows, files) }
-            var blocks: [LineBlock] = [], lineWriter = LEB128Writer()
-            var maximum: UInt64 = 0
-            var sequences: [SortedRange] = []
-            for sequence in sorted {
-                let first = blocks.count
-                let start = Int(sequence.first)
-                guard LineRows.append(Int(sequence.end) - start, { i in
-                    let row = rows[start + i]
-                    return (row.offset, LineRow(file: kept.file(row.file), line: row.line, column: row.column))
-                }, to: &blocks, bytes: &lineWriter) else { break }  // past 4 GiB: the rest is left out
-                maximum = max(maximum, sequence.high)
-                sequences.append(SortedRange(low: sequence.low, high: sequence.high, maxHigh: maximum,
-                                             first: Int32(first), end: Int32(blocks.count)))
-            }
-            self.sequences = FlatArray(sequences)
-            sequenceFence = Fence.make(count: sequences.count) { sequences[$0].low }
-            lineBlocks = FlatArray(blocks)
-            lineBytes = FlatArray(lineWriter.take())
+            raw.files.withUnsafeBufferPointer { files in encodeLines(rawRows, files, &kept) }
 
             let (records, ranges, concrete) = raw.functions.withUnsafeBufferPointer { functions in
                 raw.ranges.withUnsafeBufferPointer { ranges in
@@ -228,10 +210,35 @@ extension SymbolIndex {
                 return range
             }
             concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
-            var functionBytes = writer.bytes
-            self.functionBytes = FlatArray(functionBytes.take())
+            functionBytes = writer.takeBytes()
             strings = FlatArray(kept.strings)
             files = FlatArray(kept.files)
+        }
+
+        /// The line sequences, their blocks and their bytes, from the DWARF pass's rows (whose
+        /// plain form is freed on return, before the function records are made).
+        private mutating func encodeLines(_ rawRows: consuming FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>,
+                                          _ kept: inout StringsKept) {
+            let (rows, sorted) = Tables.plainLines(rawRows, files)
+            var blocks: [LineBlock] = [], lineWriter = LEB128Writer()
+            var maximum: UInt64 = 0
+            var sequences: [SortedRange] = []
+            sequences.reserveCapacity(sorted.count)
+            for sequence in sorted {
+                let first = blocks.count
+                let start = Int(sequence.first)
+                guard LineRows.append(Int(sequence.end) - start, offset: { rows[start + $0].offset }, row: { i in
+                    let row = rows[start + i]
+                    return LineRow(file: kept.file(row.file), line: row.line, column: row.column)
+                }, to: &blocks, bytes: &lineWriter) else { break }  // past 4 GiB: the rest is left out
+                maximum = max(maximum, sequence.high)
+                sequences.append(SortedRange(low: sequence.low, high: sequence.high, maxHigh: maximum,
+                                             first: Int32(first), end: Int32(blocks.count)))
+            }
+            self.sequences = FlatArray(sequences)
+            sequenceFence = Fence.make(count: sequences.count) { sequences[$0].low }
+            lineBlocks = FlatArray(blocks)
+            lineBytes = lineWriter.take()
         }
 
         /// Empty tables, to be filled by ``visit(_:)``.

@@ -22,7 +22,7 @@ final class CompactIndexTests: XCTestCase {
         for value in wantedUnsigned { writer.unsigned(value) }
         for value in wantedSigned { writer.signed(value) }
         writer.word(0xdead_beef)
-        let bytes = writer.take()
+        let bytes = writer.bytes
         bytes.withUnsafeBufferPointer { buffer in
             var cursor = LEB128Cursor(buffer.baseAddress!, position: 0, end: buffer.count)
             for value in wantedUnsigned { XCTAssertEqual(cursor.unsigned(), value) }
@@ -103,14 +103,14 @@ final class CompactIndexTests: XCTestCase {
                     offset += UInt32(unit * (1 + (generator.next() % 8 == 0 ? generator.next() % 100_000 : generator.next() % 12)))
                 }
                 let first = blocks.count
-                XCTAssertTrue(LineRows.append(rows.count, { (offsets[$0], rows[$0]) }, to: &blocks, bytes: &writer))
+                XCTAssertTrue(LineRows.append(rows.count, offset: { offsets[$0] }, row: { rows[$0] }, to: &blocks, bytes: &writer))
                 let high = low + UInt64(offset)
                 sequences.append((SortedRange(low: low, high: high, maxHigh: high, first: Int32(first), end: Int32(blocks.count)),
                                   offsets, rows))
                 low = high + 0x1000
             }
             tables.lineBlocks = FlatArray(blocks)
-            tables.lineBytes = FlatArray(writer.take())
+            tables.lineBytes = writer.take()
             tables.files = FlatArray([UInt32](repeating: 0, count: 300))
             tables.sequences = FlatArray(sequences.map(\.range))
             XCTAssertTrue(tables.lineRowsAreWellFormed)
@@ -138,8 +138,8 @@ final class CompactIndexTests: XCTestCase {
         var generator = SplitMix64(seed: 21)
         var blocks: [LineBlock] = [], writer = LEB128Writer()
         let rows = (0..<40).map { (i: Int) -> LineRow in LineRow(file: UInt32(i % 3), line: UInt32(10 + 7 * i), column: UInt32(i)) }
-        XCTAssertTrue(LineRows.append(rows.count, { (UInt32($0 * 4), rows[$0]) }, to: &blocks, bytes: &writer))
-        let real = writer.take()
+        XCTAssertTrue(LineRows.append(rows.count, offset: { UInt32($0 * 4) }, row: { rows[$0] }, to: &blocks, bytes: &writer))
+        let real = writer.bytes
         var rejected = 0
         for round in 0..<3000 {
             var bytes = real
