@@ -1,33 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes integers as LEB128 (seven bits a byte, the high bit set on every byte but the last,
 /// as DWARF writes them) and fixed 32-bit little-endian words: how the line and function
 /// blocks of a ``SymbolIndex`` are stored, most numbers in one byte.
 struct LEB128Writer {
-    /// Memory of its own, grown by doubling: a byte written is a store and a compare, with
-    /// none of an array's checks (an index of millions of rows writes tens of millions).
+    /// Memory of its own (malloc'd), grown by `realloc`: a byte written is a store and a
+    /// compare, with none of an array's checks (an index of millions of rows writes tens of
+    /// millions), and the bytes become the index's table without a copy (``take()``).
     private final class Storage {
         var base: UnsafeMutablePointer<UInt8>
         var capacity: Int
 
         init(capacity: Int) {
-            self.capacity = capacity
-            base = .allocate(capacity: capacity)
+            self.capacity = max(capacity, 16)
+            guard let memory = malloc(self.capacity) else { fatalError("out of memory: \(self.capacity) bytes") }
+            base = memory.assumingMemoryBound(to: UInt8.self)
         }
 
-        deinit { base.deallocate() }
+        deinit { free(base) }
+
+        func resize(to capacity: Int) {
+            guard let memory = realloc(base, max(capacity, 16)) else { fatalError("out of memory: \(capacity) bytes") }
+            base = memory.assumingMemoryBound(to: UInt8.self)
+            self.capacity = max(capacity, 16)
+        }
 
         func grow(to needed: Int) {
             var capacity = self.capacity
             while capacity < needed { capacity *= 2 }
-            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-            bigger.update(from: base, count: self.capacity)
-            base.deallocate()
-            base = bigger
-            self.capacity = capacity
+            resize(to: capacity)
         }
     }
 
-    private var storage = Storage(capacity: 256)
+    private var storage: Storage
     private(set) var count = 0
+
+    /// A writer with room for `capacity` bytes before it grows.
+    init(capacity: Int = 256) {
+        storage = Storage(capacity: capacity)
+    }
 
     /// The bytes written, copied out.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage.base, count: count)) }
@@ -97,16 +112,21 @@ struct LEB128Writer {
     /// Empties the writer, keeping its memory for what comes next.
     mutating func removeAll() { count = 0 }
 
-    /// The bytes as an index table, leaving the writer empty.
+    /// The bytes as an index table (the writer's own memory, cut to size), leaving the writer
+    /// empty.
     mutating func take() -> FlatArray<UInt8> {
         defer {
             storage = Storage(capacity: 256)
             count = 0
         }
         guard count > 0 else { return FlatArray() }
-        let block = OwnedBlock(byteCount: count, alignment: 16)
-        block.base.copyMemory(from: storage.base, byteCount: count)
-        return FlatArray(start: block.base, count: count, owner: block)
+        if !isKnownUniquelyReferenced(&storage) {
+            let copy = Storage(capacity: count)
+            copy.base.update(from: storage.base, count: count)
+            storage = copy
+        }
+        storage.resize(to: count)
+        return FlatArray(start: storage.base, count: count, owner: storage)
     }
 }
 

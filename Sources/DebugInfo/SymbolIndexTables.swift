@@ -151,12 +151,12 @@ extension SymbolIndex {
         /// index is checked for, so that a fault of the DWARF pass is an error, not a wrong answer.
         var isWellFormed: Bool {
             guard hasConsistentShape, files.allSatisfy({ Int($0) < strings.count }) else { return false }
-            var checked = Set<Int32>()
+            var checked = Set<Int64>()
             for (i, c) in concrete.enumerated() {
                 guard i % Fence.stride != 0 || concreteFence[i / Fence.stride] == c.low,
                       i == 0 || concrete[i - 1].low <= c.low
                 else { return false }
-                if checked.insert(c.first).inserted {
+                if checked.insert(Int64(c.first) << 32 | Int64(UInt32(bitPattern: c.end))).inserted {
                     guard FunctionBlock.isWellFormed(functionBytes, start: Int(c.first), end: Int(c.end),
                                                      stringCount: strings.count, fileCount: files.count)
                     else { return false }
@@ -171,8 +171,8 @@ extension SymbolIndex {
         }
 
         /// The tables of what the DWARF pass collected: one pass over the functions, sorts
-        /// instead of dictionaries; the line rows and functions encoded in blocks, and only
-        /// the strings they name kept.
+        /// instead of searches; the line rows and functions encoded in blocks, and only the
+        /// strings they name kept.
         ///
         /// Each of `raw`'s arrays is freed once used (when the caller hands over its last
         /// reference), so the raw and the finished arrays of a large file are not all held at once.
@@ -181,9 +181,8 @@ extension SymbolIndex {
             raw.strings = []
             // The line rows first: converted in place, they shrink by a third or more before
             // the function records are made.
-            let rawRows = raw.rows
-            raw.rows = FlatArray()
-            raw.files.withUnsafeBufferPointer { files in encodeLines(rawRows, files, &kept) }
+            let rawFiles = raw.files
+            rawFiles.withUnsafeBufferPointer { files in encodeLines(&raw.rows, files, &kept) }
 
             let (records, ranges, concrete) = raw.functions.withUnsafeBufferPointer { functions in
                 raw.ranges.withUnsafeBufferPointer { ranges in
@@ -215,11 +214,12 @@ extension SymbolIndex {
             files = FlatArray(kept.files)
         }
 
-        /// The line sequences, their blocks and their bytes, from the DWARF pass's rows (whose
-        /// plain form is freed on return, before the function records are made).
-        private mutating func encodeLines(_ rawRows: consuming FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>,
+        /// The line sequences, their blocks and their bytes, from the DWARF pass's rows, which
+        /// are taken (their plain form is freed on return, before the function records are made).
+        private mutating func encodeLines(_ rawRows: inout FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>,
                                           _ kept: inout StringsKept) {
             let (rows, sorted) = Tables.plainLines(rawRows, files)
+            rawRows = FlatArray()  // the plain rows now own the memory: freed on return
             var blocks: [LineBlock] = [], lineWriter = LEB128Writer()
             var maximum: UInt64 = 0
             var sequences: [SortedRange] = []
