@@ -66,6 +66,11 @@ struct FunctionBlock {
 
     /// The position of the deepest inlined call holding `address` (in the call bytes), or
     /// nil when it is in no inlined call: the segment starting last at or below it says.
+    ///
+    /// The deepest call decides, even when a call between it and the function does not hold
+    /// the address itself: strict DWARF 2 has no range lists, so an inlined call whose code is
+    /// split records only its first piece, while the calls nested in it still say where they
+    /// were inlined (llvm-symbolizer reads it the same way).
     func deepestCall(at address: UInt64) -> Int? {
         guard segmentCount > 0, address >= lowest else { return nil }
         let target = address - lowest

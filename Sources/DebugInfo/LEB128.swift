@@ -47,16 +47,16 @@ struct LEB128Writer {
     /// The bytes written, copied out.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage.base, count: count)) }
 
+    /// Room for `more` bytes, in memory this writer alone uses (a copy of a writer shares its
+    /// memory until one of them writes).
     @inline(__always)
     private mutating func reserve(_ more: Int) {
-        if count + more > storage.capacity {
-            if !isKnownUniquelyReferenced(&storage) {
-                let copy = Storage(capacity: storage.capacity)
-                copy.base.update(from: storage.base, count: count)
-                storage = copy
-            }
-            storage.grow(to: count + more)
+        if !isKnownUniquelyReferenced(&storage) {
+            let copy = Storage(capacity: storage.capacity)
+            copy.base.update(from: storage.base, count: count)
+            storage = copy
         }
+        if count + more > storage.capacity { storage.grow(to: count + more) }
     }
 
     @inline(__always)

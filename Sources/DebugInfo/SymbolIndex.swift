@@ -189,8 +189,8 @@ public final class SymbolIndex: @unchecked Sendable {
         return frames
     }
 
-    /// The path of file-table entry `index`, made once per run (frames meet the same few
-    /// hundred files over and over).
+    /// The path of file-table entry `index`, made once per run and kept with the names
+    /// (frames meet the same few hundred files over and over).
     private func path(_ index: UInt32) -> String? {
         guard index != 0, Int(index) < tables.files.count else { return nil }
         let offset = tables.files[Int(index)]

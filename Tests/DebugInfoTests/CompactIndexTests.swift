@@ -45,6 +45,26 @@ final class CompactIndexTests: XCTestCase {
         XCTAssertEqual([0, 63, 64, -64, -65, Int64.min].map { length(signed: $0) }, [1, 1, 2, 1, 2, 10])
     }
 
+    /// A copy of a writer is a writer of its own: what one writes after the copy, the other
+    /// does not see, and what is taken stays as it was.
+    func testLEB128WritersCopiedWriteApart() {
+        var first = LEB128Writer(capacity: 16)
+        first.unsigned(300)
+        var second = first
+        second.unsigned(1)
+        first.unsigned(2)
+        first.byte(0xaa)
+        XCTAssertEqual(first.bytes, [0xac, 0x02, 0x02, 0xaa])
+        XCTAssertEqual(second.bytes, [0xac, 0x02, 0x01])
+        for k in 0..<100 { second.unsigned(UInt64(k) << 20) }
+        let taken = second.take()
+        XCTAssertEqual(first.bytes, [0xac, 0x02, 0x02, 0xaa])
+        XCTAssertEqual(Array(taken.prefix(3)), [0xac, 0x02, 0x01])
+        XCTAssertEqual(second.count, 0)
+        second.byte(7)
+        XCTAssertEqual(Array(taken.prefix(3)), [0xac, 0x02, 0x01], "the table taken is not written again")
+    }
+
     /// A cut integer, one of eleven bytes, a word with three bytes left: each fails, gives 0,
     /// and so does every read after it.
     func testLEB128CursorStopsAtItsEnd() {
