@@ -151,7 +151,8 @@ public final class Symbolicator: @unchecked Sendable {
             }
             if !file.hasDWARF { lineless[i] = file }
             images[i] = ResolvedImage(file: file, index: index,
-                                      architecture: Symbolicator.architecture(of: image, in: report, debugFile: file))
+                                      architecture: Symbolicator.architecture(of: image, in: report, debugFile: file),
+                                      trampolines: index.startsOfSymbols(named: SignalTrampoline.names))
             resolvedCount += 1
         }
         guard resolvedCount > 0 else {
@@ -193,7 +194,7 @@ public final class Symbolicator: @unchecked Sendable {
                                                                      debugFile: resolved.file, index: index,
                                                                      architecture: resolved.architecture)
                 else { continue }
-                if let name = index.symbolName(startingAt: address), SignalTrampoline.names.contains(name) {
+                if resolved.trampolines.contains(address) {
                     afterTrampoline = true
                     result.signalTrampolines.insert(FrameKey(thread: t, frame: f))
                 }
@@ -535,10 +536,13 @@ private final class ResolvedImage {
     let file: DebugFile
     let index: SymbolIndex
     let architecture: Architecture?
+    /// Where the index's signal trampolines start (``SignalTrampoline``).
+    let trampolines: Set<UInt64>
 
-    init(file: DebugFile, index: SymbolIndex, architecture: Architecture?) {
+    init(file: DebugFile, index: SymbolIndex, architecture: Architecture?, trampolines: Set<UInt64>) {
         self.file = file
         self.index = index
         self.architecture = architecture
+        self.trampolines = trampolines
     }
 }
