@@ -10,29 +10,48 @@ import Platform
 /// index order, each as soon as it and all before it are done: reports are printed as they
 /// finish, in input order.
 ///
-/// Workers run at most `window` items ahead of the caller — one per worker — so a slow
-/// early report does not make the others pile up in memory: while it runs, at most one
-/// finished result per other worker waits for it, and the memory of a batch is that of its
-/// largest reports in flight, not of the whole window. When the caller stops (the reader of the output went
-/// away), no new item is started; items already running finish before `forEachInOrder`
-/// returns, so none is left half done.
+/// Workers run ahead of the caller by one item each, and by up to eight each while the
+/// results waiting for the caller weigh (`weight`: a report's output bytes) less than
+/// `budget` — so a slow early report does not make the others pile up in memory: while it
+/// runs, the finished results waiting for it stay under the budget (or one per other worker),
+/// and the memory of a batch is that of its largest reports in flight, not of the whole
+/// batch. Running ahead by more than one keeps workers from waiting on the caller and on each
+/// other at every item (a condition wait and wake per report). When the caller stops (the
+/// reader of the output went away), no new item is started; items already running finish
+/// before `forEachInOrder` returns, so none is left half done.
 final class OrderedWork<Result>: @unchecked Sendable {
     private let count: Int
     private let workers: Int
     private let work: (Int) -> Result
+    private let weight: (Result) -> Int
+    private let budget: Int
     private let condition = Condition()
     private var results: [Result?]
+    private var weights: [Int]
     private var next = 0
     private var consumed = 0
     private var stopped = false
+    /// The weight of the results finished and not yet handed to the caller.
+    private var waiting = 0
     private let window: Int
 
-    init(count: Int, workers: Int, work: @escaping (Int) -> Result) {
+    /// `work(i)` for `0..<count` on `workers` threads; `weight` of a result counts against
+    /// `budget` while it waits for the caller.
+    init(count: Int, workers: Int, weight: @escaping (Result) -> Int = { _ in 0 }, budget: Int = 0,
+         work: @escaping (Int) -> Result) {
         self.count = count
         self.workers = max(1, min(workers, count))
         self.work = work
+        self.weight = weight
+        self.budget = budget
         self.results = Array(repeating: nil, count: count)
-        self.window = self.workers
+        self.weights = Array(repeating: 0, count: count)
+        self.window = self.workers * 8
+    }
+
+    /// Whether a worker may start item `next` now.
+    private var mayStart: Bool {
+        next < consumed + workers || (next < consumed + window && waiting < budget)
     }
 
     /// Calls `body` with each index and result in order; `body` returns false to stop.
@@ -58,6 +77,7 @@ final class OrderedWork<Result>: @unchecked Sendable {
             while results[i] == nil { condition.wait() }
             let result = results[i]!
             results[i] = nil
+            waiting -= weights[i]
             consumed = i + 1
             condition.broadcast()
             condition.unlock()
@@ -76,7 +96,7 @@ final class OrderedWork<Result>: @unchecked Sendable {
     private func runWorker() {
         while true {
             condition.lock()
-            while !stopped && next < count && next >= consumed + window { condition.wait() }
+            while !stopped && next < count && !mayStart { condition.wait() }
             guard !stopped, next < count else {
                 condition.unlock()
                 return
@@ -85,8 +105,11 @@ final class OrderedWork<Result>: @unchecked Sendable {
             next += 1
             condition.unlock()
             let result = work(i)
+            let heavy = weight(result)
             condition.lock()
             results[i] = result
+            weights[i] = heavy
+            waiting += heavy
             condition.broadcast()
             condition.unlock()
         }

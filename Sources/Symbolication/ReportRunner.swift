@@ -151,7 +151,9 @@ public final class ReportRunner {
 
         if options.format == .json && options.destination == .stream { output.write(JSONRenderer.documentStart) }
         var written = 0
-        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount) { i in
+        // Finished reports may wait for the writer up to 32 MB of output in all.
+        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount,
+                               weight: { $0.bytes?.count ?? 0 }, budget: 32 << 20) { i in
             self.process(jobs[i], streamed: jobs.count > 1)
         }
         pool.forEachInOrder { i, outcome in

@@ -66,6 +66,34 @@ final class BatchTests: XCTestCase {
                   + CorpusTests.firstDifference(expected, result.stdout))
     }
 
+    /// Reports finished ahead of a writer that cannot go on (a reader that does not read yet)
+    /// wait within a budget: 24 reports of 8 MB each, read after a pause, take a peak RSS
+    /// far below what 16 waiting reports would (128 MB of output alone), and come out whole.
+    func testReportsWaitingForASlowReaderStayWithinTheBudget() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { throw XCTSkip("GNU time is not installed") }
+        let root = try makeTemporaryDirectory("batch-budget")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var report = try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)
+        let filler = String(repeating: "Filler line of a large report, kept as it is by the symbolicator.\n", count: 125_000)
+        report += "\n" + filler
+        for i in 0..<24 {
+            try report.write(to: root.appendingPathComponent(String(format: "big-%02d.crash", i)), atomically: false, encoding: .utf8)
+        }
+        let macho = try Fixtures.path("macho")
+        let result = try CLI.shell("""
+            /usr/bin/time -f '%M' -o '\(root.path)/rss' "$SYMBOLICATE" -j 2 -q -d '\(macho)' '\(root.path)' \
+                | { sleep 3; wc -c; }
+            """)
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let written = Int(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        XCTAssertGreaterThan(written, 24 * filler.utf8.count, "every report written whole")
+        let peak = try String(contentsOfFile: root.appendingPathComponent("rss").path, encoding: .utf8)
+            .split(separator: "\n").last.flatMap { Int($0) } ?? 0
+        print("batch of 24 reports of 8 MB behind a reader paused 3 s: peak RSS \(peak / 1024) MB")
+        XCTAssertGreaterThan(peak, 0)
+        XCTAssertLessThan(peak, 140 * 1024, "peak RSS \(peak) KB")
+    }
+
     func testOutputFolderMirrorsTheTree() throws {
         let batch = try Self.makeBatch(1000, label: "batch-o")
         defer { try? FileManager.default.removeItem(at: batch.root) }
