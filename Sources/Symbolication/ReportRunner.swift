@@ -190,7 +190,9 @@ public final class ReportRunner {
         let jobs = expand(inputs, status: &status)
         let progress = Progress(total: jobs.count, enabled: options.progress && jobs.count > 3)
         var total = Tally()
-        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount) {
+        // Summaries are small: workers run up to eight reports ahead each.
+        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount,
+                               budget: Int.max) {
             i -> (summary: Summary?, tally: Tally) in
             guard case .parsed(let report) = self.read(jobs[i], summarizing: true) else { return (nil, Tally(reports: 1)) }
             let symbolicated = self.symbolicator.symbolicate(report)
