@@ -171,10 +171,7 @@ struct SymbolTable: Sendable {
                 }
             }
         }
-        // What name(startingAt:) says at each, which in a table sorted and without two
-        // symbols at one address (every table built so) is the name found; a damaged or
-        // made-up table gets the same answer both ways too.
-        return found.filter { name(startingAt: $0).map(names.contains) ?? false }
+        return found
     }
 
     /// The C name (for Mach-O, without the leading underscore) of the symbol that starts

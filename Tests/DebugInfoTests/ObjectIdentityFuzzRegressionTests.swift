@@ -10,10 +10,6 @@ final class ObjectIdentityFuzzRegressionTests: XCTestCase {
         try replay("object_identity", ObjectFuzzChecks.objectIdentity)
     }
 
-    func testIndexFileRegressions() throws {
-        try replay("index_file", ObjectFuzzChecks.indexFile)
-    }
-
     func testDemangleRegressions() throws {
         try replay("demangle", DemanglerFuzzChecks.demangle)
     }
