@@ -73,7 +73,6 @@ public final class SymbolIndex: @unchecked Sendable {
     private let names = NameCache()
     private let symbolAddressesLock = Lock()
     private var symbolAddresses: [String: UInt64] = [:]
-    private var symbolStarts: [Set<String>: Set<UInt64>] = [:]
 
     /// Reads `file` (its DWARF and its symbol table) and builds the index. Throws
     /// ``DebugInfoError/changedWhileRead(path:)`` when the file changed while it was read.
@@ -219,23 +218,6 @@ public final class SymbolIndex: @unchecked Sendable {
     /// size: how a frame in a sized-0 signal trampoline such as `__restore_rt` is recognized.
     public func symbolName(startingAt address: UInt64) -> String? {
         checked(nil) { $0.symbols.name(startingAt: address) }
-    }
-
-    /// The addresses at which ``symbolName(startingAt:)`` gives one of `names`: found in one
-    /// pass over the symbol table the first time a set is asked for, so that a batch asks of
-    /// every frame with a set lookup instead of a search of the table.
-    public func startsOfSymbols(named names: Set<String>) -> Set<UInt64> {
-        checked([]) { $0.startsInTables(named: names) }
-    }
-
-    private func startsInTables(named names: Set<String>) -> Set<UInt64> {
-        symbolAddressesLock.lock()
-        defer { symbolAddressesLock.unlock() }
-        if let known = symbolStarts[names] { return known }
-        let found = symbols.addresses(ofSymbolsNamed: names)
-        guard !isDamaged else { return [] }
-        symbolStarts[names] = found
-        return found
     }
 
     /// The DWARF's name at `offset` of the strings. (An out-of-line function takes the symbol

@@ -143,37 +143,6 @@ struct SymbolTable: Sendable {
         }
     }
 
-    /// The addresses of the symbols whose C names (see ``cName(_:)``) are among `names`: the
-    /// addresses at which ``name(startingAt:)`` gives one of them. One pass over the table,
-    /// comparing bytes in place.
-    func addresses(ofSymbolsNamed names: Set<String>) -> Set<UInt64> {
-        // As the table spells them: for Mach-O, with the underscore C drops, or as they are
-        // when they do not start with one.
-        var spellings: [[UInt8]] = []
-        for name in names {
-            if stripsUnderscore {
-                spellings.append([UInt8(ascii: "_")] + Array(name.utf8) + [0])
-                if !name.hasPrefix("_") { spellings.append(Array(name.utf8) + [0]) }
-            } else {
-                spellings.append(Array(name.utf8) + [0])
-            }
-        }
-        strings.verify(0..<strings.count)
-        let table = strings.buffer
-        guard let base = table.baseAddress, !spellings.isEmpty else { return [] }
-        var found = Set<UInt64>()
-        for record in records {
-            let start = Int(record.name)
-            guard start < table.count else { continue }
-            for spelled in spellings where table.count - start >= spelled.count && table[start] == spelled[0] {
-                if spelled.withUnsafeBufferPointer({ memcmp(base + start, $0.baseAddress!, $0.count) }) == 0 {
-                    found.insert(record.address)
-                }
-            }
-        }
-        return found
-    }
-
     /// The C name (for Mach-O, without the leading underscore) of the symbol that starts
     /// exactly at `address`, whatever its size (signal trampolines such as `__restore_rt` are
     /// often sized 0).

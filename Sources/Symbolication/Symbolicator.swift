@@ -151,8 +151,7 @@ public final class Symbolicator: @unchecked Sendable {
             }
             if !file.hasDWARF { lineless[i] = file }
             images[i] = ResolvedImage(file: file, index: index,
-                                      architecture: Symbolicator.architecture(of: image, in: report, debugFile: file),
-                                      trampolines: index.startsOfSymbols(named: SignalTrampoline.names))
+                                      architecture: Symbolicator.architecture(of: image, in: report, debugFile: file))
             resolvedCount += 1
         }
         guard resolvedCount > 0 else {
@@ -194,7 +193,7 @@ public final class Symbolicator: @unchecked Sendable {
                                                                      debugFile: resolved.file, index: index,
                                                                      architecture: resolved.architecture)
                 else { continue }
-                if resolved.trampolines.contains(address) {
+                if let name = index.symbolName(startingAt: address), SignalTrampoline.names.contains(name) {
                     afterTrampoline = true
                     result.signalTrampolines.insert(FrameKey(thread: t, frame: f))
                 }
@@ -536,13 +535,10 @@ private final class ResolvedImage {
     let file: DebugFile
     let index: SymbolIndex
     let architecture: Architecture?
-    /// Where the index's signal trampolines start (``SignalTrampoline``).
-    let trampolines: Set<UInt64>
 
-    init(file: DebugFile, index: SymbolIndex, architecture: Architecture?, trampolines: Set<UInt64>) {
+    init(file: DebugFile, index: SymbolIndex, architecture: Architecture?) {
         self.file = file
         self.index = index
         self.architecture = architecture
-        self.trampolines = trampolines
     }
 }
