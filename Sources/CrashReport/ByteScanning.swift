@@ -209,7 +209,7 @@ extension Array where Element == UInt8 {
     }
 
     /// Appends `value` in decimal.
-    mutating func append(decimal value: UInt64) {
+    public mutating func append(decimal value: UInt64) {
         var divisor: UInt64 = 1
         while value / divisor >= 10 { divisor *= 10 }
         var rest = value
@@ -231,7 +231,7 @@ extension Array where Element == UInt8 {
     }
 
     /// Appends `value` as `0x` followed by lowercase hexadecimal digits, no padding.
-    mutating func append(hex value: UInt64) {
+    public mutating func append(hex value: UInt64) {
         append(ASCII.zero)
         append(ASCII.lowerX)
         var shift = 60

@@ -168,35 +168,31 @@ struct LEB128Cursor {
     @inline(__always)
     mutating func unsigned() -> UInt64 {
         let first = byte()
-        guard first >= 0x80 else { return UInt64(first) }
-        var value = UInt64(first & 0x7f), shift: UInt64 = 7
-        while true {
-            let next = byte()
-            guard !failed, shift < 64 else {
-                failed = true
-                return 0
-            }
-            value |= UInt64(next & 0x7f) << shift
-            if next < 0x80 { return value }
-            shift += 7
-        }
+        return first < 0x80 ? UInt64(first) : groups(first).value
     }
 
     @inline(__always)
     mutating func signed() -> Int64 {
-        var value: UInt64 = 0, shift: UInt64 = 0
+        let (value, bits, last) = groups(byte())
+        // The sign is the last group's bit 6.
+        guard bits < 64, last & 0x40 != 0 else { return Int64(bitPattern: value) }
+        return Int64(bitPattern: value | ~UInt64(0) << bits)
+    }
+
+    /// The seven-bit groups of one integer, `first` its first byte (already read): their
+    /// value, how many bits they make, and the last byte. Zeros after a failure.
+    @inline(__always)
+    private mutating func groups(_ first: UInt8) -> (value: UInt64, bits: UInt64, last: UInt8) {
+        var value: UInt64 = 0, shift: UInt64 = 0, next = first
         while true {
-            let next = byte()
             guard !failed, shift < 64 else {
                 failed = true
-                return 0
+                return (0, 0, 0)
             }
             value |= UInt64(next & 0x7f) << shift
             shift += 7
-            if next < 0x80 {
-                if shift < 64, next & 0x40 != 0 { value |= ~UInt64(0) << shift }
-                return Int64(bitPattern: value)
-            }
+            if next < 0x80 { return (value, shift, next) }
+            next = byte()
         }
     }
 

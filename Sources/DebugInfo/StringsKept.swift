@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The strings an index keeps of those the DWARF pass read: each name and path a function
 /// block or a line row uses, once, in a string table of their own — a C++ program's DWARF
 /// names four times as much as its code ever answers with — and the file table of the paths.
@@ -14,7 +20,7 @@ struct StringsKept {
     /// The last path asked for and its index: rows after rows name the same file.
     private var lastFile: (offset: UInt32, index: UInt32) = (0, 0)
 
-    /// `old` ends in a NUL.
+    /// `old` ends in a NUL (so every string in it does: `strlen` stays inside it).
     init(_ old: [UInt8]) {
         self.old = old
     }
@@ -26,8 +32,7 @@ struct StringsKept {
         if let known = moved[offset] { return known }
         let new = old.withUnsafeBufferPointer { table -> UInt32 in
             let start = Int(offset)
-            var end = start
-            while table[end] != 0 { end += 1 }  // the table ends in a NUL
+            let end = start + strlen(UnsafeRawPointer(table.baseAddress! + start).assumingMemoryBound(to: CChar.self))
             let text = UnsafeBufferPointer(rebasing: table[start..<end])
             var hasher = Hasher()
             hasher.combine(bytes: UnsafeRawBufferPointer(text))

@@ -111,11 +111,11 @@ public struct AtosLookup {
     public func appendLines(for address: UInt64, to out: inout [UInt8]) {
         var fileAddress = address
         if let load = options.loadAddress {
-            guard address >= load else { return appendHex(address, to: &out) }
+            guard address >= load else { return appendUnknown(address, to: &out) }
             fileAddress = address - load &+ index.debugFile.textVMAddress
         }
         let frames = index.lookup(fileAddress, demangle: options.demangle)
-        guard let concrete = frames.last else { return appendHex(address, to: &out) }
+        guard let concrete = frames.last else { return appendUnknown(address, to: &out) }
         if options.inlinedFrames {
             for frame in frames { appendLine(frame, at: fileAddress, to: &out) }
             return
@@ -124,6 +124,12 @@ public struct AtosLookup {
         single.file = frames[0].file
         single.line = frames[0].line
         appendLine(single, at: fileAddress, to: &out)
+    }
+
+    /// An address nothing is known of, printed back as atos does.
+    private func appendUnknown(_ address: UInt64, to out: inout [UInt8]) {
+        out.append(hex: address)
+        out.append(0x0a)
     }
 
     private func appendLine(_ frame: SourceLocation, at address: UInt64, to out: inout [UInt8]) {
@@ -135,32 +141,13 @@ public struct AtosLookup {
             out.append(contentsOf: " (".utf8)
             OutputEscaping.append(options.fullPath ? file : Path.lastComponent(file), to: &out)
             out.append(UInt8(ascii: ":"))
-            appendDecimal(UInt64(frame.line), to: &out)
+            out.append(decimal: UInt64(frame.line))
             out.append(UInt8(ascii: ")"))
         } else if let start = frame.functionStart, address >= start {
             out.append(contentsOf: " + ".utf8)
-            appendDecimal(address - start, to: &out)
+            out.append(decimal: address - start)
         }
         out.append(0x0a)
-    }
-
-    private func appendHex(_ value: UInt64, to out: inout [UInt8]) {
-        out.append(contentsOf: "0x".utf8)
-        out.append(contentsOf: String(value, radix: 16).utf8)
-        out.append(0x0a)
-    }
-
-    private func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: room for 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var rest = value, count = 0
-            repeat {
-                buffer[31 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(32 - count)...]))
-        }
     }
 
     /// Parses an address as atos does: hexadecimal, with or without `0x`.
