@@ -65,7 +65,8 @@ public struct AtosLookup {
 
     private let options: Options
     private let index: SymbolIndex
-    private let imageName: String
+    /// ` (in Image)`, escaped once for every line.
+    private let inImage: [UInt8]
 
     /// Opens the object (a file or a `.dSYM` bundle) and indexes the chosen slice, through
     /// `indexSource` (by default built from the file; an ``IndexStore`` reuses stored ones).
@@ -95,19 +96,15 @@ public struct AtosLookup {
             throw Failure.ambiguous(path: path, architectures: names)
         }
         index = try indexSource(chosen)
-        imageName = Path.lastComponent(path)
+        var inImage = Array(" (in ".utf8)
+        OutputEscaping.append(Path.lastComponent(path), to: &inImage)
+        inImage.append(UInt8(ascii: ")"))
+        self.inImage = inImage
     }
 
-    /// The lines atos prints for `address` (several with inlined frames).
-    public func lines(for address: UInt64) -> [String] {
-        var bytes: [UInt8] = []
-        appendLines(for: address, to: &bytes)
-        return bytes.split(separator: 0x0a).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// Appends the lines atos prints for `address` to `out`, each ending in a newline, its
-    /// names from the object file escaped (`OutputEscaping`): ``lines(for:)`` without a String
-    /// per line, for a batch of addresses.
+    /// Appends the lines atos prints for `address` to `out` (several with inlined frames),
+    /// each ending in a newline, its names from the object file escaped (`OutputEscaping`):
+    /// no String per line, for a batch of addresses.
     public func appendLines(for address: UInt64, to out: inout [UInt8]) {
         var fileAddress = address
         if let load = options.loadAddress {
@@ -134,9 +131,7 @@ public struct AtosLookup {
 
     private func appendLine(_ frame: SourceLocation, at address: UInt64, to out: inout [UInt8]) {
         OutputEscaping.append(frame.function, to: &out)
-        out.append(contentsOf: " (in ".utf8)
-        OutputEscaping.append(imageName, to: &out)
-        out.append(UInt8(ascii: ")"))
+        out.append(contentsOf: inImage)
         if let file = frame.file, frame.line > 0 {
             out.append(contentsOf: " (".utf8)
             OutputEscaping.append(options.fullPath ? file : Path.lastComponent(file), to: &out)
