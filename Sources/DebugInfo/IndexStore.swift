@@ -301,9 +301,7 @@ public final class IndexStore: @unchecked Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         var result: [(name: String, size: Int, used: Int64)] = []
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+            let name = String(decoding: System.entryName(entry), as: UTF8.self)
             let isIndex = name.hasSuffix(".index"), isTemporary = name.hasSuffix(".tmp")
             guard isIndex || isTemporary else { continue }
             let path = Path.join(directory, name)

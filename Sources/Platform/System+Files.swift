@@ -8,6 +8,16 @@ import Darwin
 /// through ``FileName/withCString(_:_:)``, so that names that are not UTF-8 are the file
 /// system's own.
 extension System {
+    /// The name of a directory entry `readdir` gave, its bytes where they lie (valid until
+    /// the next `readdir` or `closedir` of the stream). The name is read up to its NUL: a
+    /// record holds only as much of `d_name` as the name needs, so copying the whole
+    /// 256-byte field reads past the record, and past the end of the buffer for the last one.
+    public static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> UnsafeBufferPointer<UInt8> {
+        let name = (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+        return UnsafeBufferPointer(start: name.assumingMemoryBound(to: UInt8.self),
+                                   count: strlen(name.assumingMemoryBound(to: CChar.self)))
+    }
+
     /// The most a report is read to, by default: a stream such as `/dev/zero` would
     /// otherwise be read until memory runs out.
     public static let defaultReadLimit = 1 << 30

@@ -94,7 +94,7 @@ public enum TemporaryFiles {
         guard let stream = FileName.withCString(key, { opendir($0) }) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            let name = Array(System.entryName(entry))
             guard let pid = ownerOfTemporary(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             let path = Path.join(key, FileName.decode(name))
             guard let info = System.status(path, followingLinks: false), System.isRegular(info),

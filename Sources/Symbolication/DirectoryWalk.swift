@@ -44,7 +44,7 @@ extension DebugFileLocator {
         defer { closedir(stream) }
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileName.decode(raw.prefix { $0 != 0 }) }
+            let name = FileName.decode(System.entryName(entry))
             if name.hasPrefix(".") || name.hasSuffix(".o") { continue }
             let path = prefix + name
             guard var info = System.status(path, followingLinks: false) else { continue }
