@@ -19,6 +19,7 @@ FUZZ_SECONDS ?= 60
 
 # Debian packages the build, the fixtures and the tests need.
 PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg \
+            clang-14 clang-19 \
             libcurl4-openssl-dev libdebuginfod-dev debuginfod strace llvm-19-dev rustc \
             dpkg-dev lintian man-db bsdutils bash-completion \
             chromium time parallel
@@ -42,7 +43,7 @@ BUILD_COMMIT    := Sources/symbolicate/BuildCommit.swift
 # The manual page's date: the commit's, so that the page does not change from one day to the next.
 MAN_DATE        ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: setup build run test bench fuzz fixtures clean commit man completions install uninstall deb
+.PHONY: setup build run test bench fuzz fixtures producers clean commit man completions install uninstall deb
 
 setup:
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -111,6 +112,10 @@ deb: build man completions
 fixtures: setup
 	Fixtures/build.sh
 
+# The same programs built by every DWARF producer here (Fixtures/producers.sh), for the tests.
+producers: setup
+	Fixtures/producers.sh
+
 run: build fixtures
 	$(RELEASE_BIN) -d Fixtures/build/macho Fixtures/build/reports/App-arm64.crash
 	@echo
@@ -118,7 +123,7 @@ run: build fixtures
 	$(RELEASE_BIN) group -d Fixtures/build/macho Fixtures/build/reports Fixtures/build/group
 
 # The release program is built first: the tests of make install and make deb use it.
-test: setup fixtures build
+test: setup fixtures producers build
 	$(SWIFT) build --product symbolicate
 	$(SWIFT) test --disable-swift-testing
 
