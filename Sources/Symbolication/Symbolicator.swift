@@ -339,6 +339,8 @@ public final class Symbolicator: @unchecked Sendable {
                 line = "no debug file for \(image.name) (\(identity)); its frames are left as they are"
             case .symbolTableOnly:
                 line = "no debug file for \(image.name) (\(identity)) but \(explained.message)"
+            case .partlyRead:
+                line = "\(image.name) (\(identity)): \(explained.message)"
             default:
                 line = "no debug file for \(image.name) (\(identity)): \(explained.message); its frames are left as they are"
             }
@@ -357,15 +359,22 @@ public final class Symbolicator: @unchecked Sendable {
             return known
         }
         let failure = matched.flatMap { failures[$0] }
-        let problem = matched.flatMap { slots[$0]?.index?.problem }
+        let matchedIndex = matched.flatMap { slots[$0]?.index }
         lock.unlock()
         let reason: MissReason
         if let matched {
             switch failure {
             case nil:
-                reason = matched.hasDWARF
-                    ? .damaged(path: matched.path, reason: "part of the DWARF could not be read: \(problem ?? "?")", matched: true)
-                    : .symbolTableOnly(file: matched)
+                // Read in part: the units that read answer, the rest falls back to the symbol table.
+                // Only a file of which nothing can be used "cannot be used".
+                if !matched.hasDWARF {
+                    reason = .symbolTableOnly(file: matched)
+                } else if let index = matchedIndex, index.hasDWARFAnswers || index.hasSymbols {
+                    reason = .partlyRead(file: matched, reason: index.problem ?? "?", inPart: index.hasDWARFAnswers)
+                } else {
+                    reason = .damaged(path: matched.path, reason: "its DWARF cannot be read: \(matchedIndex?.problem ?? "?")",
+                                      matched: true)
+                }
             case .noDWARF? where !matched.hasDWARF:
                 // A file cut short loses its section headers or symbol table: damage, not a strip.
                 if let problem = (try? ObjectSurvey.survey(matched))?.problems.first {
