@@ -34,7 +34,8 @@ public final class Symbolicator: @unchecked Sendable {
         public var force: Bool
         /// Resolve a Linux module the log names without a build-id through the file at the
         /// module's path on this machine (said once per module: nothing checks that it is
-        /// the file that crashed).
+        /// the file that crashed), unless a name the log gives one of its frames contradicts
+        /// that file (``ReportEvidence``).
         public var modulePaths: Bool
         public init(demangle: Bool = true, force: Bool = false, modulePaths: Bool = true) {
             self.demangle = demangle
@@ -122,6 +123,9 @@ public final class Symbolicator: @unchecked Sendable {
         var missing: Set<Int> = []
         // Images whose debug file gives no lines: its index failed, or it has no DWARF.
         var lineless: [Int: DebugFile] = [:]
+        // Images with frames matched without identity, and the file they were matched through:
+        // said once the names the report gives have been checked against their files.
+        var unchecked: [Int: (through: String, file: DebugFile)] = [:]
         // Reports list every loaded image: only those frames point into are indexed.
         var framed = Set<Int>()
         for thread in report.threads {
@@ -134,7 +138,7 @@ public final class Symbolicator: @unchecked Sendable {
                 continue
             }
             if case .unchecked(let through, let named) = match {
-                if framed.contains(i) { warnAboutUncheckedMatch(image, file, through: through, in: report) }
+                if framed.contains(i) { unchecked[i] = (through, file) }
                 if let named {
                     lock.lock()
                     used.insert(named)
@@ -153,6 +157,10 @@ public final class Symbolicator: @unchecked Sendable {
             images[i] = ResolvedImage(file: file, index: index,
                                       architecture: Symbolicator.architecture(of: image, in: report, debugFile: file))
             resolvedCount += 1
+        }
+        if !unchecked.isEmpty {
+            resolvedCount -= dropContradictedImages(unchecked, of: report, images: &images, result: &result,
+                                                    lineless: &lineless)
         }
         guard resolvedCount > 0 else {
             if !missing.isEmpty || !lineless.isEmpty {
@@ -280,6 +288,34 @@ public final class Symbolicator: @unchecked Sendable {
             return (file, .unchecked(through: named.path, named: named))
         }
         return named.hasDWARF || named.hasSymbolTable ? (named, .unchecked(through: named.path, named: named)) : nil
+    }
+
+    /// Checks the images matched without identity (`unchecked`: by image, the file it was
+    /// matched through and its debug file) against the names the report gives their frames
+    /// (``ReportEvidence``): an image a name contradicts is left unresolved, as the report has
+    /// it, and said so; the others are said to be unchecked. Returns how many were left.
+    private func dropContradictedImages(_ unchecked: [Int: (through: String, file: DebugFile)], of report: CrashReport,
+                                        images: inout [ResolvedImage?], result: inout SymbolicatedReport,
+                                        lineless: inout [Int: DebugFile]) -> Int {
+        var subjects: [Int: ReportEvidence.Subject] = [:]
+        for i in unchecked.keys {
+            if let resolved = images[i] {
+                subjects[i] = ReportEvidence.Subject(file: resolved.file, index: resolved.index,
+                                                     architecture: resolved.architecture)
+            }
+        }
+        let contradictions = subjects.isEmpty ? [:] : ReportEvidence.contradictions(in: report, subjects: subjects)
+        for (i, (through, file)) in unchecked.sorted(by: { $0.key < $1.key }) {
+            guard let contradiction = contradictions[i] else {
+                warnAboutUncheckedMatch(report.images[i], file, through: through, in: report)
+                continue
+            }
+            diagnostics.warn(contradiction.message(report: report, image: report.images[i], file: file, through: through))
+            images[i] = nil
+            result.debugFiles[i] = nil
+            lineless[i] = nil
+        }
+        return contradictions.count
     }
 
     /// Says once per module that its frames are resolved through an object file found by the
