@@ -39,6 +39,10 @@ public enum MissReason: Hashable, Sendable {
     /// (`reason`, the first problem met), or none (`inPart` false) while its symbol table can be;
     /// the frames there have names from the symbol table, or none.
     case partlyRead(file: DebugFile, reason: String, inPart: Bool)
+    /// The file found by the module's path or file name (nothing to check its identity by)
+    /// names a frame otherwise than the report does (`frame`: its index and address, `logged`:
+    /// the report's name, `found`: the file's): not the build that crashed.
+    case contradicted(path: String, frame: String, logged: String, found: String)
 
     /// The word for programs (JSON's `reason`).
     public var code: String {
@@ -51,6 +55,7 @@ public enum MissReason: Hashable, Sendable {
         case .noDebugInfo: return "no_debug_info"
         case .damaged: return "damaged"
         case .partlyRead: return "partly_damaged"
+        case .contradicted: return "contradicted"
         }
     }
 
@@ -93,6 +98,9 @@ public enum MissReason: Hashable, Sendable {
             return "\(file.path) has this \(idWord), but " + (inPart ? "part of its DWARF" : "its DWARF")
                 + " cannot be read (\(reason)): its frames there "
                 + (file.hasSymbolTable ? "are named from its symbol table, without file and line" : "are left as they are")
+        case .contradicted(let path, let frame, let logged, let found):
+            return "\(path), found by the module's path or name, has \(found) where the report names frame \(frame) "
+                + "\(logged): not the build that crashed"
         }
     }
 
@@ -111,7 +119,7 @@ public enum MissReason: Hashable, Sendable {
             result.fileArchitectures = architectures
         case .symbolTableOnly(let file), .noDebugInfo(let file), .partlyRead(let file, _, _):
             result.file = file.path
-        case .damaged(let path, _, _):
+        case .damaged(let path, _, _), .contradicted(let path, _, _, _):
             result.file = path
         }
         return result

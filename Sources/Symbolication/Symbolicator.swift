@@ -126,6 +126,8 @@ public final class Symbolicator: @unchecked Sendable {
         // Images with frames matched without identity, and the file they were matched through:
         // said once the names the report gives have been checked against their files.
         var unchecked: [Int: (through: String, file: DebugFile)] = [:]
+        // Images a name of the report contradicts: said already, explained with the others.
+        var contradicted: [Int: MissReason] = [:]
         // Reports list every loaded image: only those frames point into are indexed.
         var framed = Set<Int>()
         for thread in report.threads {
@@ -160,11 +162,12 @@ public final class Symbolicator: @unchecked Sendable {
         }
         if !unchecked.isEmpty {
             resolvedCount -= dropContradictedImages(unchecked, of: report, images: &images, result: &result,
-                                                    lineless: &lineless)
+                                                    lineless: &lineless, contradicted: &contradicted)
         }
         guard resolvedCount > 0 else {
-            if !missing.isEmpty || !lineless.isEmpty {
-                result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
+            if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
+                result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
+                                                                  contradicted: contradicted, in: report)
             }
             return result
         }
@@ -237,8 +240,9 @@ public final class Symbolicator: @unchecked Sendable {
             guard let image, image.index.problem != nil, image.file.hasDWARF, !withLines.contains(i) else { continue }
             lineless[i] = image.file
         }
-        if !missing.isEmpty || !lineless.isEmpty {
-            result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
+        if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
+            result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
+                                                              contradicted: contradicted, in: report)
         }
         return result
     }
@@ -293,10 +297,11 @@ public final class Symbolicator: @unchecked Sendable {
     /// Checks the images matched without identity (`unchecked`: by image, the file it was
     /// matched through and its debug file) against the names the report gives their frames
     /// (``ReportEvidence``): an image a name contradicts is left unresolved, as the report has
-    /// it, and said so; the others are said to be unchecked. Returns how many were left.
+    /// it, and said so (its reason in `contradicted`); the others are said to be unchecked.
+    /// Returns how many were left.
     private func dropContradictedImages(_ unchecked: [Int: (through: String, file: DebugFile)], of report: CrashReport,
                                         images: inout [ResolvedImage?], result: inout SymbolicatedReport,
-                                        lineless: inout [Int: DebugFile]) -> Int {
+                                        lineless: inout [Int: DebugFile], contradicted: inout [Int: MissReason]) -> Int {
         var subjects: [Int: ReportEvidence.Subject] = [:]
         for i in unchecked.keys {
             if let resolved = images[i] {
@@ -314,6 +319,8 @@ public final class Symbolicator: @unchecked Sendable {
             images[i] = nil
             result.debugFiles[i] = nil
             lineless[i] = nil
+            contradicted[i] = .contradicted(path: file.path, frame: "\(contradiction.frame.index) at 0x\(String(contradiction.frame.address, radix: 16))",
+                                            logged: contradiction.logged, found: contradiction.found)
         }
         return contradictions.count
     }
@@ -337,6 +344,7 @@ public final class Symbolicator: @unchecked Sendable {
     /// search for; returns the reasons by image. System images are passed over: their symbols
     /// come from the device's own tables.
     private func explainUnresolvedImages(missing: Set<Int>, lineless: [Int: DebugFile],
+                                         contradicted: [Int: MissReason] = [:],
                                          in report: CrashReport) -> [Int: UnresolvedImage] {
         var framed: Set<Int> = []
         for thread in report.threads {
@@ -346,7 +354,7 @@ public final class Symbolicator: @unchecked Sendable {
         }
         let processPath = report.header.first { $0.key == "Path" }?.value
         var result: [Int: UnresolvedImage] = [:]
-        for i in missing.union(lineless.keys).sorted() {
+        for i in missing.union(lineless.keys).union(contradicted.keys).sorted() {
             let image = report.images[i]
             guard framed.contains(i), Symbolicator.isAppImage(image, processPath: processPath) else { continue }
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
@@ -365,6 +373,10 @@ public final class Symbolicator: @unchecked Sendable {
                 identity = "no UUID in the report"
             }
             let key = "\(image.uuid ?? image.path ?? image.name) \(architectureName)"
+            if let reason = contradicted[i] {  // said when it was found
+                result[i] = reason.unresolvedImage(idWord: idWord, architecture: architecture)
+                continue
+            }
             let reason = self.reason(for: image, matched: lineless[i], architecture: architecture, key: key,
                                      identity: identity)
             let explained = reason.unresolvedImage(idWord: idWord, architecture: architecture)

@@ -127,6 +127,16 @@ final class ReportEvidenceTests: XCTestCase {
                        "the contradicted module is not said to be resolved\n" + result.summary(arguments))
         // libc, whose names agree, is still resolved.
         XCTAssertNotEqual(result.stdoutText, logText, result.summary(arguments))
+        // JSON gives the module the reason `contradicted`, naming the file.
+        let jsonArguments = ["--format", "json", "-q", log]
+        let json = try CLI.run(jsonArguments)
+        let object = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        let images = ((object?["reports"] as? [[String: Any]])?.first?["images"] as? [[String: Any]]) ?? []
+        let entry = images.first { ($0["path"] as? String) == module || ($0["name"] as? String) == basename(module) }
+        let unresolved = try XCTUnwrap(entry?["unresolved"] as? [String: Any], json.summary(jsonArguments))
+        XCTAssertEqual(unresolved["reason"] as? String, "contradicted")
+        XCTAssertEqual(unresolved["file"] as? String, module)
+        XCTAssertTrue(JSONOutputTests.schemaProblems(json.stdout).isEmpty, "\(JSONOutputTests.schemaProblems(json.stdout))")
     }
 
     /// A file named with `-d` that has the module's file name is matched by name alone: the
