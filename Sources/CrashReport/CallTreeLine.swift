@@ -49,7 +49,9 @@ enum CallTreeLine {
         let groupEnd = bracket.map { b.trimEnd(q, $0.start) } ?? e
         guard groupEnd > q, b[groupEnd - 1] == ASCII.closeParen, let open = matchingOpen(b, q, groupEnd - 1),
               open > q, isBlank(b[open - 1])
-        else { return nil }
+        else {
+            return bracket.flatMap { imagelessFrame(b, lineStart: lineStart, column: column, samples: samples, q, $0) }
+        }
         let inner = open + 1
         let innerEnd = groupEnd - 1
         var imageStart = inner
@@ -87,6 +89,29 @@ enum CallTreeLine {
         return Parsed(style: .spindump, column: column, node: node, form: form, restStart: q - lineStart,
                       imageName: imageStart..<imageEnd, uuid: uuid, imageOffset: imageOffset,
                       address: bracket?.address)
+    }
+
+    /// `SYMBOL [0xADDRESS] TAIL` with no image group: a frame spindump could place in no image
+    /// (`*958  ??? [0xffffff80002c1206] 1-958`, a kernel frame of an unknown kext, or a user
+    /// frame outside every listed image). It is a frame of its tree, with no image: nothing
+    /// resolves it, and its node's `image` is empty, so that the renderer leaves the line as
+    /// it is.
+    private static func imagelessFrame(_ b: UnsafeBufferPointer<UInt8>, lineStart: Int, column: Int, samples: UInt64,
+                                       _ q: Int, _ bracket: (start: Int, end: Int, address: UInt64)) -> Parsed? {
+        let symbolEnd = b.trimEnd(q, bracket.start)
+        var nameEnd = symbolEnd
+        var symbolOffset: UInt64?
+        if let (plus, value) = trailingPlusNumber(b, q, symbolEnd) {
+            nameEnd = plus
+            symbolOffset = value
+        }
+        guard nameEnd > q, b[q] != ASCII.less else { return nil }  // not `<on behalf of ...>`
+        let form = self.form(b, name: q..<nameEnd, symbolOffset: symbolOffset, imageOffset: nil, location: nil)
+        let node = CallTreeDocument.Node(
+            samples: samples, image: Int32(q - lineStart)..<Int32(q - lineStart), groupEnd: Int32(q - lineStart),
+            address: Int32(bracket.start - lineStart)..<Int32(bracket.end - lineStart))
+        return Parsed(style: .spindump, column: column, node: node, form: form, restStart: q - lineStart,
+                      imageName: nil, uuid: nil, imageOffset: nil, address: bracket.address)
     }
 
     /// `SYMBOL  (in IMAGE) [+ OFFSET | load address 0xLOAD + 0xOFFSET]  [0xADDRESS]  [FILE:LINE]`.
