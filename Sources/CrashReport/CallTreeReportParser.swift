@@ -200,9 +200,10 @@ private struct CallTreeLineParser {
         }
         frameColumns.append(parsed.column)
         let imageName = parsed.imageName.map { text[text.intern(b, $0.lowerBound, $0.upperBound)] }
-        threads[t].frames.append(Frame(
-            index: index, imageName: imageName, address: parsed.address ?? 0, form: parsed.form, line: line,
-            restStart: parsed.restStart, text: text))
+        var frame = Frame(index: index, imageName: imageName, address: parsed.address ?? 0, form: parsed.form, line: line,
+                          restStart: parsed.restStart, text: text)
+        frame.addressUnknown = parsed.addressUnknown
+        threads[t].frames.append(frame)
         nodes[t].append(parsed.node)
         placements[t].append(CallTreePlacement(
             imageName: imageName, uuid: parsed.uuid, imageOffset: parsed.imageOffset,
