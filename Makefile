@@ -5,6 +5,7 @@
 #                .build/test-output/group.png)
 #   make bench   measures against llvm-symbolizer
 #   make fuzz    fuzzes every parser for FUZZ_SECONDS each (default 60); fails on any finding
+#   make fuzz-replay  runs every parser's harness over its kept inputs and seeds (CI)
 #   make install installs the program, its manual page and shell completions under PREFIX
 #                (default /usr/local; DESTDIR stages them); make uninstall removes them
 #   make deb     builds the Debian package symbolicate_VERSION_ARCH.deb in .build/deb
@@ -43,7 +44,7 @@ BUILD_COMMIT    := Sources/symbolicate/BuildCommit.swift
 # The manual page's date: the commit's, so that the page does not change from one day to the next.
 MAN_DATE        ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: setup build run test bench fuzz fixtures producers clean commit man completions install uninstall deb
+.PHONY: setup build run test bench fuzz fuzz-replay fixtures producers clean commit man completions install uninstall deb
 
 setup:
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -134,6 +135,10 @@ bench: build fixtures
 
 fuzz: setup fixtures
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
+
+# Every harness once over its kept inputs and seeds (what CI runs): deterministic.
+fuzz-replay: setup fixtures
+	Fuzz/run.sh --replay
 
 clean:
 	rm -rf .build .build-fuzz Fixtures/build $(BUILD_COMMIT)
