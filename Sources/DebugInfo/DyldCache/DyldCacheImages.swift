@@ -28,3 +28,12 @@ extension DyldSharedCache {
         return table
     }
 }
+
+extension DebugFile {
+    /// Whether the file at `path` is a dyld shared cache file (main file, sub-cache or
+    /// `.symbols`): reads 16 bytes.
+    public static func isDyldCacheFile(path: String) -> Bool {
+        guard let file = try? MappedFile(path: path) else { return false }
+        return DyldSharedCache.looksLikeCache(file.bytes)
+    }
+}
