@@ -240,6 +240,10 @@ public final class DyldSharedCache: @unchecked Sendable {
         }
         defer { dsc_free_symbols(&read) }
         let image = images[index]
+        if read.count == 0, read.problem.0 != 0 {
+            let problem = withUnsafeBytes(of: read.problem) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw DebugInfoError.damagedDyldCache(path: path, reason: "image \(image.path): \(problem)")
+        }
         let textEnd = image.textAddress &+ image.textSize
         let starts = UnsafeBufferPointer(start: read.starts, count: Int(read.start_count))
         let sections = UnsafeBufferPointer(start: read.section_ranges, count: 2 * Int(read.section_count))
