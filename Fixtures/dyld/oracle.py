@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The independent reading of a dyld shared cache that the tests compare the tool with.
 
-    oracle.py CACHE_MAIN_FILE OUT_FOLDER   prints one JSON object per image:
-        {"path": …, "uuid": "32 hex digits", "symbols": [[address, "name"], …]}
+    oracle.py [--only NAME,NAME] CACHE_MAIN_FILE OUT_FOLDER   prints one JSON object per image:
+        {"path": …, "uuid": "32 hex digits", "text": __TEXT address, "symbols": [[address, "name"], …]}
+
+With --only, just the images of those names are extracted (a real cache has thousands).
 
 The cache is read by DyldExtractor (PyPI `dyldextractor`: a reader of dyld shared caches,
 sub-caches and `.symbols` files in Python, written apart from this project), which extracts
@@ -33,13 +35,25 @@ def ensure(module, package):
 
 
 def main():
-    cache, out = sys.argv[1], sys.argv[2]
+    arguments = sys.argv[1:]
+    only = None
+    if arguments[0] == "--only":
+        only = arguments[1].split(",")
+        arguments = arguments[2:]
+    cache, out = arguments
     lief = ensure("lief", "lief")
     ensure("DyldExtractor", "dyldextractor")
     extractor = os.path.join(os.path.dirname(sys.executable), "dyldex_all")
     if not os.path.exists(extractor):
         extractor = "dyldex_all"
-    subprocess.run([extractor, "-o", out, "-j", "1", "-v", "0", cache], check=True, capture_output=True)
+    if only is None:
+        subprocess.run([extractor, "-o", out, "-j", "1", "-v", "0", cache], check=True, capture_output=True)
+    else:
+        single = os.path.join(os.path.dirname(extractor), "dyldex")
+        for name in only:
+            target = os.path.join(out, name)
+            subprocess.run([single if os.path.exists(single) else "dyldex", "-e", name, "-o", target, "-v", "0", cache],
+                           check=True, capture_output=True)
     lief.logging.disable()
     for root, _, files in os.walk(out):
         for name in sorted(files):
@@ -54,7 +68,10 @@ def main():
                 if kind & 0xE0 == 0 and kind & 0x0E == 0x0E and symbol.numberof_sections != 0:
                     symbols.append([symbol.value, symbol.name])
             uuid = bytes(binary.uuid.uuid).hex() if binary.has_uuid else None
-            print(json.dumps({"path": "/" + os.path.relpath(path, out), "uuid": uuid, "symbols": symbols}))
+            text = binary.get_segment("__TEXT")
+            relative = "/" + os.path.relpath(path, out)
+            print(json.dumps({"path": relative, "uuid": uuid, "text": text.virtual_address if text else None,
+                              "symbols": symbols}))
 
 
 if __name__ == "__main__":
