@@ -171,15 +171,17 @@ def main():
     # A report: 2,000 raw frames in 200 images.
     chosen = rng.sample(range(n), 200)
     lines = ["Incident Identifier: 00000000-0000-0000-0000-000000000001", "Code Type:           ARM-64 (Native)",
-             "OS Version:          iPhone OS 16.0 (20A362)", "", "Thread 0 Crashed:"]
-    frame = 0
-    for i in chosen:
-        addr, size, count, uuid = images[i]
-        for _ in range(10):
+             "OS Version:          iPhone OS 16.0 (20A362)", ""]
+    # 20 threads of 100 frames, each frame in one of the chosen images.
+    for thread in range(20):
+        lines.append("Thread 0 Crashed:" if thread == 0 else f"Thread {thread}:")
+        for frame in range(100):
+            i = chosen[(thread * 100 + frame) // 10]
+            addr, size, count, uuid = images[i]
             pc = addr + 0x1000 + rng.randrange(0, size - 0x1000) // 4 * 4
             lines.append(f"{frame:<4}Bench{i}   0x{pc + 0x8000000:016x} 0x{addr + 0x8000000:x} + {pc - addr}")
-            frame += 1
-    lines += ["", "Binary Images:"]
+        lines.append("")
+    lines += ["Binary Images:"]
     for i in chosen:
         addr, size, count, uuid = images[i]
         lines.append(f"0x{addr + 0x8000000:x} - 0x{addr + 0x8000000 + size - 1:x} Bench{i} arm64e  <{uuid.hex()}> {paths[i]}")

@@ -98,6 +98,12 @@ final class DyldCacheCLITests: XCTestCase {
         XCTAssertTrue(result.stderrText.contains("dyld_shared_cache_arm64 is of iOS"), result.stderrText)
         XCTAssertFalse(result.stderrText.contains("matches no image"), "a cache's images are not named one by one")
         XCTAssertEqual(try String(contentsOfFile: ios15 + "/system.crash", encoding: .utf8), result.stdoutText)
+        // An .ips report names its cache by UUID too.
+        let ips = try CLI.run(["-d", ios14 + "/dyld_shared_cache_arm64", ios15 + "/system.ips"])
+        let body = try String(contentsOfFile: ios15 + "/system.ips", encoding: .utf8).split(separator: "\n", maxSplits: 1)[1]
+        let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as! [String: Any]
+        let needed = ((json["sharedCache"] as! [String: Any])["uuid"] as! String).uppercased()
+        XCTAssertTrue(ips.stderrText.contains("(cache UUID \(needed))"), ips.stderrText)
     }
 
     /// `check` describes a cache in one line: its architecture, OS version where the header

@@ -190,9 +190,12 @@ public final class DyldSharedCache: @unchecked Sendable {
     /// The position of the image whose UUID is `uuid` (32 lowercase hex digits).
     public func imageIndex(uuid: String) -> Int? { byUUID[uuid] }
 
-    /// The images as debug files, one per image with a UUID.
+    /// The images as debug files, one per image with a UUID. Their "slice" is the main file's
+    /// first page: its header (with the cache's UUID) and the start of its image list, which
+    /// is what a content key (``ContentKey``) samples — the same few bytes for every image,
+    /// not the whole cache thousands of times.
     public func debugFiles() -> [DebugFile] {
-        let size = files[0].bytes.count
+        let size = min(files[0].bytes.count, 4096)
         return images.compactMap { image in
             guard let uuid = image.uuid else { return nil }
             return DebugFile(path: path, format: .dyldCache, architecture: architecture, identifier: uuid,
