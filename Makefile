@@ -131,6 +131,7 @@ test: setup fixtures producers build
 bench: build fixtures
 	BENCH_TARGETS_LAST=1 bench/run.sh
 	bench/group.sh
+	bench/dyld_cache.sh
 	@if [ -f bench/build/targets.txt ]; then cat bench/build/targets.txt; fi
 
 fuzz: setup fixtures

@@ -29,11 +29,13 @@ let package = Package(
             ]
         ),
         .target(name: "CFaultGuard"),
+        // The dyld shared cache reader: Apple's system libraries, linked into one file.
+        .target(name: "CDyldCache"),
         // libcurl and libdebuginfod, loaded with dlopen when a server is configured (their
         // headers only at build time: Debian's libcurl4-openssl-dev and libdebuginfod-dev).
         .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Platform"),
-        .target(name: "DebugInfo", dependencies: ["CDwarf", "CDemangle", "CFaultGuard", "Platform"]),
+        .target(name: "DebugInfo", dependencies: ["CDwarf", "CDyldCache", "CDemangle", "CFaultGuard", "Platform"]),
         .target(name: "CrashReport"),
         .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform", "CFetch"]),
         .target(name: "Grouping", dependencies: ["Symbolication", "DebugInfo", "CrashReport", "Platform"]),

@@ -84,6 +84,8 @@ up_to_date() {
     for f in "${OUTPUTS[@]}"; do [[ -s "$OUT/$f" ]] || return 1; done
 }
 STAMP="$(stamp)"
+# The dyld shared caches: their own script and stamp.
+"$HERE/dyld/build.sh" ${1:+"$1"}
 if [[ $FORCE == 0 ]] && up_to_date; then
     echo "Fixtures up to date in $OUT (use --force to rebuild)"
     exit 0

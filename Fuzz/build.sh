@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one fuzz target: Fuzz/build.sh <target>  ->  .build-fuzz/<target>
 #
-# Fuzz/<target>.c is compiled with every Sources/CDwarf/*.c under libFuzzer, AddressSanitizer
+# Fuzz/<target>.c is compiled with every Sources/CDwarf/*.c and Sources/CDyldCache/*.c under libFuzzer, AddressSanitizer
 # and UndefinedBehaviorSanitizer. Fuzz/<target>.swift is linked against the project's modules
 # (Platform, CrashReport, DebugInfo and the CDwarf and CDemangle code under it), each compiled here with
 # swiftc/clang, coverage-instrumented and under AddressSanitizer; the modules are rebuilt only
@@ -20,6 +20,7 @@ target=${1:?usage: Fuzz/build.sh <target>}
 mkdir -p "$MODULES"
 
 cdwarf_sources=(Sources/CDwarf/*.c)
+dyld_cache_sources=(Sources/CDyldCache/*.c)
 # libdwarf is linked only while the C sources still use it.
 c_libs=(-lelf -lz -lzstd -lpthread -lstdc++)
 if grep -qs '<libdwarf/' "${cdwarf_sources[@]}"; then c_libs=(-ldwarf "${c_libs[@]}"); fi
@@ -32,10 +33,11 @@ stale() {
 }
 
 if [ -f "Fuzz/$target.c" ]; then
-    if stale "$OUT/$target" "Fuzz/$target.c" Fuzz/*.h Sources/CDwarf; then
+    if stale "$OUT/$target" "Fuzz/$target.c" Fuzz/*.h Sources/CDwarf Sources/CDyldCache; then
         echo "fuzz: building $target (C)"
         "$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-            -ISources/CDwarf/include "Fuzz/$target.c" "${cdwarf_sources[@]}" \
+            -ISources/CDwarf/include -ISources/CDyldCache/include "Fuzz/$target.c" "${cdwarf_sources[@]}" \
+            "${dyld_cache_sources[@]}" \
             "${c_libs[@]}" -fuse-ld=lld -o "$OUT/$target"
     fi
     exit 0
@@ -45,7 +47,7 @@ fi
 # The C and C++ modules under DebugInfo: instrumented objects in one library each, and a module
 # map so that `import CDwarf` / `import CDemangle` / `import CFaultGuard` find their headers.
 # CDemangle's C++ is built against Debian's LLVM 19 headers and links its demangler library.
-c_modules=(CDwarf CDemangle CFaultGuard)
+c_modules=(CDwarf CDyldCache CDemangle CFaultGuard)
 module_maps=()
 c_archives=()
 for c_module in "${c_modules[@]}"; do

@@ -12,7 +12,12 @@ import Platform
 /// needs it (see ``SymbolIndex``).
 public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     /// The object-file format.
-    public enum Format: String, Sendable { case machO = "Mach-O", elf = "ELF" }
+    public enum Format: String, Sendable {
+        case machO = "Mach-O", elf = "ELF"
+        /// An image inside a dyld shared cache: `path` is the cache's main file, `identifier`
+        /// the image's UUID (``DyldSharedCache``).
+        case dyldCache = "dyld shared cache"
+    }
 
     /// An ELF `.gnu_debuglink`: the file name of the separate debug file and the CRC-32 of
     /// its whole contents.
@@ -108,7 +113,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
         guard count > 0 else { return false }
         return head.withUnsafeBytes { raw in
             let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<count])
-            return MachO.isMachO(bytes) || ELF.isELF(bytes)
+            return MachO.isMachO(bytes) || ELF.isELF(bytes) || DyldSharedCache.looksLikeCache(bytes)
         }
     }
 
@@ -134,6 +139,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
                               isRelocatable: image.fileType == 1, hasSymbolTable: image.hasSymbolTable,
                               debugLink: image.debugLink)]
         }
+        if DyldSharedCache.looksLikeCache(bytes) { return try DyldSharedCache.debugFiles(path: file.path) }
         throw DebugInfoError.unknownFormat(path: file.path)
     }
 }

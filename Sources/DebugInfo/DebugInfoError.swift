@@ -7,6 +7,10 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
     case corruptDWARF(path: String, reason: String)
     /// The file was cut short or written while it was read: what was read is not used.
     case changedWhileRead(path: String)
+    /// A sub-cache or `.symbols` file of a dyld shared cache: read with its main file.
+    case partOfDyldCache(path: String)
+    /// A dyld shared cache whose headers or tables cannot be read.
+    case damagedDyldCache(path: String, reason: String)
 
     /// What is wrong, without the file's path: for messages that name the file themselves.
     public var reason: String {
@@ -17,6 +21,8 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
         case .noDWARF: return "no DWARF debug information"
         case let .corruptDWARF(_, reason): return "corrupt DWARF: \(reason)"
         case .changedWhileRead: return "the file changed while it was being read"
+        case .partOfDyldCache: return "a sub-cache of a dyld shared cache: name its main file (dyld_shared_cache_ARCH)"
+        case let .damagedDyldCache(_, reason): return "damaged dyld shared cache: \(reason)"
         }
     }
 
@@ -28,6 +34,7 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
         case let .noDWARF(path): return "\(path): no DWARF debug information"
         case let .corruptDWARF(path, reason): return "\(path): corrupt DWARF: \(reason)"
         case let .changedWhileRead(path): return "\(path): the file changed while it was being read; its frames are left as they are"
+        case let .partOfDyldCache(path), let .damagedDyldCache(path, _): return "\(path): \(reason)"
         }
     }
 }

@@ -62,6 +62,13 @@ public final class IndexStore: @unchecked Sendable {
 
     let lock = Lock()
     private var temporaryCount = 0
+    /// The folder's total as last counted plus what this store wrote since, and how many
+    /// files that is: ``evict(sparing:added:)`` counts again only near the bound or after
+    /// ``recountAfter`` files (other runs may write too), so that indexing the thousands of
+    /// images of a dyld shared cache does not list the folder once per image.
+    private var estimatedTotal: Int?
+    private var storedSinceCount = 0
+    static let recountAfter = 64
 
     /// A store in `directory` (created when the first index is stored) holding at most
     /// `sizeLimit` bytes of index files.
@@ -269,8 +276,8 @@ public final class IndexStore: @unchecked Sendable {
             } catch {
                 throw WriteError(description: "cannot write the index cache: \(error)")
             }
+            evict(sparing: path, added: layout.fileSize)
         }
-        evict(sparing: path)
     }
 
     /// The largest single write of an index file. The page cache keeps a file in pieces (folios)
@@ -318,11 +325,19 @@ public final class IndexStore: @unchecked Sendable {
 
     /// Removes the least recently used index files until the rest fit in ``sizeLimit``;
     /// `spared` (just written) stays.
-    func evict(sparing spared: String? = nil) {
+    func evict(sparing spared: String? = nil, added: Int? = nil) {
         lock.lock()
         defer { lock.unlock() }
+        if let added, let estimate = estimatedTotal, estimate + added <= sizeLimit / 2,
+           storedSinceCount < IndexStore.recountAfter {
+            estimatedTotal = estimate + added
+            storedSinceCount += 1
+            return
+        }
         let entries = entries()
         var total = entries.reduce(0) { $0 + $1.size }
+        estimatedTotal = total
+        storedSinceCount = 0
         guard total > sizeLimit else { return }
         let spared = spared.map(Path.lastComponent)
         for entry in entries.sorted(by: { ($0.used, $0.name) < ($1.used, $1.name) }) where entry.name != spared {
@@ -331,6 +346,7 @@ public final class IndexStore: @unchecked Sendable {
                 total -= entry.size
             }
         }
+        estimatedTotal = total
     }
 }
 

@@ -16,6 +16,8 @@ enum ObjectLayout {
         case .elf:
             ELF.pinHeaders(of: mapped)
             self = .elf(try ELF.parse(mapped.bytes, path: mapped.path))
+        case .dyldCache:
+            throw DebugInfoError.malformed(path: file.path, reason: "an image of a dyld shared cache, read by DyldSharedCache")
         }
     }
 

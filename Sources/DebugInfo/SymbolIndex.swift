@@ -83,6 +83,9 @@ public final class SymbolIndex: @unchecked Sendable {
     /// Reads `file` (its DWARF and its symbol table) and builds the index. Throws
     /// ``DebugInfoError/changedWhileRead(path:)`` when the file changed while it was read.
     public static func build(_ file: DebugFile) throws -> SymbolIndex {
+        if file.format == .dyldCache {
+            return try SymbolIndex(file: file, raw: nil, symbols: DyldSharedCache.symbolTable(of: file))
+        }
         // The file is unmapped before the tables are made: its pages and the tables' are
         // never held at once.
         let (symbols, raw) = try { () throws -> (SymbolTable, RawDWARF?) in

@@ -59,6 +59,26 @@ struct SymbolTable: Sendable {
         fence = Fence.make(count: records.count) { records[$0].address }
     }
 
+    /// One symbol collected elsewhere (a dyld shared cache's image, ``DyldSharedCache``):
+    /// `name` is an offset into the strings handed with it.
+    struct Entry {
+        var address: UInt64
+        var end: UInt64
+        var name: UInt32
+    }
+
+    /// A Mach-O table of `entries` whose names are in `strings` (offset 0 an empty string),
+    /// sorted and cut at the next symbol as a file's own table is.
+    init(machOEntries entries: [Entry], strings: [UInt8]) {
+        var builder = Builder()
+        builder.entries = entries.map { Builder.Entry(address: $0.address, end: $0.end, name: $0.name, file: 0) }
+        builder.strings = strings
+        stripsUnderscore = true
+        (records, self.strings) = builder.finish(endingAtNextSymbol: true)
+        let records = self.records
+        fence = Fence.make(count: records.count) { records[$0].address }
+    }
+
     /// An empty table, to be filled by ``visit(_:)`` (``IndexStore``).
     init(stripsUnderscore: Bool) {
         (records, fence, strings) = (FlatArray(), FlatArray(), FlatArray([0]))

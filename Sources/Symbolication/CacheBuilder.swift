@@ -30,7 +30,9 @@ public enum CacheBuilder {
         var chosen: [DebugFile] = []
         var places: Set<String> = []
         func add(_ file: DebugFile) {
-            if places.insert("\(file.path)\u{0}\(file.sliceOffset)").inserted { chosen.append(file) }
+            // The images of a dyld shared cache share its path: each is told by its UUID.
+            let image = file.format == .dyldCache ? file.identifier ?? "" : ""
+            if places.insert("\(file.path)\u{0}\(file.sliceOffset)\u{0}\(image)").inserted { chosen.append(file) }
         }
         var identities: Set<String> = []
         for file in locator.debugFiles where !file.isRelocatable && file.identifier != nil {
@@ -72,7 +74,7 @@ public enum CacheBuilder {
     public static func line(_ result: Result) -> String {
         let file = result.file
         var fields = [OutputEscaping.escaped(file.path),
-                      "id=\(file.identifier.map { file.format == .machO ? Symbolicator.dashedUUID($0) : $0 } ?? "none")",
+                      "id=\(file.identifier.map { file.format != .elf ? Symbolicator.dashedUUID($0) : $0 } ?? "none")",
                       "arch=\(file.architecture?.name ?? "unknown")"]
         switch result.outcome {
         case .built(let index), .present(let index):

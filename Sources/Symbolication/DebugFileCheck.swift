@@ -68,6 +68,8 @@ public enum DebugFileCheck {
         public var verdict: Verdict
         /// Whether the file holds several slices.
         public var universal = false
+        /// Fields said in place of an object file's (a dyld shared cache: ``DyldCacheCheck``).
+        public var fields: [(String, String)]?
     }
 
     /// The entries for `paths`, in the order of the paths (a folder's files in path order),
@@ -116,6 +118,7 @@ public enum DebugFileCheck {
     /// The entries of the file at `path`: one per slice, or one saying why it cannot be read.
     public static func entries(of path: String) -> [Entry] {
         let size = System.status(path).map { Int($0.st_size) } ?? 0
+        if let cache = DyldCacheCheck.entry(path: path, size: size) { return [cache] }
         let slices: [DebugFile]
         do {
             slices = try DebugFile.identify(path: path)
@@ -171,7 +174,9 @@ public enum DebugFileCheck {
     /// The line of one entry, without its newline.
     public static func text(_ entry: Entry) -> String {
         var fields = [OutputEscaping.escaped(entry.path)]
-        if let file = entry.file {
+        if let described = entry.fields {
+            fields += described.map { "\($0)=\($1)" }
+        } else if let file = entry.file {
             fields.append("format=\(file.format.rawValue)")
             fields.append("type=\((entry.survey?.kind ?? "?").replacingSpaces())")
             fields.append("arch=\(file.architecture?.name ?? "unknown")")
@@ -223,6 +228,9 @@ public enum DebugFileCheck {
             members.append(("problems", .strings(survey?.problems ?? [])))
             members.append(("usable", .string(entry.verdict.word)))
             members.append(("reason", .string(entry.verdict.reason.map(FileName.replacingRawBytes))))
+            for (key, value) in entry.fields ?? [] where key != "size" {
+                if let i = members.firstIndex(where: { $0.0 == key }) { members[i].1 = .string(value) } else { members.append((key, .string(value))) }
+            }
             out.append(UInt8(ascii: "{"))
             for (m, (key, value)) in members.enumerated() {
                 if m > 0 { out.append(UInt8(ascii: ",")) }

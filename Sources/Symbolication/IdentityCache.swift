@@ -322,7 +322,8 @@ public final class IdentityCache: @unchecked Sendable {
     private static func serialize(_ file: DebugFile) -> String {
         let flags = (file.hasDWARF ? 1 : 0) | (file.isRelocatable ? 2 : 0) | (file.hasSymbolTable ? 4 : 0)
         let link = file.debugLink.map { String($0.crc, radix: 16) + ":" + $0.name } ?? "-"
-        return [file.format == .machO ? "M" : "E", file.architecture?.name ?? "-", file.identifier ?? "-",
+        let format = file.format == .machO ? "M" : file.format == .elf ? "E" : "D"
+        return [format, file.architecture?.name ?? "-", file.identifier ?? "-",
                 String(file.textVMAddress, radix: 16), String(file.sliceOffset, radix: 16),
                 String(file.sliceSize, radix: 16), String(flags), link].joined(separator: ",")
     }
@@ -371,7 +372,7 @@ public final class IdentityCache: @unchecked Sendable {
     private static func parseSlice(_ bytes: ArraySlice<UInt8>) -> DebugFile? {
         let f = bytes.split(separator: UInt8(ascii: ","), maxSplits: 7, omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
-        guard f.count == 8, f[0] == "M" || f[0] == "E",
+        guard f.count == 8, f[0] == "M" || f[0] == "E" || f[0] == "D",
               let textVMAddress = UInt64(f[3], radix: 16), let offset = Int(f[4], radix: 16),
               let size = Int(f[5], radix: 16), let flags = Int(f[6]), (0..<8).contains(flags)
         else { return nil }
@@ -387,7 +388,7 @@ public final class IdentityCache: @unchecked Sendable {
             guard let colon = f[7].firstIndex(of: ":"), let crc = UInt32(f[7][..<colon], radix: 16) else { return nil }
             link = DebugFile.DebugLink(name: String(f[7][f[7].index(after: colon)...]), crc: crc)
         }
-        return DebugFile(path: "", format: f[0] == "M" ? .machO : .elf, architecture: architecture,
+        return DebugFile(path: "", format: f[0] == "M" ? .machO : f[0] == "E" ? .elf : .dyldCache, architecture: architecture,
                          identifier: f[2] == "-" ? nil : f[2], textVMAddress: textVMAddress,
                          sliceOffset: offset, sliceSize: size, hasDWARF: flags & 1 != 0, isRelocatable: flags & 2 != 0,
                          hasSymbolTable: flags & 4 != 0, debugLink: link)

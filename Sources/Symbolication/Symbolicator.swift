@@ -110,7 +110,8 @@ public final class Symbolicator: @unchecked Sendable {
     public var unusedExplicitFiles: [DebugFile] {
         lock.lock()
         defer { lock.unlock() }
-        return locator.explicitFiles.filter { !used.contains($0) }
+        // A cache's images are given all at once: that most match no report is expected.
+        return locator.explicitFiles.filter { !used.contains($0) && $0.format != .dyldCache }
     }
 
     /// Symbolicates every frame of `report` that a debug file can resolve.
@@ -164,6 +165,7 @@ public final class Symbolicator: @unchecked Sendable {
             resolvedCount -= dropContradictedImages(unchecked, of: report, images: &images, result: &result,
                                                     lineless: &lineless, contradicted: &contradicted)
         }
+        warnAboutOtherDyldCache(report, missing: missing, framed: framed)
         guard resolvedCount > 0 else {
             if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
                 result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
@@ -245,6 +247,20 @@ public final class Symbolicator: @unchecked Sendable {
                                                               contradicted: contradicted, in: report)
         }
         return result
+    }
+
+    /// Says once per OS named when the report's system images are in none of the dyld
+    /// shared caches given (``dyldCacheMiss(report:missing:caches:)``).
+    private func warnAboutOtherDyldCache(_ report: CrashReport, missing: Set<Int>, framed: Set<Int>) {
+        let processPath = report.header.first { $0.key == "Path" }?.value
+        let system = missing.filter {
+            framed.contains($0) && report.images[$0].uuid != nil && !Symbolicator.isAppImage(report.images[$0], processPath: processPath)
+        }
+        guard !system.isEmpty else { return }
+        let caches = Set(locator.debugFiles.filter { $0.format == .dyldCache }.map(\.path))
+        guard let line = Symbolicator.dyldCacheMiss(report: report, missing: system.sorted(), caches: Array(caches)) else { return }
+        let os = report.header.first { $0.key == "OS Version" }?.value ?? ""
+        diagnostics.warn(line, once: "dyld cache for \(os)")
     }
 
     /// Whether the report itself names the frame a signal trampoline (`_sigtramp + 56` in

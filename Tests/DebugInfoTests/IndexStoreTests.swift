@@ -61,6 +61,15 @@ final class IndexStoreTests: XCTestCase {
     /// Addresses to ask about: every symbol's start and a few bytes past it, random ones in
     /// the code and around it, and some no table knows.
     static func sample(_ file: DebugFile, count: Int) throws -> [UInt64] {
+        if file.format == .dyldCache {
+            // An image of a dyld shared cache: addresses over its __TEXT and just outside it.
+            let cache = try DyldSharedCache.opened(path: file.path)
+            let image = cache.images[try XCTUnwrap(cache.imageIndex(uuid: file.identifier ?? ""))]
+            var generator = SplitMix64(seed: image.textAddress)
+            var addresses: [UInt64] = [0, UInt64.max, image.textAddress, image.textAddress &- 1, image.textAddress + image.textSize]
+            while addresses.count < count { addresses.append(image.textAddress + generator.next() % max(image.textSize, 1)) }
+            return addresses
+        }
         let mapped = try MappedFile(path: file.path)
         let layout = try ObjectLayout(file, in: mapped)
         var addresses: [UInt64] = [0, 1, UInt64.max, UInt64.max - 1, file.textVMAddress]
