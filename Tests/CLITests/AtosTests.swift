@@ -332,11 +332,9 @@ final class AtosTests: XCTestCase {
         let dsym = try Fixtures.path("macho/App-arm64.dSYM")
         let addresses = (1...20_000).map { "0x" + String(0x1_0000_0000 + $0 * 4, radix: 16) }
         let arguments = ["atos", "-o", dsym] + addresses
-        let start = Date()
-        let result = try CLI.run(arguments)
-        let seconds = Date().timeIntervalSince(start)
+        let (result, seconds) = try CPUTime.ofChildren { try CLI.run(arguments) }
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText.split(separator: "\n").count, 20_000)
-        XCTAssertLessThan(seconds, 15, "20,000 addresses took \(seconds) s")
+        XCTAssertLessThan(seconds, 15, "20,000 addresses took \(seconds) s of CPU")
     }
 }
