@@ -189,8 +189,9 @@ final class AtosTests: XCTestCase {
         XCTAssertEqual(expected.count, addresses.count)
 
         let process = Process()
-        process.executableURL = TestPaths.symbolicateBinary
+        process.executableURL = URL(fileURLWithPath: try CLI.binary())
         process.arguments = base
+        process.environment = CLI.environment  // not the user's cache folder nor search path
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
