@@ -61,8 +61,9 @@ enum CLI {
     /// Runs `script` with bash, where `$SYMBOLICATE` is the tool, in ``environment``: for what
     /// a test cannot say with arguments alone (a standard output that is /dev/full or closed,
     /// file names that are not UTF-8, a pipe as a report). The script runs under `timeout`:
-    /// a tool that blocks fails the test (status 124) instead of hanging it.
-    static func shell(_ script: String, timeout seconds: Int = 60,
+    /// a tool that blocks fails the test (status 124) instead of hanging it. The bound is only
+    /// reached by a hang: 300 s, far above what a loaded machine adds to a passing run.
+    static func shell(_ script: String, timeout seconds: Int = 300,
                       file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         var environment = self.environment
         environment["SYMBOLICATE"] = try binary(file: file, line: line)
