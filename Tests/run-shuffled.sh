@@ -23,8 +23,8 @@
 #                         unfinished tests count as failed (default 1800)
 #
 # Each group's log is kept in .build/shuffled/SEED/group-K.log. Ends with "shuffled: N passed,
-# N failed, N skipped" and exits 1 when a test failed (or a group's process died), with the command that
-# runs the failing groups again.
+# N failed, N skipped" and exits 1 when a test failed (or a group's process died), after the
+# command that runs the failing groups again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,7 +103,7 @@ for k in $selected; do
         if [ $((p + f + s)) -lt "$expected" ]; then failed=$((failed + expected - p - f - s)); fi
         echo
         echo "=== group $k (exit $status): $(awk -F'\t' -v k="$k" '$1 == k { print $2 }' "$out/plan.txt")"
-        grep -E "error: |^Test Case '.*' failed|Fatal error|Crash|Illegal instruction|Segmentation" "$log" | head -40 || true
+        grep -E "error: |^Test Case '.*' failed|Fatal error|Crash|Illegal instruction|Segmentation" "$log" | head -20 || true
         echo "    (the whole log: $log)"
     fi
 done
