@@ -131,7 +131,7 @@ test: setup fixtures producers build
 # The tests in a random order (Tests/run-shuffled.sh): groups of tests, each in a process of
 # its own. SEED=N gives the same order again; without it a seed is drawn and printed.
 .PHONY: test-shuffled
-test-shuffled: setup fixtures build
+test-shuffled: setup fixtures producers build
 	Tests/run-shuffled.sh $(SEED)
 
 bench: build fixtures
