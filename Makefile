@@ -3,6 +3,7 @@
 #   make run     installs what is missing, builds, symbolicates the bundled example
 #   make test    builds the fixtures and runs every test (the grouping page's screenshot:
 #                .build/test-output/group.png)
+#   make test-shuffled  runs every test in a random order (SEED=N to repeat one; Tests/run-shuffled.sh)
 #   make bench   measures against llvm-symbolizer
 #   make fuzz    fuzzes every parser for FUZZ_SECONDS each (default 60); fails on any finding
 #   make fuzz-replay  runs every parser's harness over its kept inputs and seeds (CI)
@@ -127,6 +128,12 @@ run: build fixtures
 test: setup fixtures producers build
 	$(SWIFT) build --product symbolicate
 	$(SWIFT) test --disable-swift-testing
+
+# The tests in a random order (Tests/run-shuffled.sh): groups of tests, each in a process of
+# its own. SEED=N gives the same order again; without it a seed is drawn and printed.
+.PHONY: test-shuffled
+test-shuffled: setup fixtures producers build
+	Tests/run-shuffled.sh $(SEED)
 
 bench: build fixtures
 	BENCH_TARGETS_LAST=1 bench/run.sh

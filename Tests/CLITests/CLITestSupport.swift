@@ -26,14 +26,18 @@ enum CLI {
         try runProcess(binary(file: file, line: line), arguments, input: input, environment: environment)
     }
 
-    /// The environment every run of the tool gets: this process's, without `SYMBOLICATE_PATH`
-    /// (the developer's search path) and `DEBUGINFOD_URLS`, and with `XDG_CACHE_HOME` set to ``cacheHome``, so that
-    /// no run reads identities or indexes an earlier build of the tool stored, and the index
-    /// builder is exercised end to end. Tests of the cache itself set `XDG_CACHE_HOME` over it.
+    /// The environment every run of the tool gets: this process's, without the variables that
+    /// set the tool up (`SYMBOLICATE_PATH`, the developer's search path; `SYMBOLICATE_CACHE_DIR`
+    /// and `SYMBOLICATE_SHARED_CACHE`, which would put the developer's caches in place of the
+    /// test's; `DEBUGINFOD_URLS`, a distribution's default server, and libdebuginfod's other
+    /// settings; `NO_COLOR`), and with `XDG_CACHE_HOME` set to ``cacheHome``, so that no run
+    /// reads identities or indexes an earlier build of the tool stored, and the index builder
+    /// is exercised end to end. What the tool does then depends on the test alone, not on who
+    /// runs it. Tests of the cache itself set `XDG_CACHE_HOME` over it.
     static let environment: [String: String] = {
-        var environment = ProcessInfo.processInfo.environment
-        environment["SYMBOLICATE_PATH"] = nil
-        environment["DEBUGINFOD_URLS"] = nil  // a distribution's default server: no test asks it
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+            !key.hasPrefix("SYMBOLICATE_") && !key.hasPrefix("DEBUGINFOD_") && key != "NO_COLOR"
+        }
         environment["XDG_CACHE_HOME"] = cacheHome
         return environment
     }()
@@ -57,8 +61,9 @@ enum CLI {
     /// Runs `script` with bash, where `$SYMBOLICATE` is the tool, in ``environment``: for what
     /// a test cannot say with arguments alone (a standard output that is /dev/full or closed,
     /// file names that are not UTF-8, a pipe as a report). The script runs under `timeout`:
-    /// a tool that blocks fails the test (status 124) instead of hanging it.
-    static func shell(_ script: String, timeout seconds: Int = 60,
+    /// a tool that blocks fails the test (status 124) instead of hanging it. The bound is only
+    /// reached by a hang: 300 s, far above what a loaded machine adds to a passing run.
+    static func shell(_ script: String, timeout seconds: Int = 300,
                       file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         var environment = self.environment
         environment["SYMBOLICATE"] = try binary(file: file, line: line)

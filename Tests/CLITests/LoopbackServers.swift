@@ -190,12 +190,12 @@ extension LoopbackServer {
 }
 
 /// Runs the tool with `arguments` in ``CLI/environment`` changed by `changes` (a nil value
-/// removes the variable), under a time limit.
+/// removes the variable), under a time limit that only a hang reaches (300 s).
 func runTool(_ arguments: [String], _ changes: [String: String?], file: StaticString = #filePath,
              line: UInt = #line) throws -> ProcessResult {
     var environment = CLI.environment
     environment["DEBUGINFOD_URLS"] = nil
     for (key, value) in changes { environment[key] = value }
-    return try runProcess("/usr/bin/timeout", ["-k", "5", "120", try CLI.binary(file: file, line: line)] + arguments,
+    return try runProcess("/usr/bin/timeout", ["-k", "5", "300", try CLI.binary(file: file, line: line)] + arguments,
                           environment: environment)
 }

@@ -37,20 +37,20 @@ final class SpecialFileTests: XCTestCase {
         XCTAssertEqual(mkfifo(path("reports/b.crash"), 0o600), 0)
         let expected = try expectedOutput(report, macho)
 
-        var result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("fifo"))) -d \(quoted(macho)) \(quoted(report))", timeout: 30)
+        var result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("fifo"))) -d \(quoted(macho)) \(quoted(report))", timeout: 120)
         XCTAssertEqual(result.status, 2, result.stderrText)
         XCTAssertEqual(result.problemLines, ["symbolicate: \(path("fifo")): a FIFO, not a debug file: passed over"])
         XCTAssertEqual(result.stdoutText, expected)
 
-        result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("debug"))) -d \(quoted(macho)) \(quoted(report))", timeout: 30)
+        result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("debug"))) -d \(quoted(macho)) \(quoted(report))", timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText, expected)
 
-        result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) \(quoted(path("reports")))", timeout: 30)
+        result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) \(quoted(path("reports")))", timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText, expected, "the FIFO is passed over: one report, without a header")
 
-        result = try CLI.shell("\"$SYMBOLICATE\" atos -o \(quoted(path("fifo"))) 0x1000", timeout: 30)
+        result = try CLI.shell("\"$SYMBOLICATE\" atos -o \(quoted(path("fifo"))) 0x1000", timeout: 120)
         XCTAssertEqual(result.status, 1, result.stderrText)
         XCTAssertEqual(result.stderrLines, ["symbolicate: \(path("fifo")): a FIFO, not a Mach-O or ELF file"])
     }
@@ -58,19 +58,19 @@ final class SpecialFileTests: XCTestCase {
     /// A report named on the command line may be a pipe: `symbolicate <(cat x.crash)`.
     func testAPipeNamedAsAReportIsRead() throws {
         let macho = try Fixtures.path("macho"), report = try Fixtures.path("reports/App-arm64.crash")
-        let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) <(cat \(quoted(report)))", timeout: 30)
+        let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) <(cat \(quoted(report)))", timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText, try expectedOutput(report, macho))
     }
 
     /// An endless device, or a file over the limit, is read to the limit only: one line, exit 1.
     func testAReportIsReadUpToTheLimit() throws {
-        var result = try CLI.shell("\"$SYMBOLICATE\" -q --max-report-size 1M /dev/zero", timeout: 30)
+        var result = try CLI.shell("\"$SYMBOLICATE\" -q --max-report-size 1M /dev/zero", timeout: 120)
         XCTAssertEqual(result.status, 1, result.stderrText)
         XCTAssertEqual(result.stderrLines, ["symbolicate: /dev/zero: cannot read: larger than the limit of 1 MiB"])
 
         let report = try Fixtures.path("reports/App-arm64.crash")
-        result = try CLI.shell("\"$SYMBOLICATE\" -q --max-report-size 1K \(quoted(report)) /dev/urandom", timeout: 30)
+        result = try CLI.shell("\"$SYMBOLICATE\" -q --max-report-size 1K \(quoted(report)) /dev/urandom", timeout: 120)
         XCTAssertEqual(result.status, 1, result.stderrText)
         XCTAssertEqual(result.problemLines, ["symbolicate: \(report): cannot read: larger than the limit of 1 KiB",
                                              "symbolicate: /dev/urandom: cannot read: larger than the limit of 1 KiB"])
@@ -92,7 +92,7 @@ final class SpecialFileTests: XCTestCase {
                 cat '\(path("asan.log"))'; echo ---
                 "$SYMBOLICATE" -q '\(path("asan.log"))'
                 """
-            let result = try CLI.shell(script, timeout: 30)
+            let result = try CLI.shell(script, timeout: 120)
             XCTAssertEqual(result.status, 0, result.stderrText)
             let parts = result.stdoutText.components(separatedBy: "---\n")
             XCTAssertEqual(parts.count, 2, result.stdoutText)
@@ -114,7 +114,7 @@ final class SpecialFileTests: XCTestCase {
             try FileManager.default.createSymbolicLink(atPath: dwarf + "/\(name).dSYM", withDestinationPath: path("debug"))
         }
         try FileManager.default.createSymbolicLink(atPath: path("debug/Contents"), withDestinationPath: path("debug/App.dSYM/Contents"))
-        let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("debug"))) \(quoted(report))", timeout: 30)
+        let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("debug"))) \(quoted(report))", timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText, try expectedOutput(report, macho + "/App-arm64.dSYM"))
     }

@@ -39,30 +39,37 @@ final class SwiftBacktraceTests: XCTestCase {
                 for format in ["text", "json"] {
                     let label = "\(variant) \(mode) \(format)"
                     let name = (program as NSString).lastPathComponent
-                    // Two runs of one program with ASLR off crash alike, but the threads that did
-                    // not crash may be caught elsewhere: the threads compared are those whose
-                    // raw frames are the same in both runs, and the crashed one must be among
-                    // them (else the pair is made again). The backtracer also sometimes fails
-                    // to stop a thread on a busy machine and writes nothing.
-                    var input = "", expected = "", same: [Int] = [], crashed: Int?
+                    // Two runs of one program with ASLR off crash alike: the crashed thread's raw
+                    // frames are the same in both. The other threads are not: how many worker
+                    // threads the async task's executor has started, in which order they are
+                    // listed, where each is caught, and whether the backtracer could stop it at
+                    // all ("failed to suspend thread") vary from run to run. So the crashed
+                    // threads of the two runs are compared, and each other thread of the input
+                    // with one of the oracle whose raw frames are the same (when there is one).
+                    // The backtracer may fail to write a log on a busy machine: the pair is made
+                    // again then.
+                    var input = "", expected = ""
                     for _ in 0..<4 {
                         input = try crashLog(program, mode, symbolicate: "off", format: format)
                         expected = try crashLog(program, mode, symbolicate: "full", format: format)
-                        let raw = threads(input, format: format), full = threads(expected, format: format)
-                        same = raw.indices.filter { $0 < full.count && raw[$0].addresses == full[$0].addresses }
-                        crashed = raw.firstIndex { $0.crashed }
-                        if input.contains("crash"), let crashed, same.contains(crashed) { break }
+                        if threads(input, format: format).contains(where: \.crashed),
+                           threads(expected, format: format).contains(where: \.crashed) { break }
                     }
+                    let raw = threads(input, format: format), full = threads(expected, format: format)
+                    let pairs = Self.pairThreads(raw, full)
+                    XCTAssertEqual(raw.filter(\.crashed).count, 1, "\(label): one crashed thread in the input:\n\(input)")
+                    XCTAssertEqual(full.filter(\.crashed).count, 1, "\(label): one crashed thread in the oracle:\n\(expected)")
+                    XCTAssertTrue(pairs.contains { raw[$0.input].crashed && full[$0.oracle].crashed },
+                                  "\(label): the crashed thread's raw frames differ between two runs:\n\(input)\n\(expected)")
                     let log = dir.appendingPathComponent("\(variant)-\(mode)-\(format).log")
                     try Data(input.utf8).write(to: log)
                     let result = try CLI.run(["-d", program, log.path])
                     XCTAssertEqual(result.status, 0, "\(label): \(result.stderrText)")
-                    XCTAssert(crashed.map(same.contains) == true, "\(label): the crashed thread differs between two runs:\n\(input)\n\(expected)")
                     let want = programFrames(expected, image: name, format: format)
                     let got = programFrames(result.stdoutText, image: name, format: format)
-                    XCTAssertEqual(got.count, threads(input, format: format).count, "\(label): every thread of the log is written")
-                    let wanted = same.filter { $0 < want.count }.flatMap { want[$0] }
-                    let gotten = same.filter { $0 < got.count }.flatMap { got[$0] }
+                    XCTAssertEqual(got.count, raw.count, "\(label): every thread of the log is written")
+                    let wanted = pairs.filter { $0.oracle < want.count }.flatMap { want[$0.oracle] }
+                    let gotten = pairs.filter { $0.oracle < want.count }.flatMap { $0.input < got.count ? got[$0.input] : [] }
                     XCTAssertFalse(wanted.isEmpty, "\(label): the runtime named no frame of the program:\n\(expected)")
                     XCTAssertEqual(gotten, wanted, "\(label):\n\(result.stdoutText)")
                     if format == "text" { assertKeepsEveryLine(input, in: result.stdoutText, label) }
@@ -71,6 +78,23 @@ final class SwiftBacktraceTests: XCTestCase {
             }
         }
         print("swift backtraces: \(compared) frames of the program agree with the runtime's own symbolication")
+    }
+
+    /// Threads of two runs with the same raw frames, as (index in the input, index in the
+    /// oracle), in the input's order: the crashed thread with the crashed thread, each other
+    /// thread with the first thread of the oracle not yet taken whose frames are the same.
+    static func pairThreads(_ input: [(crashed: Bool, addresses: [String])],
+                            _ oracle: [(crashed: Bool, addresses: [String])]) -> [(input: Int, oracle: Int)] {
+        var taken = Set<Int>()
+        var pairs: [(input: Int, oracle: Int)] = []
+        for (i, thread) in input.enumerated() where !thread.addresses.isEmpty {
+            guard let j = oracle.indices.first(where: {
+                !taken.contains($0) && oracle[$0].crashed == thread.crashed && oracle[$0].addresses == thread.addresses
+            }) else { continue }
+            taken.insert(j)
+            pairs.append((i, j))
+        }
+        return pairs
     }
 
     /// Every input line is in the output, in order: as it was, or (a frame) extended.

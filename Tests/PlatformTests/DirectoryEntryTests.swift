@@ -6,7 +6,7 @@ import XCTest
 /// names of every length up to 255 bytes, and bytes that are not UTF-8.
 final class DirectoryEntryTests: XCTestCase {
     func testEntryNamesAreReadWhole() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entries-\(getpid())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entries-\(getpid())-\(UUID().uuidString)")
         try? FileManager.default.removeItem(at: folder)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -20,7 +20,7 @@ final class TemporaryFilesTests: XCTestCase {
     }
 
     func testAFailedWriteLeavesNoTemporary() throws {
-        let folder = FileManager.default.temporaryDirectory.path + "/symbolicate-temporaries-\(getpid())"
+        let folder = FileManager.default.temporaryDirectory.path + "/symbolicate-temporaries-\(getpid())-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         XCTAssertThrowsError(try AtomicFile.write(to: folder + "/x.crash") { _ in false })

@@ -8,7 +8,7 @@ final class DebugFileLocatorTests: XCTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("locator-\(getpid())-\(name.hashValue)")
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("locator-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 

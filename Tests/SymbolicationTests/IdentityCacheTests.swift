@@ -106,10 +106,14 @@ final class IdentityCacheTests: XCTestCase {
 
     func testAChangedFileIsReadAgainAndAGoneOneForgotten() throws {
         let folder = try makeFolder(4)
-        _ = locate([folder.path], cache: IdentityCache(path: cachePath))
         let bundles = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".dSYM") }.sorted()
-        // Same size, new UUID: the modification time (and change time) say it changed.
         let changed = folder.appendingPathComponent("\(bundles[0])/Contents/Resources/DWARF/App-arm64")
+        // Dated in the past when first read, so that the write below gives it another
+        // modification time however soon it comes (a file system's clock may move in ticks).
+        var past = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, changed.path, &past, 0), 0)
+        _ = locate([folder.path], cache: IdentityCache(path: cachePath))
+        // Same size, new UUID: the modification time (and change time) say it changed.
         let old = try XCTUnwrap(DebugFile.identify(path: changed.path).first?.identifier)
         try LocatorFixtures.patchUUID(of: changed, to: LocatorFixtures.uuid(1000))
         try FileManager.default.removeItem(at: folder.appendingPathComponent(bundles[1]))
@@ -226,7 +230,8 @@ final class IdentityCacheTests: XCTestCase {
                 cache = IdentityCache(path: self.cachePath) { warnings.append($0) }
                 done.signal()
             }.start()
-            guard done.wait(timeout: .now() + 10) == .success, let cache else {
+            // A hang detector only (a FIFO opened for reading blocks): the wait ends when the cache opens.
+            guard done.wait(timeout: .now() + 120) == .success, let cache else {
                 XCTFail("\(what): opening the cache did not return")
                 continue
             }

@@ -126,6 +126,45 @@ final class SymbolicatorTests: XCTestCase {
         XCTAssertGreaterThan(compared, 0)
     }
 
+    /// Sharing does not depend on which slots of the table of results the addresses' hashes
+    /// pick (Swift seeds its hashes per process): in a report of hundreds of distinct addresses,
+    /// each listed twice (one thread of them, then the same thread again), every second frame
+    /// shares the first one's array. Hundreds of addresses in a table of a few thousand slots
+    /// always have some whose hashes meet, whatever the seed.
+    func testFramesAtTheSameAddressShareTheirSourceFramesWhateverTheirHashes() throws {
+        let fixtures = try fixtures()
+        let url = fixtures.appendingPathComponent("reports/App-arm64.crash")
+        var report = try ClassicReportParser.parse(Array(try Data(contentsOf: url)), path: url.path)
+        let app = try XCTUnwrap(report.images.firstIndex { $0.name == "App" })
+        let appFrames = report.threads.flatMap(\.frames).filter { $0.image == app }
+        let template = try XCTUnwrap(appFrames.first)
+        // Every other byte between the lowest and the highest address of the app's frames:
+        // addresses inside the app's functions, each looked up on its own.
+        let low = try XCTUnwrap(appFrames.map(\.address).min()), high = try XCTUnwrap(appFrames.map(\.address).max())
+        var thread = report.threads[0]
+        thread.frames = stride(from: low, through: high, by: 2).enumerated().map { i, address in
+            var frame = template
+            frame.index = i
+            frame.address = address
+            return frame
+        }
+        report.threads = [thread, thread]
+        let diagnostics = Diagnostics { _ in }
+        let locator = DebugFileLocator(paths: [fixtures.appendingPathComponent("macho").path], diagnostics: diagnostics)
+        let result = Symbolicator(locator: locator, diagnostics: diagnostics) { try SymbolIndex.build($0) }
+            .symbolicate(report)
+        var compared = 0
+        for f in thread.frames.indices {
+            guard let first = result.frames[FrameKey(thread: 0, frame: f)] else { continue }
+            let second = try XCTUnwrap(result.frames[FrameKey(thread: 1, frame: f)], "frame \(f)")
+            XCTAssertEqual(first, second)
+            XCTAssertEqual(first.withUnsafeBufferPointer { $0.baseAddress }, second.withUnsafeBufferPointer { $0.baseAddress },
+                           "frame \(f) at 0x\(String(thread.frames[f].address, radix: 16)) holds its own copy")
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 300, "frames resolved of \(thread.frames.count)")
+    }
+
     func testAddressArithmeticMatchesTheFixtureScript() throws {
         let fixtures = try fixtures()
         var checked = 0
