@@ -383,17 +383,21 @@ public final class ReportRunner {
 
     /// The report of `job`, parsed, or why not (said on stderr). A report named on the
     /// command line may be a pipe, unless it is to be replaced in place; none is read past
-    /// the size limit. A report in which no frame is found, with no warning saying why, is
-    /// said to have no backtrace.
+    /// the size limit, nor past its first block when that is no text. A report in which no
+    /// frame is found, with no warning saying why, is said to have no backtrace.
     private func read(_ job: Job, summarizing: Bool = false) -> ReadResult {
         let path = job.path == "-" ? "<stdin>" : job.path
         let bytes: [UInt8]
         do {
+            // Input that is no text is refused from its first block (BinaryInput), before the
+            // rest is read.
             if job.path == "-" {
-                bytes = try System.readStandardInput(limit: options.maxReportSize)
+                bytes = try System.readStandardInput(limit: options.maxReportSize, firstBlock: BinaryInput.sampleSize,
+                                                     check: BinaryInput.problem)
             } else {
                 bytes = try System.readFile(job.path, limit: options.maxReportSize,
-                                            streams: job.named && options.destination != .inPlace)
+                                            streams: job.named && options.destination != .inPlace,
+                                            firstBlock: BinaryInput.sampleSize, check: BinaryInput.problem)
             }
         } catch {
             diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: error.reason))")
