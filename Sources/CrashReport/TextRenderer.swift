@@ -27,35 +27,39 @@ public struct TextRenderer: Sendable {
         self.marks = marks
     }
 
-    /// Appends the text of `symbolicated` to `out`.
-    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+    /// Appends the text of `symbolicated` to `out`; with `flush`, hands it on as it goes
+    /// (``OutputFlush``), the lines kept as they are without a copy.
+    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out) { return }
+        if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out, flush: flush) {
+            return
+        }
         if report.callTree != nil {
-            CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out)
+            CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out, flush: flush)
             return
         }
         let edits = Self.edits(symbolicated, marks: marks)
         guard !edits.isEmpty else {
-            out.append(contentsOf: report.bytes)
+            report.bytes.withUnsafeBufferPointer { flush.append($0, to: &out) }
             return
         }
-        out.reserveCapacity(out.count + symbolicated.estimatedTextSize)
+        flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
             var copied = 0
             for edit in edits where report.lines[edit.lines.lowerBound].lowerBound >= copied {
                 let range = report.lines[edit.lines.lowerBound]
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]))
+                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
                 switch edit.kind {
                 case .frame(let restStart, let frames, let marked):
                     renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
                                 marked: marked, into: &out)
                 case .addressList(let thread):
-                    renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out)
+                    renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out, flush: flush)
                 }
                 copied = report.lines[edit.lines.upperBound - 1].upperBound
+                flush.check(&out)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<b.count]))
+            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
     }
 
@@ -138,7 +142,7 @@ public struct TextRenderer: Sendable {
     ///     0   CoreFoundation                	0x000000018eee41c0 0x18edc8000 + 1163712
     ///     1   App                           	0x0000000104a3c5e0 compute + 40 (main.c:42)
     private func renderAddressList(_ symbolicated: SymbolicatedReport, _ b: UnsafeBufferPointer<UInt8>, thread: Int,
-                                   lines: Range<Int>, into out: inout [UInt8]) {
+                                   lines: Range<Int>, into out: inout [UInt8], flush: OutputFlush?) {
         let report = symbolicated.report
         let last = report.lines[lines.upperBound - 1]
         let terminator = Array(UnsafeBufferPointer(rebasing: b[Self.contentEnd(b, last)..<last.upperBound]))
@@ -180,6 +184,7 @@ public struct TextRenderer: Sendable {
                 }
                 out.append(contentsOf: isLast ? terminator : inner)
             }
+            flush.check(&out)
         }
     }
 
