@@ -171,7 +171,7 @@ public enum IPSRenderer {
             resolved[FrameKey(thread: 0, frame: thread.frames.count)] = sourceFrames
             thread.frames.append(local)
         }
-        let text = CrashReport(path: path, bytes: backtrace.text, lines: backtrace.text.withUnsafeBufferPointer { $0.lineRanges() },
+        let text = CrashReport(path: path, bytes: backtrace.text, lines: LineRanges(backtrace.text),
                                threads: [thread])
         var rendered: [UInt8] = []
         TextRenderer(fullPath: fullPath).render(SymbolicatedReport(report: text, frames: resolved), into: &rendered)
