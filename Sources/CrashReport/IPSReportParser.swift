@@ -63,6 +63,17 @@ public enum IPSReportParser {
         guard bytes[bodyStart] == 0x7B || bytes[bodyStart] == 0x5B else {  // { [
             return try ClassicReportParser.parse(bytes, path: path)
         }
+        // The tree of the body is let go once translated: the text is parsed without it.
+        let translation = try translate(bytes, from: bodyStart, metadata: metadata, path: path)
+        var report = try ClassicReportParser.parse(translation.text, path: path)
+        report.format = .ips
+        report.ips = document(for: &report, bytes: bytes, translation: translation)
+        return report
+    }
+
+    /// The JSON body at `bodyStart` read and translated to text; its tree is not kept.
+    private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree,
+                                  path: String) throws -> IPSTranslator.Translation {
         let body: JSONTree
         do {
             body = try JSONScanner.parse(bytes, from: bodyStart).tree
@@ -72,36 +83,109 @@ public enum IPSReportParser {
         guard body.nodes[body.root].kind == .object else {
             throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
         }
-
-        let translation = IPSTranslator.translate(metadata: metadata, body: body)
-        var report = try ClassicReportParser.parse(translation.text, path: path)
-        report.format = .ips
-        report.ips = document(for: &report, bytes: bytes, translation: translation)
-        return report
+        return IPSTranslator.translate(metadata: metadata, body: body)
     }
 
     /// Ties the frames the classic parser found to the JSON objects their lines came from, and
     /// gives each frame the form its object states.
+    ///
+    /// Both lists are in line order (the translator writes frame lines one after the other,
+    /// the parser reads them so), so they are walked side by side; a table by line is made
+    /// only should the parser's frames not be in line order.
     private static func document(for report: inout CrashReport, bytes: [UInt8],
                                  translation: IPSTranslator.Translation) -> IPSDocument {
-        var keyByLine: [Int: FrameKey] = [:]
-        for (t, thread) in report.threads.enumerated() {
-            for (f, frame) in thread.frames.enumerated() where frame.restStart != nil {
-                keyByLine[frame.line] = FrameKey(thread: t, frame: f)
-            }
-        }
-        var frameObjects: [FrameKey: Range<Int>] = [:]
+        var frameObjects = IPSDocument.FrameObjects(report)
         var inlinedFrames: [FrameKey: [FrameKey]] = [:]
+        var keys = FrameKeysByLine(report.threads)
         for frameLine in translation.frames {
-            guard let key = keyByLine[frameLine.line] else { continue }
+            guard let key = keys.key(at: frameLine.line, in: report.threads) else { continue }
             frameObjects[key] = frameLine.object
             report.threads[key.thread].frames[key.frame].form = frameLine.form
-            if frameLine.inlined, let concreteLine = frameLine.concreteLine, let concrete = keyByLine[concreteLine] {
+            if frameLine.inlined, let concreteLine = frameLine.concreteLine, let concrete = keys.key(ahead: concreteLine, in: report.threads) {
                 inlinedFrames[concrete, default: []].append(key)
             }
         }
         return IPSDocument(bytes: bytes, frameObjects: frameObjects, inlinedFrames: inlinedFrames,
                            textBacktraces: translation.textBacktraces)
+    }
+
+    /// The key of the frame (with a place in its line) on a given line. The translation's
+    /// frames ask in increasing line order, each inlined frame also for the line of its
+    /// concrete frame, a little further on: a cursor over the report's frames in order
+    /// answers the first, a look ahead of it (the last one kept, for every inlined frame of a
+    /// run asks for the same line) the second. When the report's frames are not in line
+    /// order, a table by line answers both.
+    ///
+    /// It holds no copy of the threads (each call is handed them): the caller changes their
+    /// frames as it goes, which would then copy them all.
+    private struct FrameKeysByLine {
+        /// The first frame not before the line last asked for.
+        private var thread = 0
+        private var frame = 0
+        private var ahead: (line: Int, key: FrameKey?)?
+        private var table: [Int: FrameKey]?
+
+        init(_ threads: [Thread]) {
+            var last = -1
+            var ordered = true
+            for thread in threads {
+                for frame in thread.frames where frame.restStart != nil {
+                    if frame.line <= last { ordered = false }
+                    last = frame.line
+                }
+            }
+            guard !ordered else { return }
+            var table: [Int: FrameKey] = [:]
+            for (t, thread) in threads.enumerated() {
+                for (f, frame) in thread.frames.enumerated() where frame.restStart != nil {
+                    table[frame.line] = FrameKey(thread: t, frame: f)
+                }
+            }
+            self.table = table
+        }
+
+        /// The frame of `threads` on `line`, no line before the one last asked for; nil when
+        /// none is.
+        mutating func key(at line: Int, in threads: [Thread]) -> FrameKey? {
+            if let table { return table[line] }
+            while thread < threads.count {
+                let frames = threads[thread].frames
+                while frame < frames.count {
+                    let candidate = frames[frame]
+                    if candidate.restStart != nil && candidate.line >= line {
+                        return candidate.line == line ? FrameKey(thread: thread, frame: frame) : nil
+                    }
+                    frame += 1
+                }
+                thread += 1
+                frame = 0
+            }
+            return nil
+        }
+
+        /// The frame of `threads` on `line`, at or after the one last asked for by
+        /// ``key(at:in:)``, without moving on.
+        mutating func key(ahead line: Int, in threads: [Thread]) -> FrameKey? {
+            if let table { return table[line] }
+            if let ahead, ahead.line == line { return ahead.key }
+            var found: FrameKey?
+            var t = thread, f = frame
+            search: while t < threads.count {
+                let frames = threads[t].frames
+                while f < frames.count {
+                    let candidate = frames[f]
+                    if candidate.restStart != nil && candidate.line >= line {
+                        if candidate.line == line { found = FrameKey(thread: t, frame: f) }
+                        break search
+                    }
+                    f += 1
+                }
+                t += 1
+                f = 0
+            }
+            ahead = (line, found)
+            return found
+        }
     }
 }
 

@@ -37,18 +37,77 @@
 /// value stays on its line and none reaches a terminal.
 struct IPSTranslator {
     /// One frame line written from a JSON frame object.
+    ///
+    /// A report has one per frame, all held until the frames are tied to their objects, so
+    /// it is kept small: the form as a kind and two numbers, its names as indices into the
+    /// translation's one table of names (``FrameText``), the object's range in 32 bits (the
+    /// scanner reads no input past 4 GiB).
     struct FrameLine {
         /// The line's index in the translated text.
         var line: Int
-        /// The JSON object's byte range in the file.
-        var object: Range<Int>
-        /// What the object says after the address.
-        var form: FrameForm
+        private var storedConcreteLine = -1
+        private var objectStart: UInt32
+        private var objectEnd: UInt32
+        private var formOffset: UInt64 = 0
+        private var formValue: UInt64 = 0
+        private let names: FrameText
+        private var nameID: Int32 = -1
+        private var fileID: Int32 = -1
+        private var kind: Kind
         /// Whether the object says `"inline":true`.
         var inlined: Bool
+
+        private enum Kind: UInt8 {
+            case unsymbolicated, symbol, symbolicated, symbolicatedWithOffset, unknown
+        }
+
+        init(line: Int, object: Range<Int>, form: FrameForm, inlined: Bool, names: FrameText) {
+            self.line = line
+            objectStart = UInt32(truncatingIfNeeded: object.lowerBound)
+            objectEnd = UInt32(truncatingIfNeeded: object.upperBound)
+            self.names = names
+            self.inlined = inlined
+            switch form {
+            case .unsymbolicated(let loadAddress, let offset):
+                kind = .unsymbolicated
+                formValue = loadAddress
+                formOffset = offset
+            case .symbol(let name, let offset):
+                kind = .symbol
+                nameID = names.intern(name)
+                formOffset = offset
+            case .symbolicated(let name, let offset, let file, let line):
+                kind = offset == nil ? .symbolicated : .symbolicatedWithOffset
+                nameID = names.intern(name)
+                fileID = names.intern(file)
+                formOffset = offset ?? 0
+                formValue = UInt64(bitPattern: Int64(line))
+            default:
+                kind = .unknown
+            }
+        }
+
+        /// The JSON object's byte range in the file.
+        var object: Range<Int> { Int(objectStart)..<Int(objectEnd) }
+
+        /// What the object says after the address.
+        var form: FrameForm {
+            switch kind {
+            case .unsymbolicated: return .unsymbolicated(loadAddress: formValue, offset: formOffset)
+            case .symbol: return .symbol(name: names[nameID], offset: formOffset)
+            case .symbolicated, .symbolicatedWithOffset:
+                return .symbolicated(name: names[nameID], offset: kind == .symbolicated ? nil : formOffset,
+                                     file: names[fileID], line: Int(Int64(bitPattern: formValue)))
+            case .unknown: return .unknown
+            }
+        }
+
         /// For an inlined frame: the line of the concrete frame it belongs to, if it is
         /// followed by one with the same image and offset.
-        var concreteLine: Int?
+        var concreteLine: Int? {
+            get { storedConcreteLine < 0 ? nil : storedConcreteLine }
+            set { storedConcreteLine = newValue ?? -1 }
+        }
     }
 
     /// The translated report, its frame lines and its text backtraces.
@@ -79,6 +138,8 @@ struct IPSTranslator {
     private var text: [UInt8] = []
     private var lineCount = 0
     private var frames: [FrameLine] = []
+    /// The names of the frames' forms, each held once.
+    private let names = FrameText()
     private var textBacktraces: [IPSDocument.TextBacktrace] = []
 
     /// Translates `body` (the report's JSON body) with `metadata` (its first line).
@@ -103,6 +164,7 @@ struct IPSTranslator {
     }
 
     private mutating func run() {
+        reserve()
         readImages()
         writeHeader()
         let threads = member("threads")
@@ -123,6 +185,21 @@ struct IPSTranslator {
         }
         if let crashed { writeThreadState(crashed.node, number: crashed.number) }
         writeImages()
+    }
+
+    /// Room for the frame lines and the text, so that neither grows by copies of itself (each
+    /// of which holds the old and the new buffer at once): a frame line per frame object, and
+    /// about a hundred bytes of text for each (the room a guess leaves unused is never touched).
+    private mutating func reserve() {
+        var count = 0
+        if let backtrace = member("lastExceptionBacktrace") { count += body.children(of: backtrace).reduce(0) { n, _ in n + 1 } }
+        if let threads = member("threads"), body.nodes[threads].kind == .array {
+            for thread in body.children(of: threads) {
+                if let frames = body.member("frames", of: thread) { count += body.children(of: frames).reduce(0) { n, _ in n + 1 } }
+            }
+        }
+        frames.reserveCapacity(count)
+        text.reserveCapacity(count * 100 + body.bytes.count / 8 + 4096)
     }
 
     // MARK: Header
@@ -309,8 +386,7 @@ struct IPSTranslator {
         let lineIndex = lineCount
         line(number + name + "0x" + String(repeating: "0", count: max(0, 16 - hexAddress.count)) + hexAddress
              + " " + rest)
-        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, inlined: inlined,
-                         concreteLine: nil)
+        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, inlined: inlined, names: names)
     }
 
     /// `asiBacktraces`: each string is a backtrace already printed as text.
