@@ -38,15 +38,25 @@ public struct TextRenderer: Sendable {
             CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out, flush: flush)
             return
         }
-        let edits = Self.edits(symbolicated, marks: marks)
-        guard !edits.isEmpty else {
+        // The edits come in report order, which is line order but for odd reports: they are
+        // then written as they come, else gathered and sorted first.
+        var count = 0
+        var ordered = true
+        var last = -1
+        Self.forEachEdit(symbolicated, marks: marks) { edit in
+            count += 1
+            if edit.lines.lowerBound <= last { ordered = false }
+            last = edit.lines.lowerBound
+        }
+        guard count > 0 else {
             report.bytes.withUnsafeBufferPointer { flush.append($0, to: &out) }
             return
         }
         flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
             var copied = 0
-            for edit in edits where report.lines[edit.lines.lowerBound].lowerBound >= copied {
+            func write(_ edit: Edit) {
+                guard report.lines[edit.lines.lowerBound].lowerBound >= copied else { return }
                 let range = report.lines[edit.lines.lowerBound]
                 flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
                 switch edit.kind {
@@ -58,6 +68,15 @@ public struct TextRenderer: Sendable {
                 }
                 copied = report.lines[edit.lines.upperBound - 1].upperBound
                 flush.check(&out)
+            }
+            if ordered {
+                Self.forEachEdit(symbolicated, marks: marks, write)
+            } else {
+                var edits: [Edit] = []
+                edits.reserveCapacity(count)
+                Self.forEachEdit(symbolicated, marks: marks) { edits.append($0) }
+                edits.sort { $0.lines.lowerBound < $1.lines.lowerBound }
+                for edit in edits { write(edit) }
             }
             flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
@@ -74,12 +93,10 @@ public struct TextRenderer: Sendable {
         var kind: Kind
     }
 
-    /// The lines to rewrite, in line order: resolved frame lines, and the address lists of
-    /// which at least one frame was resolved.
-    private static func edits(_ symbolicated: SymbolicatedReport, marks: TerminalMarks?) -> [Edit] {
+    /// Hands `body` the lines to rewrite, in report order (thread by thread, frame by frame):
+    /// resolved frame lines, and the address lists of which at least one frame was resolved.
+    private static func forEachEdit(_ symbolicated: SymbolicatedReport, marks: TerminalMarks?, _ body: (Edit) -> Void) {
         let report = symbolicated.report
-        var edits: [Edit] = []
-        edits.reserveCapacity(symbolicated.frames.count)
         var lists: Set<Int> = []
         for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
             guard report.threads.indices.contains(key.thread),
@@ -92,14 +109,12 @@ public struct TextRenderer: Sendable {
                 let first = thread.inlinedRun(endingAt: key.frame).lowerBound
                 let lines = thread.frames[first].line..<frame.line + 1
                 let marked = marks?.marks(image: frame.image) ?? false
-                edits.append(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames, marked: marked)))
+                body(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames, marked: marked)))
             } else if let lines = thread.addressListLines, !lines.isEmpty, lines.upperBound <= report.lines.count,
                       lists.insert(key.thread).inserted {
-                edits.append(Edit(lines: lines, kind: .addressList(thread: key.thread)))
+                body(Edit(lines: lines, kind: .addressList(thread: key.thread)))
             }
         }
-        edits.sort { $0.lines.lowerBound < $1.lines.lowerBound }
-        return edits
     }
 
     /// One frame line: its bytes up to `restStart`, then each source frame, innermost first,
