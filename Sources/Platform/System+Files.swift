@@ -166,23 +166,56 @@ extension System {
             if result.withUnsafeBytes({ refused($0, whole: true) }), let refusal { throw SystemError.refused(refusal) }
             return result
         }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        // The rest (a stream, or a file that grew) is read in chunks of 1 MiB, put together
+        // at the end into an array of the exact size, each chunk let go once copied: reading
+        // costs the content and a chunk, not the old and the new buffer of an array that
+        // doubles as it grows.
+        let chunkSize = max(1 << 20, firstBlock)
+        func newChunk() -> [UInt8] { [UInt8](unsafeUninitializedCapacity: chunkSize) { $1 = chunkSize } }
+        var chunks: [[UInt8]] = []
+        var chunk = newChunk()
+        var filled = 0
+        var total = result.count
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, chunkSize - filled) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 { throw SystemError(operation: "read", code: errno) }
-            if n == 0 {
-                if result.withUnsafeBytes({ refused($0, whole: true) }), let refusal { throw SystemError.refused(refusal) }
-                return result
-            }
-            guard result.count + n <= limit else {
-                if result.withUnsafeBytes({ refused($0, whole: false) }), let refusal { throw SystemError.refused(refusal) }
+            if n == 0 { break }
+            guard total + n <= limit else {
+                // What is there of the first block still says whether it is no text at all.
+                if result.isEmpty && chunks.isEmpty,
+                   chunk.withUnsafeBytes({ refused(UnsafeRawBufferPointer(rebasing: $0[0..<filled]), whole: false) }),
+                   let refusal { throw SystemError.refused(refusal) }
                 throw SystemError.tooLarge(limit)
             }
-            result.append(contentsOf: chunk[0..<n])
-            if result.count >= firstBlock, result.withUnsafeBytes({ refused($0, whole: false) }), let refusal {
-                throw SystemError.refused(refusal)
+            filled += n
+            total += n
+            // Unchecked means nothing came before: the first block is at the start of this chunk.
+            if !checked && filled >= firstBlock,
+               chunk.withUnsafeBytes({ refused(UnsafeRawBufferPointer(rebasing: $0[0..<filled]), whole: false) }),
+               let refusal { throw SystemError.refused(refusal) }
+            if filled == chunkSize {
+                chunks.append(chunk)
+                chunk = newChunk()
+                filled = 0
             }
+        }
+        if !checked, chunk.withUnsafeBytes({ refused(UnsafeRawBufferPointer(rebasing: $0[0..<filled]), whole: true) }),
+           let refusal { throw SystemError.refused(refusal) }
+        if total == result.count { return result }
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            count = 0
+            func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<count + bytes.count]).initialize(from: bytes)
+                count += bytes.count
+            }
+            result.withUnsafeBufferPointer { copy($0) }
+            result = []
+            for i in chunks.indices {
+                chunks[i].withUnsafeBufferPointer { copy($0) }
+                chunks[i] = []
+            }
+            chunk.withUnsafeBufferPointer { copy(UnsafeBufferPointer(rebasing: $0[0..<filled])) }
         }
     }
 

@@ -44,11 +44,12 @@ final class FirstBlockCheckTests: XCTestCase {
     }
 
     /// A stream that comes in small pieces (a pipe's writer) is checked once its first block
-    /// is all there, on exactly that block.
+    /// is all there, on exactly that block, and read whole, over several of the reader's
+    /// chunks, byte for byte.
     func testAStreamIsCheckedOnceItsFirstBlockIsRead() throws {
         let fifo = root + "/fifo"
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let content = bytes(150_000)
+        let content = bytes(3_500_000)
         // The writer's end is open before the reader opens its own (a FIFO without a writer
         // reads as empty), then written in small pieces and closed.
         let fd = open(fifo, O_RDWR)
@@ -56,7 +57,7 @@ final class FirstBlockCheckTests: XCTestCase {
         let writer = Thread {
             var offset = 0
             while offset < content.count {
-                let end = min(offset + 1000, content.count)
+                let end = min(offset + 4000, content.count)
                 let n = content[offset..<end].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 if n <= 0 { break }
                 offset += n
