@@ -76,7 +76,7 @@ public enum IPSReportParser {
                                   path: String) throws -> IPSTranslator.Translation {
         let body: JSONTree
         do {
-            body = try JSONScanner.parse(bytes, from: bodyStart).tree
+            body = try JSONScanner.parse(bytes, from: bodyStart, reserving: true).tree
         } catch let error as JSONError {
             throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
         }
@@ -97,11 +97,12 @@ public enum IPSReportParser {
         var frameObjects = IPSDocument.FrameObjects(report)
         var inlinedFrames: [FrameKey: [FrameKey]] = [:]
         var keys = FrameKeysByLine(report.threads)
-        for frameLine in translation.frames {
+        for (k, frameLine) in translation.frames.enumerated() {
             guard let key = keys.key(at: frameLine.line, in: report.threads) else { continue }
             frameObjects[key] = frameLine.object
-            report.threads[key.thread].frames[key.frame].form = frameLine.form
-            if frameLine.inlined, let concreteLine = frameLine.concreteLine, let concrete = keys.key(ahead: concreteLine, in: report.threads) {
+            report.threads[key.thread].frames[key.frame].form = translation.form(of: frameLine)
+            if frameLine.inlined, let concreteLine = translation.concreteLines[k],
+               let concrete = keys.key(ahead: concreteLine, in: report.threads) {
                 inlinedFrames[concrete, default: []].append(key)
             }
         }

@@ -40,17 +40,15 @@ struct IPSTranslator {
     ///
     /// A report has one per frame, all held until the frames are tied to their objects, so
     /// it is kept small: the form as a kind and two numbers, its names as indices into the
-    /// translation's one table of names (``FrameText``), the object's range in 32 bits (the
-    /// scanner reads no input past 4 GiB).
+    /// translation's one table of names (``FrameText``, `Translation.form(of:)`), the line
+    /// and the object's range in 32 bits (the scanner reads no input past 4 GiB, and every
+    /// line of the text comes from a byte of it at least).
     struct FrameLine {
-        /// The line's index in the translated text.
-        var line: Int
-        private var storedConcreteLine = -1
-        private var objectStart: UInt32
-        private var objectEnd: UInt32
         private var formOffset: UInt64 = 0
         private var formValue: UInt64 = 0
-        private let names: FrameText
+        private var objectStart: UInt32
+        private var objectEnd: UInt32
+        private var storedLine: UInt32
         private var nameID: Int32 = -1
         private var fileID: Int32 = -1
         private var kind: Kind
@@ -62,10 +60,9 @@ struct IPSTranslator {
         }
 
         init(line: Int, object: Range<Int>, form: FrameForm, inlined: Bool, names: FrameText) {
-            self.line = line
+            storedLine = UInt32(truncatingIfNeeded: line)
             objectStart = UInt32(truncatingIfNeeded: object.lowerBound)
             objectEnd = UInt32(truncatingIfNeeded: object.upperBound)
-            self.names = names
             self.inlined = inlined
             switch form {
             case .unsymbolicated(let loadAddress, let offset):
@@ -87,11 +84,14 @@ struct IPSTranslator {
             }
         }
 
+        /// The line's index in the translated text.
+        var line: Int { Int(storedLine) }
+
         /// The JSON object's byte range in the file.
         var object: Range<Int> { Int(objectStart)..<Int(objectEnd) }
 
-        /// What the object says after the address.
-        var form: FrameForm {
+        /// What the object says after the address, its names read from `names`.
+        func form(_ names: FrameText) -> FrameForm {
             switch kind {
             case .unsymbolicated: return .unsymbolicated(loadAddress: formValue, offset: formOffset)
             case .symbol: return .symbol(name: names[nameID], offset: formOffset)
@@ -101,13 +101,6 @@ struct IPSTranslator {
             case .unknown: return .unknown
             }
         }
-
-        /// For an inlined frame: the line of the concrete frame it belongs to, if it is
-        /// followed by one with the same image and offset.
-        var concreteLine: Int? {
-            get { storedConcreteLine < 0 ? nil : storedConcreteLine }
-            set { storedConcreteLine = newValue ?? -1 }
-        }
     }
 
     /// The translated report, its frame lines and its text backtraces.
@@ -115,6 +108,14 @@ struct IPSTranslator {
         var text: [UInt8]
         var frames: [FrameLine]
         var textBacktraces: [IPSDocument.TextBacktrace]
+        /// The names of the frame lines' forms.
+        var names: FrameText
+        /// For an inlined frame line (by index into `frames`): the line of the concrete frame
+        /// it belongs to, when it is followed by one with the same image and offset.
+        var concreteLines: [Int: Int]
+
+        /// What the object of `frameLine` says after the address.
+        func form(of frameLine: FrameLine) -> FrameForm { frameLine.form(names) }
     }
 
     private struct Image {
@@ -140,6 +141,8 @@ struct IPSTranslator {
     private var frames: [FrameLine] = []
     /// The names of the frames' forms, each held once.
     private let names = FrameText()
+    /// The concrete frame's line of each inlined frame line that has one (by index into `frames`).
+    private var concreteLines: [Int: Int] = [:]
     private var textBacktraces: [IPSDocument.TextBacktrace] = []
 
     /// Translates `body` (the report's JSON body) with `metadata` (its first line).
@@ -147,7 +150,8 @@ struct IPSTranslator {
         var translator = IPSTranslator(metadata: metadata, body: body)
         translator.run()
         return Translation(text: translator.text, frames: translator.frames,
-                           textBacktraces: translator.textBacktraces)
+                           textBacktraces: translator.textBacktraces, names: translator.names,
+                           concreteLines: translator.concreteLines)
     }
 
     private init(metadata: JSONTree, body: JSONTree) {
@@ -333,7 +337,7 @@ struct IPSTranslator {
             let place = placeKey(node)
             for pending in pendingInlined.reversed() {
                 guard place != nil, placeKey(pending.node) == place else { break }
-                frames[pending.frame].concreteLine = frameLine.line
+                concreteLines[pending.frame] = frameLine.line
             }
             pendingInlined = []
             index += 1
