@@ -5,6 +5,7 @@
 #                .build/test-output/group.png)
 #   make bench   measures against llvm-symbolizer
 #   make fuzz    fuzzes every parser for FUZZ_SECONDS each (default 60); fails on any finding
+#   make fuzz-replay  runs every parser's harness over its kept inputs and seeds (CI)
 #   make install installs the program, its manual page and shell completions under PREFIX
 #                (default /usr/local; DESTDIR stages them); make uninstall removes them
 #   make deb     builds the Debian package symbolicate_VERSION_ARCH.deb in .build/deb
@@ -19,6 +20,7 @@ FUZZ_SECONDS ?= 60
 
 # Debian packages the build, the fixtures and the tests need.
 PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg \
+            clang-14 clang-19 \
             libcurl4-openssl-dev libdebuginfod-dev debuginfod strace llvm-19-dev rustc \
             dpkg-dev lintian man-db bsdutils bash-completion \
             chromium time parallel
@@ -42,7 +44,7 @@ BUILD_COMMIT    := Sources/symbolicate/BuildCommit.swift
 # The manual page's date: the commit's, so that the page does not change from one day to the next.
 MAN_DATE        ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: setup build run test bench fuzz fixtures clean commit man completions install uninstall deb
+.PHONY: setup build run test bench fuzz fuzz-replay fixtures producers clean commit man completions install uninstall deb
 
 setup:
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -111,6 +113,10 @@ deb: build man completions
 fixtures: setup
 	Fixtures/build.sh
 
+# The same programs built by every DWARF producer here (Fixtures/producers.sh), for the tests.
+producers: setup
+	Fixtures/producers.sh
+
 run: build fixtures
 	$(RELEASE_BIN) -d Fixtures/build/macho Fixtures/build/reports/App-arm64.crash
 	@echo
@@ -118,7 +124,7 @@ run: build fixtures
 	$(RELEASE_BIN) group -d Fixtures/build/macho Fixtures/build/reports Fixtures/build/group
 
 # The release program is built first: the tests of make install and make deb use it.
-test: setup fixtures build
+test: setup fixtures producers build
 	$(SWIFT) build --product symbolicate
 	$(SWIFT) test --disable-swift-testing
 
@@ -129,6 +135,10 @@ bench: build fixtures
 
 fuzz: setup fixtures
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
+
+# Every harness once over its kept inputs and seeds (what CI runs): deterministic.
+fuzz-replay: setup fixtures
+	Fuzz/run.sh --replay
 
 clean:
 	rm -rf .build .build-fuzz Fixtures/build $(BUILD_COMMIT)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs fuzz targets: Fuzz/run.sh [target...]   (default: every Fuzz/*.swift and Fuzz/*.c)
+# Builds and runs fuzz targets: Fuzz/run.sh [--replay] [target...]
+#   (default: every Fuzz/*.swift and Fuzz/*.c)
 #
 #   FUZZ_SECONDS  how long each target runs (default 60)
 #   FUZZ_JOBS     how many targets run at once (default 2)
@@ -8,8 +9,19 @@
 # afresh from Fixtures/build and ../shared/corpus. Anything found (a crash, a broken promise,
 # more than 2 GB of memory, an input taking over 10 s) lands in .build-fuzz/findings/<target>/
 # and makes the script exit non-zero.
+#
+# --replay runs each target once over its kept regression inputs (Tests/FuzzRegressions/<target>)
+# and its seeds, whole (no length limit) and without mutating them: the same inputs give the
+# same verdict on every run, which is what CI wants. Open-ended fuzzing, which starts from a new
+# random point each time and may find what no change made, is for before a change lands.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+REPLAY=0
+if [ "${1:-}" = "--replay" ]; then
+    REPLAY=1
+    shift
+fi
 
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-2}
@@ -132,6 +144,22 @@ seed_kind() {
     esac
 }
 
+# One run of `target` over every input of its regression folder and its seeds, each executed
+# once (-runs=0 executes the inputs of the folders given and stops before any mutation).
+replay_one() {
+    local target=$1
+    local findings="$OUT/findings/$target" inputs=("$seeds/$(seed_kind "$target")")
+    mkdir -p "$findings"
+    [ -d "Tests/FuzzRegressions/$target" ] && inputs=("Tests/FuzzRegressions/$target" "${inputs[@]}")
+    "$OUT/$target" -runs=0 -seed=1 -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="$findings/" "${inputs[@]}" >"$OUT/$target.log" 2>&1
+    local status=$?
+    # A run that stopped without leaving its input (a crash of the runner itself) still fails.
+    if [ $status -ne 0 ] && [ -z "$(find "$findings" -type f 2>/dev/null)" ]; then
+        echo "exit status $status" >"$findings/run-failed-without-input"
+    fi
+}
+
 run_one() {
     local target=$1
     local corpus="$OUT/corpus/$target" findings="$OUT/findings/$target" limits=()
@@ -145,12 +173,18 @@ run_one() {
         >"$OUT/$target.log" 2>&1
 }
 
-echo "fuzz: running ${#targets[@]} targets for ${SECONDS_EACH}s each, $JOBS at a time"
+if [ "$REPLAY" = 1 ]; then
+    echo "fuzz: replaying the kept inputs and seeds of ${#targets[@]} targets, $JOBS at a time"
+    run=replay_one
+else
+    echo "fuzz: running ${#targets[@]} targets for ${SECONDS_EACH}s each, $JOBS at a time"
+    run=run_one
+fi
 rm -rf "$OUT/findings"
 running=0
 for target in "${targets[@]}"; do
     if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
-    run_one "$target" &
+    "$run" "$target" &
     running=$((running + 1))
 done
 wait

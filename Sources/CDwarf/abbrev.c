@@ -157,8 +157,9 @@ CDW_INTERNAL const abbrev *find_sorted_abbrev(const abbrev_table *t, uint64_t co
 // An abbreviation's attributes are kept as steps a reader takes: those read_unit_die and
 // read_function_fast read, one each, and runs of others of fixed sizes, one step each (none
 // when their size is 0), so that reading a DIE takes steps in proportion to its bytes whatever
-// the abbreviation. An attribute read that takes no bytes may come once (DWARF allows any
-// attribute once a DIE; some compilers repeat DW_AT_linkage_name, which takes bytes).
+// the abbreviation. An attribute read that takes no bytes is one step however often it comes,
+// with its last value (DWARF allows any attribute once a DIE; some compilers repeat
+// DW_AT_linkage_name, which takes bytes, and whose last value is the one kept).
 CDW_INTERNAL int load_abbrevs(abbrev_table *t, const dwarf_sections *sections, int big_endian,
                               const unit_header *h, uint64_t budget) {
     if (t->valid && t->offset == h->abbrev_offset && t->version == h->version &&
@@ -211,8 +212,15 @@ CDW_INTERNAL int load_abbrevs(abbrev_table *t, const dwarf_sections *sections, i
             }
             if (running >= 0) running = size >= 0 ? running + size : -1;
             uint32_t bit = attribute_read(at);
-            // Of no bytes, the same attribute could come any number of times for a byte of DIE.
-            if (size == 0 && (bit & seen)) return FAST_DAMAGED;
+            // Of no bytes, the same attribute could come any number of times for a byte of DIE:
+            // a repeat takes no step; its value replaces the one before, as the value of a
+            // repeated attribute of some bytes does when it is read.
+            if (size == 0 && (bit & seen)) {
+                for (uint32_t i = a.first_spec; i < t->spec_count; i++) {
+                    if (t->specs[i].at == spec.at) t->specs[i].implicit_const = spec.implicit_const;
+                }
+                continue;
+            }
             if (size == 0) seen |= bit;
             if (!bit && size >= 0) {
                 if (merging && t->specs[t->spec_count - 1].size <= INT16_MAX - size) {

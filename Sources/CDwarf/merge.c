@@ -242,6 +242,8 @@ CDW_INTERNAL void free_reader(reader *rd) {
     free(rd->threads);
     free(rd->string_base);
     free(rd->tasks_done);
+    free((void *)rd->marks.bits[0]);
+    free((void *)rd->marks.bits[1]);
     pthread_mutex_destroy(&rd->release_lock);
     free(rd->lines);
     free(rd->functions);

@@ -127,6 +127,7 @@ typedef struct reader {
     thread_ctx *threads;
     uint32_t thread_count;
     uint64_t *string_base;  // per thread
+    list_marks marks;       // range-list entries read so far, for every thread
     int units_dropped;      // some unit is skipped: its strings are to go (strings.c)
     // Releasing the .debug_info of units read (see unit_read), when the object allows it.
     atomic_uchar *tasks_done;  // per unit, 0 to 2

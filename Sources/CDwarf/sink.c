@@ -104,6 +104,9 @@ CDW_INTERNAL void sink_free(sink *s) {
     cdw_result_free(&s->r);
     free(s->interned);
     s->interned = NULL;
+    free(s->enclosing);
+    s->enclosing = NULL;
+    s->enclosing_capacity = 0;
 }
 
 CDW_INTERNAL void sink_counts(const sink *s, uint64_t counts[ARR_COUNT]) {

@@ -6,6 +6,7 @@
 
 #include "object.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,14 @@ struct interned {
     uint64_t offset;
 };
 
+// The range-list entries some unit has read already, as a bit per byte of .debug_ranges (list
+// 0) and .debug_rnglists (list 1), set at each entry's first byte; shared by every thread.
+typedef struct list_marks {
+    const uint8_t *base[2];
+    uint64_t size[2];
+    _Atomic uint64_t *bits[2];  // NULL: every entry is counted against the unit's budget
+} list_marks;
+
 typedef struct sink {
     cdw_result r;
     uint64_t function_capacity, range_capacity, row_capacity, file_capacity, unit_capacity,
@@ -27,8 +36,13 @@ typedef struct sink {
     uint64_t interned_capacity, interned_count;
     // The bytes of .debug_ranges / .debug_rnglists the current unit's range lists span.
     const uint8_t *lists_read[2];
-    // Range list entries the current unit may still read (see fast_unit_functions).
+    // Range list entries read before that the current unit may still read again (see
+    // fast_unit_functions), and which entries were read before.
     uint64_t list_entries_left;
+    list_marks *marks;
+    // The function enclosing each level of the DIE tree being walked (fast_unit_functions).
+    int32_t *enclosing;
+    uint64_t enclosing_capacity;
 } sink;
 
 // `call_file` of a function entry while units are read: the raw DW_AT_call_file value, or
@@ -90,8 +104,19 @@ static inline int add_range(sink *s, uint64_t low, uint64_t high) {
     return 0;
 }
 
-// Counts a range list entry against what the unit may read: -1 once it may read no more.
-static inline int count_list_entry(sink *s) {
+// Counts the range list entry at `entry` of list section `list` (0: .debug_ranges, 1:
+// .debug_rnglists): the first read of an entry is paid for by its bytes; reading it again is
+// counted against what the unit may read again. -1 once it may read no more.
+static inline int count_list_entry(sink *s, unsigned list, const uint8_t *entry) {
+    const list_marks *m = s->marks;
+    if (m && m->bits[list] && entry >= m->base[list] && (uint64_t)(entry - m->base[list]) < m->size[list]) {
+        uint64_t at = (uint64_t)(entry - m->base[list]);
+        _Atomic uint64_t *word = &m->bits[list][at >> 6];
+        uint64_t bit = (uint64_t)1 << (at & 63);
+        if (!(atomic_load_explicit(word, memory_order_relaxed) & bit) &&
+            !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit))
+            return 0;
+    }
     if (s->list_entries_left == 0) return -1;
     s->list_entries_left--;
     return 0;
@@ -103,9 +128,6 @@ static inline void note_list_read(sink *s, const uint8_t *from, const uint8_t *t
     if (to > s->lists_read[1]) s->lists_read[1] = to;
 }
 
-
-// Children deeper than this are not walked (malformed nesting).
-#define MAX_DEPTH 256
 
 // Tags whose children may hold subprograms or inlined subroutines (abbrev.c).
 CDW_INTERNAL int may_hold_functions(uint64_t tag);

@@ -114,6 +114,15 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         free_reader(rd);
         return CDW_ERROR;
     }
+    // A bit per byte of each range-list section (see count_list_entry); without the memory,
+    // every entry counts against the unit's budget.
+    const span *lists[2] = {&rd->sections.ranges, &rd->sections.rnglists};
+    for (int k = 0; k < 2; k++) {
+        if (!lists[k]->data || !lists[k]->size) continue;
+        rd->marks.base[k] = lists[k]->data;
+        rd->marks.size[k] = lists[k]->size;
+        rd->marks.bits[k] = calloc((lists[k]->size + 63) / 64, sizeof(uint64_t));
+    }
     char header_message[512];
     header_message[0] = '\0';
     int header_status = scan_units(&rd->sections, object->big_endian, &rd->units,
@@ -150,6 +159,7 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         rd->threads[i].reader = rd;
         rd->threads[i].index = i;
         ready = sink_init(&rd->threads[i].s) == 0;
+        rd->threads[i].s.marks = &rd->marks;
     }
     if (!ready) {
         set_message(message, message_size, "out of memory");
@@ -167,7 +177,11 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     for (uint32_t i = 1; i < threads; i++) {
         if (rd->threads[i].started) pthread_join(rd->threads[i].thread, NULL);
     }
-    // What only reading needs goes now: abbreviations, interned strings.
+    // What only reading needs goes now: abbreviations, interned strings, range-list marks.
+    for (int k = 0; k < 2; k++) {
+        free((void *)rd->marks.bits[k]);
+        rd->marks.bits[k] = NULL;
+    }
     for (uint32_t i = 0; i < rd->table_count; i++) abbrev_table_free(&rd->tables[i]);
     free(rd->tables);
     rd->tables = NULL;

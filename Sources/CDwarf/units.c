@@ -364,8 +364,21 @@ static int skip_children(cursor *c, const abbrev_table *abbrevs, const unit_ctx 
     return FAST_OK;
 }
 
+// Makes room for level `level` of the DIE tree in `s->enclosing`. Levels are bounded by the
+// unit's bytes (each takes a DIE of a byte or more), so the stack is too.
+static int reserve_level(sink *s, uint64_t level) {
+    if (level < s->enclosing_capacity) return FAST_OK;
+    uint64_t next = s->enclosing_capacity ? s->enclosing_capacity * 2 : 64;
+    while (next <= level) next *= 2;
+    int32_t *grown = realloc(s->enclosing, next * sizeof(int32_t));
+    if (!grown) return FAST_NO_MEMORY;
+    s->enclosing = grown;
+    s->enclosing_capacity = next;
+    return FAST_OK;
+}
+
 // Every subprogram and inlined subroutine of the unit, with their ranges, as walk_children
-// finds them.
+// finds them, however deep they are nested.
 CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf_sections *sections,
                                      int big_endian, const unit_header *h) {
     unit_ctx u;
@@ -374,15 +387,16 @@ CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf
     const abbrev_table *abbrevs;
     int res = open_unit(scratch, sections, big_endian, h, &abbrevs, &u, &c, &unit_abbrev);
     if (res != 0 || !unit_abbrev || !unit_abbrev->children) return res;
-    // A range list may be named by any number of DIEs, and read again for each: the entries a
-    // unit reads (and so the ranges it adds) are bounded by its size. Compilers give a DIE a
-    // few ranges, and most DIEs none: two entries per byte of the unit is room enough, and a
-    // few more for a unit of one function split in many pieces.
+    // A range list may be named by any number of DIEs, and read again for each. Its first read
+    // costs nothing here: every entry is read once for the bytes it takes in the section
+    // (count_list_entry). Entries read again are bounded by the unit's size: two per byte of
+    // the unit, and a few more, is far more than any compiler's DIEs share (a list is named
+    // by one DIE, at most by a function and a block of the same ranges).
     s->list_entries_left = 2 * (h->end - h->offset) + 32;
     const uint8_t *info = sections->info.data;
-    int32_t enclosing[MAX_DEPTH + 2];
-    unsigned level = 0;  // of the siblings being read: 0 for the unit DIE's children
-    enclosing[0] = -1;
+    if ((res = reserve_level(s, 0)) != FAST_OK) return res;
+    uint64_t level = 0;  // of the siblings being read: 0 for the unit DIE's children
+    s->enclosing[0] = -1;
     while (c.p < c.end) {
         const uint8_t *die = c.p;
         uint64_t code = get_uleb(&c);
@@ -394,8 +408,8 @@ CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf
         }
         const abbrev *a = find_abbrev(abbrevs, code);
         if (!a) return FAST_DAMAGED;
-        int32_t inner = enclosing[level];
-        int descend = a->children && (a->kind & KIND_HOLDS_FUNCTIONS) && level + 1 <= MAX_DEPTH;
+        int32_t inner = s->enclosing[level];
+        int descend = a->children && (a->kind & KIND_HOLDS_FUNCTIONS);
         if (a->kind & KIND_FUNCTION) {
             res = read_function_fast(s, abbrevs, &u, &c, a, (uint64_t)(die - info), inner);
             if (res != 0) return res;
@@ -408,7 +422,8 @@ CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf
         }
         if (!a->children) continue;
         if (descend) {
-            enclosing[++level] = inner;
+            if ((res = reserve_level(s, level + 1)) != FAST_OK) return res;
+            s->enclosing[++level] = inner;
         } else if ((res = skip_children(&c, abbrevs, &u)) != FAST_OK) {
             return res;
         }

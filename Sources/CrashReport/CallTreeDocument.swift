@@ -26,7 +26,8 @@ public struct CallTreeDocument: Sendable {
     public struct Node: Sendable, Equatable {
         /// How many samples the node stands for.
         public var samples: UInt64
-        /// The image part of the line (`App + 1234` for spindump, `(in App)` for sample).
+        /// The image part of the line (`App + 1234` for spindump, `(in App)` for sample); empty
+        /// for a line that names no image (`??? [0x...]`).
         public var image: Range<Int32>
         /// Spindump: just past the `)` that closes the image group.
         public var groupEnd: Int32

@@ -15,7 +15,9 @@
 ///    id, `com.example.App`, and named `App` in frames).
 ///
 /// The frame's `imageOffset` is the offset it gives, else its address less the image's base;
-/// a frame without an address gets base + offset, for the JSON and frames outputs.
+/// a frame without an address gets base + offset, for the JSON and frames outputs. A frame
+/// whose offset is past its address, or whose base + offset does not fit in 64 bits, is placed
+/// in no image: its numbers contradict each other, and no answer would be right.
 enum CallTreeImages {
     static func place(_ report: inout CrashReport, _ placements: [[CallTreePlacement]], imageBlocks: [Int],
                       blockStarts: [Int]) {
@@ -47,10 +49,12 @@ enum CallTreeImages {
                         ?? candidates[0]
                 }
                 var found: Int?
+                // An offset past the address puts the image below address 0: nothing places it.
+                if placement.hasAddress, let offset = placement.imageOffset, offset > frame.address { continue }
                 if let uuid = placement.uuid {
                     found = preferred(byUUID[uuid])
                     if found == nil {
-                        let base = placement.hasAddress ? frame.address &- (placement.imageOffset ?? 0) : 0
+                        let base = placement.hasAddress ? frame.address - (placement.imageOffset ?? 0) : 0
                         var image = BinaryImage(loadAddress: base, endAddress: base, name: frame.imageName ?? "???",
                                                 uuid: uuid, line: frame.line)
                         image.endIsKnown = false
@@ -68,11 +72,19 @@ enum CallTreeImages {
                     found = preferred(byName[name[...]])
                 }
                 guard let image = found else { continue }
-                threads[t].frames[f].image = image
                 let base = images[image].loadAddress
+                if let offset = placement.imageOffset, !placement.hasAddress {
+                    // Base and offset must make an address: a sum past 64 bits is none.
+                    let (address, overflow) = base.addingReportingOverflow(offset)
+                    guard !overflow else {
+                        threads[t].frames[f].addressUnknown = true
+                        continue
+                    }
+                    threads[t].frames[f].address = address
+                }
+                threads[t].frames[f].image = image
                 if let offset = placement.imageOffset {
                     threads[t].frames[f].imageOffset = offset
-                    if !placement.hasAddress { threads[t].frames[f].address = base &+ offset }
                 } else if placement.hasAddress, frame.address >= base {
                     threads[t].frames[f].imageOffset = frame.address - base
                 } else {

@@ -15,6 +15,9 @@ enum CallTreeLine {
         var uuid: String?
         var imageOffset: UInt64?
         var address: UInt64?
+        /// The line's `[0x...]` address cannot be read (more than 64 bits, no digits): the
+        /// frame is a node of its tree with no image, and nothing resolves it.
+        var addressUnknown = false
     }
 
     /// Whether `p..<e` is a line that opens a call tree.
@@ -46,10 +49,20 @@ enum CallTreeLine {
     private static func spindumpFrame(_ b: UnsafeBufferPointer<UInt8>, lineStart: Int, column: Int, samples: UInt64,
                                       _ q: Int, _ e: Int) -> Parsed? {
         let bracket = lastAddressBracket(b, q, e)
+        if let bracket, bracket.address == nil {
+            return unreadableFrame(lineStart: lineStart, column: column, samples: samples, q, bracket)
+        }
         let groupEnd = bracket.map { b.trimEnd(q, $0.start) } ?? e
         guard groupEnd > q, b[groupEnd - 1] == ASCII.closeParen, let open = matchingOpen(b, q, groupEnd - 1),
               open > q, isBlank(b[open - 1])
-        else { return nil }
+        else {
+            return bracket.flatMap { bracket in
+                bracket.address.flatMap { address in
+                    imagelessFrame(b, lineStart: lineStart, column: column, samples: samples, q,
+                                   (bracket.start, bracket.end, address))
+                }
+            }
+        }
         let inner = open + 1
         let innerEnd = groupEnd - 1
         var imageStart = inner
@@ -89,6 +102,40 @@ enum CallTreeLine {
                       address: bracket?.address)
     }
 
+    /// A frame line whose `[0x...]` address cannot be read: a node of its tree that names no
+    /// image and no offset (which would stand in for the address), left as it is.
+    private static func unreadableFrame(lineStart: Int, column: Int, samples: UInt64, _ q: Int,
+                                        _ bracket: (start: Int, end: Int, address: UInt64?)) -> Parsed {
+        let node = CallTreeDocument.Node(
+            samples: samples, image: Int32(q - lineStart)..<Int32(q - lineStart), groupEnd: Int32(q - lineStart),
+            address: Int32(bracket.start - lineStart)..<Int32(bracket.end - lineStart))
+        return Parsed(style: .spindump, column: column, node: node, form: .unknown, restStart: q - lineStart,
+                      imageName: nil, uuid: nil, imageOffset: nil, address: nil, addressUnknown: true)
+    }
+
+    /// `SYMBOL [0xADDRESS] TAIL` with no image group: a frame spindump could place in no image
+    /// (`*958  ??? [0xffffff80002c1206] 1-958`, a kernel frame of an unknown kext, or a user
+    /// frame outside every listed image). It is a frame of its tree, with no image: nothing
+    /// resolves it, and its node's `image` is empty, so that the renderer leaves the line as
+    /// it is.
+    private static func imagelessFrame(_ b: UnsafeBufferPointer<UInt8>, lineStart: Int, column: Int, samples: UInt64,
+                                       _ q: Int, _ bracket: (start: Int, end: Int, address: UInt64)) -> Parsed? {
+        let symbolEnd = b.trimEnd(q, bracket.start)
+        var nameEnd = symbolEnd
+        var symbolOffset: UInt64?
+        if let (plus, value) = trailingPlusNumber(b, q, symbolEnd) {
+            nameEnd = plus
+            symbolOffset = value
+        }
+        guard nameEnd > q, b[q] != ASCII.less else { return nil }  // not `<on behalf of ...>`
+        let form = self.form(b, name: q..<nameEnd, symbolOffset: symbolOffset, imageOffset: nil, location: nil)
+        let node = CallTreeDocument.Node(
+            samples: samples, image: Int32(q - lineStart)..<Int32(q - lineStart), groupEnd: Int32(q - lineStart),
+            address: Int32(bracket.start - lineStart)..<Int32(bracket.end - lineStart))
+        return Parsed(style: .spindump, column: column, node: node, form: form, restStart: q - lineStart,
+                      imageName: nil, uuid: nil, imageOffset: nil, address: bracket.address)
+    }
+
     /// `SYMBOL  (in IMAGE) [+ OFFSET | load address 0xLOAD + 0xOFFSET]  [0xADDRESS]  [FILE:LINE]`.
     private static func sampleFrame(_ b: UnsafeBufferPointer<UInt8>, lineStart: Int, column: Int, samples: UInt64,
                                     _ q: Int, _ e: Int) -> Parsed? {
@@ -117,10 +164,15 @@ enum CallTreeLine {
             }
         }
         var bracket: (start: Int, end: Int, address: UInt64)?
-        if i + 1 < e, b[i] == 0x5B, let (value, next) = b.hexNumber(at: i + 1, end: e) {  // [
+        if i + 1 < e, b[i] == 0x5B, let (token, next) = b.hexToken(at: i + 1, end: e) {  // [
             var close = next
             while close < e && b[close] != 0x5D { close += 1 }  // ]
-            if close < e { bracket = (i, close + 1, value) }
+            if close < e {
+                guard case .value(let value) = token else {
+                    return unreadableFrame(lineStart: lineStart, column: column, samples: samples, q, (i, close + 1, nil))
+                }
+                bracket = (i, close + 1, value)
+            }
         }
         var location: (file: String, line: Int)?
         if let bracket {
@@ -185,13 +237,15 @@ enum CallTreeLine {
         return (b.string(p, b.trimEnd(p, colon)), b.string(b.skipBlanks(from: colon + 1, to: e), e))
     }
 
-    /// The last `[0xHEX...]` of `p..<e` that starts a token: its bounds and address.
+    /// The last `[0xHEX...]` of `p..<e` that starts a token: its bounds and address, nil when
+    /// the digits make no 64-bit number (none, or too many).
     private static func lastAddressBracket(_ b: UnsafeBufferPointer<UInt8>, _ p: Int, _ e: Int)
-        -> (start: Int, end: Int, address: UInt64)? {
+        -> (start: Int, end: Int, address: UInt64?)? {
         var i = e - 1
         while i > p {
-            if b[i] == 0x5B, isBlank(b[i - 1]), let (value, next) = b.hexNumber(at: i + 1, end: e), next < e,
+            if b[i] == 0x5B, isBlank(b[i - 1]), let (token, next) = b.hexToken(at: i + 1, end: e), next < e,
                b[next] == 0x5D {
+                guard case .value(let value) = token else { return (i, next + 1, nil) }
                 return (i, next + 1, value)
             }
             i -= 1

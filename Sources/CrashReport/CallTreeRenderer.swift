@@ -74,7 +74,8 @@ public struct CallTreeRenderer: Sendable {
         let image = Int(node.image.lowerBound)..<Int(node.image.upperBound)
         let groupEnd = Int(node.groupEnd)
         let address = node.address.map { Int($0.lowerBound)..<Int($0.upperBound) }
-        guard restStart <= image.lowerBound, image.upperBound <= groupEnd, groupEnd <= length,
+        // A node without an image group (`??? [0x...]`) has nothing to write a symbol into.
+        guard !image.isEmpty, restStart <= image.lowerBound, image.upperBound <= groupEnd, groupEnd <= length,
               address.map({ $0.lowerBound >= groupEnd && $0.upperBound <= length }) ?? true
         else {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[range]))

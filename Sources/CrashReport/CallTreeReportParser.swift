@@ -9,6 +9,7 @@
 ///       16  ??? (libdyld.dylib + 5512) [0x1a6d7a588]             <- a tree: deeper is callee
 ///         16  ??? (App + 16900) [0x104a34204] 1-16
 ///        *16  ??? (kernel + 1234) [0xfffffff007a1c5e0]           <- `*`: a kernel frame
+///          *16  ??? [0xffffff80002c1206]                         <- a frame in no known image
 ///       Binary Images:
 ///              0x104a30000 -        ???  com.example.App 1.0 (1) <4C4C44C3-...> /.../App
 ///
@@ -187,7 +188,8 @@ private struct CallTreeLineParser {
 
     private mutating func add(_ parsed: CallTreeLine.Parsed, line: Int) {
         guard let t = current else { return }
-        if style == nil { style = parsed.style }
+        // A line naming no image has the spindump shape in either layout: it does not tell.
+        if style == nil, !parsed.node.image.isEmpty { style = parsed.style }
         let index: Int
         if flat {
             index = threads[t].frames.count
@@ -198,9 +200,10 @@ private struct CallTreeLineParser {
         }
         frameColumns.append(parsed.column)
         let imageName = parsed.imageName.map { text[text.intern(b, $0.lowerBound, $0.upperBound)] }
-        threads[t].frames.append(Frame(
-            index: index, imageName: imageName, address: parsed.address ?? 0, form: parsed.form, line: line,
-            restStart: parsed.restStart, text: text))
+        var frame = Frame(index: index, imageName: imageName, address: parsed.address ?? 0, form: parsed.form, line: line,
+                          restStart: parsed.restStart, text: text)
+        frame.addressUnknown = parsed.addressUnknown
+        threads[t].frames.append(frame)
         nodes[t].append(parsed.node)
         placements[t].append(CallTreePlacement(
             imageName: imageName, uuid: parsed.uuid, imageOffset: parsed.imageOffset,

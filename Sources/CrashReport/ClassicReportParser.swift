@@ -413,6 +413,12 @@ private struct LineParser {
                 return frame(index: Int(index), nameStart, nameEnd, address: address, after: tokenEnd,
                              start, e, line: line)
             }
+            // An address no image can hold (`0x1ffffffffffffffffff`, `0x`): the frame is one,
+            // but no other number of the line stands in for its address.
+            if b.isUnreadableHexToken(t, tokenEnd) {
+                return Frame.unreadable(index: Int(index), imageName: nameEnd > nameStart ? name(nameStart, nameEnd) : nil,
+                                        line: line, restStart: b.skipBlanks(from: tokenEnd, to: e) - start, text: text)
+            }
             if bare == nil, t > nameStart, let address = bareAddress(t, tokenEnd) {
                 bare = (address, t, tokenEnd, nameEnd)
             }
@@ -478,10 +484,12 @@ private struct LineParser {
     private func parseForm(_ p: Int, _ e: Int, imageName: String?) -> FrameForm {
         guard p < e else { return .unknown }
         // 0x104a30000 + 50656
-        if let (load, afterLoad) = b.hexNumber(at: p, end: e),
-           let (offset, afterOffset) = plusOffset(afterLoad, e),
-           afterOffset == e {
-            return .unsymbolicated(loadAddress: load, offset: offset)
+        if let (load, afterLoad) = b.hexToken(at: p, end: e) {
+            if case .value(let address) = load, let (offset, afterOffset) = plusOffset(afterLoad, e), afterOffset == e {
+                return .unsymbolicated(loadAddress: address, offset: offset)
+            }
+            // A load address that cannot be read is no symbol's name either.
+            if load == .unreadable, afterLoad == e || isBlank(b[afterLoad]) { return .unknown }
         }
         // `0 + 0` after an address without `0x`: no symbol starts with a digit; the reporter
         // knew nothing.

@@ -132,6 +132,7 @@ public struct CrashReport: Sendable {
         for t in threads.indices {
             for f in threads[t].frames.indices {
                 let frame = threads[t].frames[f]
+                if frame.addressUnknown { continue }
                 let found = image(containing: frame.address)
                 if let index = found, !images[index].isPlaceholder {
                     threads[t].frames[f].image = index

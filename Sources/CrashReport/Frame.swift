@@ -61,8 +61,9 @@ public struct Frame: Sendable {
         static let inlined = Flags(rawValue: 8)
         /// A `symbolicated` form with an offset.
         static let formOffset = Flags(rawValue: 16)
+        static let addressUnknown = Flags(rawValue: 32)
         /// `index`, `line` and `restStart` are in the record `storedLine` of `text`.
-        static let wide = Flags(rawValue: 32)
+        static let wide = Flags(rawValue: 64)
     }
 
     /// Creates a frame from its parts. Its names go to `text`: a parser passes the one table of
@@ -214,6 +215,27 @@ public struct Frame: Sendable {
         }
     }
 
+    /// Whether the frame's address cannot be known: its line writes one that does not fit in
+    /// 64 bits or has no digits (`0x1ffffffffffffffffff`, `0x`), the report gives an image and
+    /// an offset whose sum does not fit, or no address at all (`address` is then 0). Such a
+    /// frame is a frame of its backtrace, but no image range places it; it has no image, and
+    /// nothing resolves it, unless the report names its image and its offset into it (a
+    /// MetricKit frame with `offsetIntoBinaryTextSegment` alone).
+    public var addressUnknown: Bool {
+        get { flags.contains(.addressUnknown) }
+        set { if newValue { flags.insert(.addressUnknown) } else { flags.remove(.addressUnknown) } }
+    }
+
+    /// A frame of `index` on `line` whose address cannot be read (`addressUnknown`): no image,
+    /// nothing known of it but what its line says, which is written as it came.
+    public static func unreadable(index: Int, imageName: String?, line: Int, restStart: Int?,
+                                  text: FrameText = FrameText()) -> Frame {
+        var frame = Frame(index: index, imageName: imageName, address: 0, form: .unknown, line: line,
+                          restStart: restStart, text: text)
+        frame.addressUnknown = true
+        return frame
+    }
+
     /// Whether the line is an inlined frame of an already symbolicated report (`foo + 4
     /// (File.m:8) [inlined]`): part of the next frame that is not, which has the same address.
     /// Such frames are never looked up themselves; when their concrete frame is resolved again,
@@ -229,6 +251,7 @@ extension Frame: Equatable {
     public static func == (a: Frame, b: Frame) -> Bool {
         a.index == b.index && a.address == b.address && a.line == b.line && a.restStart == b.restStart
             && a.imageOffset == b.imageOffset && a.storedImage == b.storedImage && a.returnAddress == b.returnAddress
-            && a.inlined == b.inlined && a.imageName == b.imageName && a.form == b.form
+            && a.inlined == b.inlined && a.addressUnknown == b.addressUnknown && a.imageName == b.imageName
+            && a.form == b.form
     }
 }

@@ -9,6 +9,8 @@
 ///   Application Specific Backtrace N.
 /// - FRAME is the frame number as printed; inlined frames repeat their frame's number, innermost
 ///   first, and end in `[inlined]`; the last field is empty otherwise.
+/// - ADDRESS is empty for a frame whose address the report gives in no readable form
+///   (`Frame.addressUnknown`).
 /// - FUNCTION and FILE:LINE are what the debug file says, or for an unresolved frame what the
 ///   report itself says (`<redacted>`, `foo (File.m:42)`); empty where nothing is known.
 /// - Control characters inside a field (tabs and line breaks included) are written as `\x09`,
@@ -87,8 +89,10 @@ public struct FramesRenderer: Sendable {
         out.append(ASCII.tab)
         appendField(image, to: &out)
         out.append(ASCII.tab)
-        out.append(literal: "0x")
-        out.append(utf8: String(frame.address, radix: 16))
+        if !frame.addressUnknown {
+            out.append(literal: "0x")
+            out.append(utf8: String(frame.address, radix: 16))
+        }
         out.append(ASCII.tab)
         appendField(function, to: &out)
         out.append(ASCII.tab)

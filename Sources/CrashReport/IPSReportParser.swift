@@ -15,9 +15,11 @@
 ///   that text is parsed by `ClassicReportParser`, so frames, images and their matching work as
 ///   for any report. The result has `format == .ips` and `ips` set: the original bytes and,
 ///   for each frame, the JSON object it came from, for `IPSRenderer`.
-/// - Any other bug_type (109, ...), or a body that does not open a JSON value: the rest is a
-///   classic text report, and the whole file is parsed as one (the metadata line is an unknown
-///   line, printed as it is).
+/// - Any other bug_type whose body is a JSON object with `threads` (a resource or hang report
+///   in the crash report's JSON shape): read as bug_type 309 is.
+/// - Any other bug_type (109, ...), or a body that does not open a JSON value or one without
+///   threads: the rest is a classic text report, and the whole file is parsed as one (the
+///   metadata line is an unknown line, printed as it is).
 public enum IPSReportParser {
     /// Whether `bytes` start with an `.ips` metadata line: a first line that opens a JSON object
     /// and names a `bug_type`. Whether that object is valid is `parse`'s business.
@@ -49,13 +51,12 @@ public enum IPSReportParser {
         guard metadata.nodes[metadata.root].kind == .object else {
             throw ReportError.invalidIPS(path, reason: "the metadata line is not a JSON object")
         }
-        guard metadata.text(metadata.member("bug_type", of: metadata.root)) == "309" else {
-            return try ClassicReportParser.parse(bytes, path: path)
-        }
+        let crashType = metadata.text(metadata.member("bug_type", of: metadata.root)) == "309"
 
         var bodyStart = metadataEnd
         while bodyStart < bytes.count && JSONScanner.isSpace(bytes[bodyStart]) { bodyStart += 1 }
         guard bodyStart < bytes.count else {
+            guard crashType else { return try ClassicReportParser.parse(bytes, path: path) }
             throw ReportError.invalidIPS(
                 path, reason: "bug_type 309 but nothing follows the metadata line: the file is cut short")
         }
@@ -64,26 +65,43 @@ public enum IPSReportParser {
             return try ClassicReportParser.parse(bytes, path: path)
         }
         // The tree of the body is let go once translated: the text is parsed without it.
-        let translation = try translate(bytes, from: bodyStart, metadata: metadata, path: path)
+        guard let translation = try translate(bytes, from: bodyStart, metadata: metadata, crashType: crashType,
+                                              path: path) else {
+            return try ClassicReportParser.parse(bytes, path: path)
+        }
         var report = try ClassicReportParser.parse(translation.text, path: path)
         report.format = .ips
         report.ips = document(for: &report, bytes: bytes, translation: translation)
         return report
     }
 
-    /// The JSON body at `bodyStart` read and translated to text; its tree is not kept.
-    private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree,
-                                  path: String) throws -> IPSTranslator.Translation {
+    /// The JSON body at `bodyStart` read and translated to text, its tree not kept; nil when
+    /// the file is read as a classic text report instead (a body of another bug_type than a
+    /// crash's that is not JSON or holds no threads).
+    private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree, crashType: Bool,
+                                  path: String) throws -> IPSTranslator.Translation? {
         let body: JSONTree
         do {
             body = try JSONScanner.parse(bytes, from: bodyStart, reserving: true).tree
         } catch let error as JSONError {
+            guard crashType else { return nil }
             throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
         }
+        // Another bug_type's JSON body is a crash report when it holds threads, as bug_type
+        // 309's does; otherwise (a jetsam event, a panic) it has no frames to read.
+        guard crashType || holdsThreads(body) else { return nil }
         guard body.nodes[body.root].kind == .object else {
             throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
         }
         return IPSTranslator.translate(metadata: metadata, body: body)
+    }
+
+    /// Whether the JSON `body` is an object with a `threads` array: the shape of a crash report.
+    private static func holdsThreads(_ body: JSONTree) -> Bool {
+        guard body.nodes[body.root].kind == .object, let threads = body.member("threads", of: body.root) else {
+            return false
+        }
+        return body.nodes[threads].kind == .array
     }
 
     /// Ties the frames the classic parser found to the JSON objects their lines came from, and

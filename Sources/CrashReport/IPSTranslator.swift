@@ -28,7 +28,10 @@
 ///     Binary Images:
 ///            0x104a30000 -        0x104a37fff App arm64  <4c4c44c355553144a19baf60d4f21f14> /.../App
 ///
-/// A frame's address is its image's `base` plus its `imageOffset`. Frames the device already
+/// A frame's address is its image's `base` plus its `imageOffset`; when either is missing or
+/// not a 64-bit number, or their sum does not fit in 64 bits, the address is written
+/// `0x????????????????`, which the classic parser reads as a frame no image holds
+/// (`Frame.addressUnknown`): no other number stands in for it. Frames the device already
 /// symbolicated print `symbol + symbolLocation` and ` (sourceFile:sourceLine)`; inlined frames
 /// (`"inline":true`) print as lines of their own ending ` [inlined]`, numbered like the concrete
 /// frame that follows them. The strings of `asiBacktraces` are backtraces printed as text; they
@@ -355,8 +358,11 @@ struct IPSTranslator {
         let imageIndex = body.int(body.member("imageIndex", of: node))
         let image = imageIndex.flatMap { images.indices.contains($0) ? images[$0] : nil }
         let offset = body.unsigned(body.member("imageOffset", of: node))
-        let base = image?.base ?? 0
-        let address = base &+ (offset ?? 0)
+        var address: UInt64?
+        if let base = image?.base, let offset {
+            let (sum, overflow) = base.addingReportingOverflow(offset)
+            if !overflow { address = sum }
+        }
         let symbol = body.text(body.member("symbol", of: node))
         let symbolLocation = body.unsigned(body.member("symbolLocation", of: node))
         let file = body.text(body.member("sourceFile", of: node))
@@ -373,7 +379,7 @@ struct IPSTranslator {
             } else {
                 form = .symbol(name: symbol, offset: symbolLocation ?? 0)
             }
-        } else if let offset, let imageBase = image?.base {
+        } else if address != nil, let offset, let imageBase = image?.base {
             rest = "0x" + String(imageBase, radix: 16) + " + \(offset)"
             form = .unsymbolicated(loadAddress: imageBase, offset: offset)
         } else {
@@ -386,7 +392,7 @@ struct IPSTranslator {
         number += String(repeating: " ", count: max(1, 4 - number.count))
         var name = OutputEscaping.escaped(image?.displayName ?? "???") + " "
         if name.utf8.count < 36 { name += String(repeating: " ", count: 36 - name.utf8.count) }
-        let hexAddress = String(address, radix: 16)
+        let hexAddress = address.map { String($0, radix: 16) } ?? "????????????????"
         let lineIndex = lineCount
         line(number + name + "0x" + String(repeating: "0", count: max(0, 16 - hexAddress.count)) + hexAddress
              + " " + rest)

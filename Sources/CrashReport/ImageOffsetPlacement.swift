@@ -6,15 +6,23 @@ extension CrashReport {
     /// symbolicated by another tool; the offset places them in their debug file all the same.
     ///
     /// A frame named by a UUID the image list does not hold gets an image of its own, made
-    /// from the frame: that UUID, the load address its offset implies.
+    /// from the frame: that UUID, the load address its offset implies. A frame whose offset is
+    /// past its address, or past what its image's load address leaves of 64 bits, is left in no
+    /// image: its numbers contradict each other, and no answer would be right.
     mutating func placeFramesByImageOffset() {
         var byUUID: [String: Int]?
         var made: [BinaryImage] = []
         for t in threads.indices {
             for f in threads[t].frames.indices {
                 let frame = threads[t].frames[f]
-                guard case .imageOffset(let offset) = frame.form, frame.imageOffset == nil else { continue }
+                guard case .imageOffset(let offset) = frame.form, frame.imageOffset == nil, !frame.addressUnknown
+                else { continue }
                 if let i = frame.image, images[i].contains(frame.address), !images[i].isPlaceholder { continue }
+                // An offset past the frame's address would put its image below address 0.
+                guard offset <= frame.address else {
+                    threads[t].frames[f].image = nil
+                    continue
+                }
                 if let uuid = bracketedUUID(of: frame) {
                     if byUUID == nil {
                         byUUID = [:]
@@ -24,13 +32,19 @@ extension CrashReport {
                         threads[t].frames[f].image = i
                     } else {
                         let name = frame.imageName.flatMap { $0 == "???" ? nil : $0 } ?? "???"
-                        made.append(BinaryImage(loadAddress: frame.address &- offset, endAddress: frame.address,
+                        made.append(BinaryImage(loadAddress: frame.address - offset, endAddress: frame.address,
                                                 name: name, uuid: uuid, line: frame.line))
                         byUUID?[uuid] = images.count + made.count - 1
                         threads[t].frames[f].image = images.count + made.count - 1
                     }
                 }
-                guard threads[t].frames[f].image != nil else { continue }
+                guard let i = threads[t].frames[f].image else { continue }
+                // The image's base and the offset must make an address that fits in 64 bits.
+                let base = i < images.count ? images[i].loadAddress : made[i - images.count].loadAddress
+                guard !base.addingReportingOverflow(offset).overflow else {
+                    threads[t].frames[f].image = nil
+                    continue
+                }
                 threads[t].frames[f].imageOffset = offset
             }
         }

@@ -21,7 +21,8 @@
 /// - Inlined lines of an already symbolicated report (`... [inlined]`) give `"inlined":true`
 ///   entries, unless their frame was resolved anew.
 /// - A frame's `image` is its image name as printed, or for frames of an address list the name of
-///   the image its address falls in. `line` and `column` are null when unknown (nil or 0).
+///   the image its address falls in. `line` and `column` are null when unknown (nil or 0), and
+///   so is `address` when the report gives none that can be read (`Frame.addressUnknown`).
 /// - An image's `unresolved` says why an app image with frames in the report was left without
 ///   file and line (``UnresolvedImage``), null for the others.
 /// - A frame of a MetricKit payload also gives its `sample_count` (after `inlined`), null when
@@ -157,9 +158,13 @@ public enum JSONRenderer {
         out.append(decimal: frame.index)
         out.append(literal: ",\"image\":")
         appendString(image, to: &out)
-        out.append(literal: ",\"address\":\"")
-        out.append(hex: frame.address)
-        out.append(literal: "\",\"symbol\":")
+        if frame.addressUnknown {
+            out.append(literal: ",\"address\":null,\"symbol\":")
+        } else {
+            out.append(literal: ",\"address\":\"")
+            out.append(hex: frame.address)
+            out.append(literal: "\",\"symbol\":")
+        }
         appendString(symbol, to: &out)
         out.append(literal: ",\"offset\":")
         if let offset { out.append(decimal: offset) } else { out.append(literal: "null") }

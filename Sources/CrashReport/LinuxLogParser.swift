@@ -242,7 +242,9 @@ private struct LineScanner {
                                 imageOffset: nil, form: .unknown, function: nil, restStart: addressEnd - lineStart,
                                 sanitizer: false, isStrong: false)
         if b.equals("<unavailable>", nameStart, nameEnd) {
-            frame.moduleBase = address &- offset
+            // An offset from the module's base past the address places the module nowhere.
+            guard offset <= address else { return nil }
+            frame.moduleBase = address - offset
             frame.isStrong = true
         } else {
             let name = b.string(nameStart, nameEnd)
@@ -334,9 +336,11 @@ private struct LineScanner {
               afterNumber < e, isBlank(b[afterNumber])
         else { return nil }
         let addressStart = b.skipBlanks(from: afterNumber, to: e)
-        guard let (address, addressEnd) = b.hexNumber(at: addressStart, end: e),
-              addressEnd == e || isBlank(b[addressEnd])
-        else {
+        let addressEnd = b.skipToken(from: addressStart, to: e)
+        // `#3 0x1ffffffffffffffffff (prog+0x1234)` is no frame: not ThreadSanitizer's
+        // address-less line either, whose module offset would then stand in for the address.
+        if b.isUnreadableHexToken(addressStart, addressEnd) { return nil }
+        guard let (address, next) = b.hexNumber(at: addressStart, end: e), next == addressEnd else {
             return hash == p ? threadSanitizerFrame(lineStart: lineStart, number: Int(number), addressStart, e) : nil
         }
         var frame = ParsedFrame(family: .numbered, number: Int(number), address: address, module: nil, buildID: nil,

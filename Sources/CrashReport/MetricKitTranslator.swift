@@ -242,12 +242,18 @@ struct MetricKitTranslator {
     /// Writes one frame line and returns its frame. The image base is the address less the
     /// offset; a frame missing one of them gets it from the base another frame of its binary gave.
     private mutating func writeFrame(_ fields: FrameFields, depth: Int, level: Int) -> Frame {
-        let imageIndex = image(for: fields)
+        var imageIndex = image(for: fields)
         let base = imageIndex.flatMap { baseKnown[$0] ? images[$0].loadAddress : nil }
         var offset = fields.offset
         var address = fields.address
         if offset == nil, let address, let base, address >= base { offset = address - base }
-        if address == nil, let offset, let base { address = base &+ offset }
+        if address == nil, let given = offset, let base {
+            let (sum, overflow) = base.addingReportingOverflow(given)
+            // Base and offset that make no 64-bit address contradict each other: nothing is known.
+            if overflow { offset = nil } else { address = sum }
+        }
+        // Without an offset the frame is placed by its address alone, which needs the base.
+        if offset == nil && (address == nil || base == nil) { imageIndex = nil }
         let name = fields.name >= 0 ? names[fields.name] : "???"
 
         let lineStart = text.count
@@ -294,9 +300,11 @@ struct MetricKitTranslator {
         }
         text.append(ASCII.newline)
         lineCount += 1
-        return Frame(index: depth, imageName: name, address: address ?? 0, form: form, image: imageIndex,
-                     line: lineCount - 1, restStart: restStart, imageOffset: offset, returnAddress: depth > 0,
-                     text: names)
+        var frame = Frame(index: depth, imageName: name, address: address ?? 0, form: form, image: imageIndex,
+                          line: lineCount - 1, restStart: restStart, imageOffset: offset, returnAddress: depth > 0,
+                          text: names)
+        frame.addressUnknown = address == nil
+        return frame
     }
 
     // MARK: Images

@@ -2,12 +2,14 @@
 public enum ReportParser {
     /// Parses `bytes`, the contents of the file at `path` ("<stdin>" for standard input).
     ///
-    /// - A first line that is a JSON object with a `bug_type` is an `.ips` report
-    ///   (`IPSReportParser`): bug_type 309 is JSON throughout, 109 carries a classic text body.
-    ///   Stackshots (bug_type 288, or any body with `processByPid`) are read by
-    ///   `StackshotParser`. Other types that are not crash reports — jetsam events, panics — are
-    ///   passed through with a warning (`NoBacktraceReport`), and a text body of sampled call
-    ///   trees (microstackshots) is read as the text form is.
+    /// - A first line that is a JSON object with a `bug_type` is an `.ips` report, and its body
+    ///   is read as what it holds, whatever the bug_type: a stackshot (bug_type 288, or any
+    ///   body with `processByPid`) by `StackshotParser`; a text body of sampled call trees
+    ///   (microstackshots) as the text form is; a JSON crash body (bug_type 309, or any JSON
+    ///   body with `threads`) or a classic text body (109, resource reports, ...) by
+    ///   `IPSReportParser`. A report of a type that often holds no backtraces — jetsam events,
+    ///   panics — whose body has no frame at all is passed through with a warning
+    ///   (`NoBacktraceReport`).
     /// - A JSON object or array holding MetricKit diagnostics is a MetricKit payload
     ///   (`MetricKitParser`).
     /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
@@ -34,13 +36,13 @@ public enum ReportParser {
                let report = try StackshotParser.parse(bytes, path: path, required: bugType == "288") {
                 return report
             }
-            if let bugType, let kind = NoBacktraceReport.kinds[bugType] {
+            let report = bugType != "309" && CallTreeReportParser.looksLikeCallTree(bytes)
+                ? try CallTreeReportParser.parse(bytes, path: path)
+                : try IPSReportParser.parse(bytes, path: path)
+            if let bugType, let kind = NoBacktraceReport.kinds[bugType], NoBacktraceReport.hasNoFrames(report) {
                 return try NoBacktraceReport.report(bytes, path: path, kind: kind)
             }
-            if bugType != "309", CallTreeReportParser.looksLikeCallTree(bytes) {
-                return try CallTreeReportParser.parse(bytes, path: path)
-            }
-            return try IPSReportParser.parse(bytes, path: path)
+            return report
         }
         if MetricKitParser.looksLikeMetricKit(bytes), let report = try MetricKitParser.parse(bytes, path: path) {
             return report

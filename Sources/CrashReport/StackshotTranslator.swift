@@ -32,7 +32,9 @@
 /// to its image by index, not by address, since processes' address spaces overlap. A thread's
 /// kernel frames (innermost) come first, then its user frames, numbered on; the first of each
 /// is the thread's PC there, the others return addresses. A frame that names no image of the
-/// list, or no offset, is printed as its JSON (`???  [99,16900]`) and is not a frame. Scalar
+/// list, or no offset, or one that its image's load address leaves no room for in 64 bits, is
+/// printed as its JSON (`???  ??? [99,16900]`): a frame of its thread whose address is unknown
+/// (`Frame.addressUnknown`), which nothing resolves. Scalar
 /// members of the metadata and the body are printed as `key: value`, a string of several lines
 /// as indented lines. Control characters are written visibly (`OutputEscaping`).
 struct StackshotTranslator {
@@ -63,7 +65,7 @@ struct StackshotTranslator {
         translator.run(stackshot)
         var warnings: [String] = []
         if translator.skippedFrames > 0 {
-            warnings.append("\(translator.skippedFrames) stackshot frame(s) name no listed image or no offset; printed as they are")
+            warnings.append("\(translator.skippedFrames) stackshot frame(s) name no listed image or no offset that fits; printed as they are")
         }
         return Translation(text: translator.text, header: translator.header, threads: translator.threads,
                            images: translator.images, warnings: warnings)
@@ -154,7 +156,8 @@ struct StackshotTranslator {
         if body.nodes[node].kind == .array {
             var children = body.children(of: node)
             if let entry = children.next().flatMap({ body.int($0) }), entry < imageOfEntry.count,
-               imageOfEntry[entry] >= 0, let offset = children.next().flatMap({ body.unsigned($0) }) {
+               imageOfEntry[entry] >= 0, let offset = children.next().flatMap({ body.unsigned($0) }),
+               !images[Int(imageOfEntry[entry])].loadAddress.addingReportingOverflow(offset).overflow {
                 place = (Int(imageOfEntry[entry]), offset)
             }
         }
@@ -166,14 +169,19 @@ struct StackshotTranslator {
             text.append(literal: "???")
             pad(from: lineStart, to: 41)
             text.append(literal: "??? ")
+            let restStart = text.count - lineStart
             body.bytes.withUnsafeBufferPointer { b in
                 OutputEscaping.append(UnsafeBufferPointer(rebasing: b[body.nodes[node].range]), to: &text)
             }
             endLine()
+            var frame = Frame.unreadable(index: index, imageName: nil, line: lineCount - 1, restStart: restStart,
+                                         text: names)
+            frame.returnAddress = !first
+            thread.frames.append(frame)
             return
         }
         let image = images[imageIndex]
-        let address = image.loadAddress &+ offset
+        let address = image.loadAddress + offset
         OutputEscaping.append(image.name, to: &text)
         pad(from: lineStart, to: 41)
         text.append(literal: "0x")

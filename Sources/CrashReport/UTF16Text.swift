@@ -1,9 +1,11 @@
 /// Reports saved as UTF-16, as Windows tools save text: told from their first bytes and turned
 /// into UTF-8, which is what every parser reads.
 ///
-/// A byte-order mark says the order (`FF FE` little-endian, `FE FF` big-endian). Without one,
-/// the text is told by its NUL bytes: crash reports are mostly ASCII, and ASCII in UTF-16 has
-/// every other byte NUL — the odd ones little-endian, the even ones big-endian.
+/// A byte-order mark says the order (`FF FE` little-endian, `FE FF` big-endian). Crash reports
+/// are mostly ASCII, and ASCII in UTF-16 has every other byte NUL — the odd ones little-endian,
+/// the even ones big-endian: the text after the mark, or the whole text without one, must look
+/// so. Bytes that only start like a mark (`FE FF` before single-byte text) are no UTF-16 text:
+/// read as UTF-16 they would be other characters, written back other bytes.
 enum UTF16Text {
     /// The byte order of UTF-16 text.
     enum Encoding: String, Sendable {
@@ -23,36 +25,42 @@ enum UTF16Text {
 
     /// The encoding of `bytes` if they are UTF-16 text, nil otherwise.
     ///
-    /// Without a byte-order mark, at least three quarters of the code units of the first
-    /// 64 KiB must be ASCII characters other than NUL in one byte order, and at most one in
-    /// 100 NUL: UTF-8 text (with a stray NUL byte or not) and binary data with runs of zeros
-    /// are none of them.
+    /// At least three quarters of the code units of the first 64 KiB (after a byte-order
+    /// mark) must be ASCII characters other than NUL in one byte order — the mark's, when there
+    /// is one — and at most one in 100 NUL: UTF-8 text (with a stray NUL byte or not), binary
+    /// data with runs of zeros, and single-byte text after `FE FF` or `FF FE` are none of them.
     static func encoding(of bytes: [UInt8]) -> Encoding? {
         bytes.withUnsafeBufferPointer { b -> Encoding? in
             guard b.count >= 2 else { return nil }
-            if b[0] == 0xFF && b[1] == 0xFE { return .littleEndian }
-            if b[0] == 0xFE && b[1] == 0xFF { return .bigEndian }
-            let units = min(b.count, sampleSize) / 2
-            guard units >= 2 else { return nil }
-            var little = 0
-            var big = 0
-            var nuls = 0
-            // Neither order can be found once more than a quarter of the units fit neither
-            // (text in UTF-8 shows it within its first few units).
-            let misfits = units - units * 3 / 4 + 1
-            for k in 0..<units {
-                let first = b[2 * k]
-                let second = b[2 * k + 1]
-                if first == 0 && second == 0 { nuls += 1 }
-                if second == 0 && first < 0x80 { little += 1 }
-                if first == 0 && second < 0x80 { big += 1 }
-                if k & 63 == 63, k + 1 - little > misfits, k + 1 - big > misfits { return nil }
-            }
-            guard nuls * 100 <= units else { return nil }
-            if little * 4 >= units * 3 { return .littleEndian }
-            if big * 4 >= units * 3 { return .bigEndian }
+            if b[0] == 0xFF && b[1] == 0xFE { return looksLikeText(b, from: 2, .littleEndian) ? .littleEndian : nil }
+            if b[0] == 0xFE && b[1] == 0xFF { return looksLikeText(b, from: 2, .bigEndian) ? .bigEndian : nil }
+            if looksLikeText(b, from: 0, .littleEndian) { return .littleEndian }
+            if looksLikeText(b, from: 0, .bigEndian) { return .bigEndian }
             return nil
         }
+    }
+
+    /// Whether the code units from `start`, read in `order`, are text as `encoding(of:)`
+    /// wants it. A mark with nothing after it is the empty text.
+    private static func looksLikeText(_ b: UnsafeBufferPointer<UInt8>, from start: Int, _ order: Encoding) -> Bool {
+        let units = (min(b.count, start + sampleSize) - start) / 2
+        if units == 0 { return start > 0 }
+        // Single-unit text after a mark is judged as any: ASCII or not.
+        guard units >= 2 || start > 0 else { return false }
+        let asciiIndex = order == .littleEndian ? 0 : 1  // the byte that is the character
+        var ascii = 0
+        var nuls = 0
+        // The order is refused once more than a quarter of the units cannot be ASCII (text of
+        // another kind shows it within its first few units).
+        let misfits = units - units * 3 / 4 + 1
+        for k in 0..<units {
+            let character = b[start + 2 * k + asciiIndex]
+            let high = b[start + 2 * k + 1 - asciiIndex]
+            if high == 0 && character == 0 { nuls += 1 }
+            if high == 0 && character < 0x80 { ascii += 1 }
+            if k & 63 == 63, k + 1 - ascii > misfits { return false }
+        }
+        return nuls * 100 <= units && ascii * 4 >= units * 3
     }
 
     /// `bytes` decoded from `encoding` to UTF-8, without the byte-order mark.

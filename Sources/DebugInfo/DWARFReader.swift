@@ -52,11 +52,12 @@ enum DWARFReader {
         case .elf:
             status = cdw_open_elf(mapped.bytes.baseAddress, mapped.bytes.count, &object, &message, message.count)
         case .machO(let slice):
-            let base = mapped.bytes.baseAddress!.advanced(by: file.sliceOffset)
+            // The slice as the mapping holds it now (`MachO.slices` bounds it by the bytes
+            // mapped), not as `file` was identified: the file may have been cut short since.
+            let base = mapped.bytes.baseAddress!.advanced(by: slice.offset)
+            let size = UInt64(slice.size)
             // Names must outlive the shim's handle: keep them in one buffer for the call.
-            let dwarf = slice.sections.filter {
-                $0.segment == "__DWARF" && $0.size <= UInt64(file.sliceSize) && $0.offset <= UInt64(file.sliceSize) - $0.size
-            }
+            let dwarf = slice.sections.filter { $0.segment == "__DWARF" && $0.size <= size && $0.offset <= size - $0.size }
             let names = dwarf.map { strdup(elfSectionName(forMachO: $0.name)) }
             defer { names.forEach { free($0) } }
             var sections = zip(dwarf, names).map { section, name in

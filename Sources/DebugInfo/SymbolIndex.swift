@@ -64,6 +64,12 @@ public final class SymbolIndex: @unchecked Sendable {
     /// The first problem met reading the DWARF when part of it could not be read.
     public let problem: String?
 
+    /// Whether any of the DWARF was read: a function or a line-table row.
+    public var hasDWARFAnswers: Bool { tables.concrete.count > 0 || tables.sequences.count > 0 }
+
+    /// Whether the symbol table names any function.
+    public var hasSymbols: Bool { !symbols.isEmpty }
+
     let tables: Tables
     let symbols: SymbolTable
     /// For an index mapped from the cache: its checks, and the index to answer from instead

@@ -543,10 +543,14 @@ extension SymbolIndex {
                 }
                 return n
             }
+            // Copies of one sequence (a function of a COMDAT group several units compiled, whose
+            // discarded copies GNU ld points at the kept one) come last unit first: a lookup
+            // takes the last sequence that holds the address, the first unit's, as
+            // llvm-symbolizer takes the unit of lowest offset whose ranges hold it.
             var order = Array(sequences.indices)
             order.sort { a, b in
                 let x = sequences[a], y = sequences[b]
-                return x.low != y.low ? x.low < y.low : x.high != y.high ? x.high > y.high : x.first < y.first
+                return x.low != y.low ? x.low < y.low : x.high != y.high ? x.high > y.high : x.first > y.first
             }
             let sorted = order.map { k in
                 SortedRange(low: sequences[k].low, high: sequences[k].high, maxHigh: 0, first: placed[k].start, end: placed[k].end)

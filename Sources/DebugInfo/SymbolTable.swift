@@ -153,6 +153,39 @@ struct SymbolTable: Sendable {
         return cName(records[i].name)
     }
 
+    /// For each of `addresses`, the name and start of every symbol of `file`'s ELF table whose
+    /// extent holds it (a symbol without a size, its own address only), versions dropped:
+    /// aliases included (`raise`, `gsignal`, `__GI_raise`), of which the table built for
+    /// lookups keeps one per address. Reads the file; a Mach-O file gives none.
+    static func symbols(holding addresses: [UInt64], in file: DebugFile) throws -> [[(name: String, start: UInt64)]] {
+        var found = [[(name: String, start: UInt64)]](repeating: [], count: addresses.count)
+        guard file.format == .elf, !addresses.isEmpty else { return found }
+        let order = addresses.indices.sorted { addresses[$0] < addresses[$1] }
+        let mapped = try MappedFile(path: file.path)
+        try mapped.reading {
+            guard case .elf(let image) = try ObjectLayout(file, in: mapped) else { return }
+            var builder = Builder()
+            builder.readELF(image, mapped)
+            let strings = FlatArray(builder.strings)
+            for entry in builder.entries {
+                // The first of the sorted addresses at or above the symbol's start, then those below its end.
+                var low = 0, high = order.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if addresses[order[middle]] < entry.address { low = middle + 1 } else { high = middle }
+                }
+                // A symbol without a size has an end of UInt64.max.
+                let end = entry.end == .max ? entry.address &+ 1 : entry.end
+                var k = low
+                while k < order.count, addresses[order[k]] < end {
+                    found[order[k]].append((strings.cString(at: entry.name) ?? "", entry.address))
+                    k += 1
+                }
+            }
+        }
+        return found
+    }
+
     /// Collects symbols from the object file's table and sorts them.
     private struct Builder {
         struct Entry {
@@ -295,5 +328,15 @@ struct SymbolTable: Sendable {
             guard length > 1, let at = memchr(start + 1, Int32(UInt8(ascii: "@")), length - 1) else { return length }
             return UnsafeRawPointer(at) - start
         }
+    }
+}
+
+extension DebugFile {
+    /// For each of `addresses` (file addresses), the name and start of every function symbol of
+    /// this ELF file's symbol table whose extent holds it, aliases included: what names an
+    /// address may go by, for checking the names a report gives (an index keeps one name per
+    /// address). Reads the file; a Mach-O file gives none.
+    public func symbols(holding addresses: [UInt64]) throws -> [[(name: String, start: UInt64)]] {
+        try SymbolTable.symbols(holding: addresses, in: self)
     }
 }

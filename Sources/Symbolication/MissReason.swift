@@ -35,6 +35,14 @@ public enum MissReason: Hashable, Sendable {
     /// A file named like the image cannot be read (`matched` false), or the file matched
     /// cannot be used (`matched` true): why.
     case damaged(path: String, reason: String, matched: Bool)
+    /// The file matched can be used in part: some of its compile units could not be read
+    /// (`reason`, the first problem met), or none (`inPart` false) while its symbol table can be;
+    /// the frames there have names from the symbol table, or none.
+    case partlyRead(file: DebugFile, reason: String, inPart: Bool)
+    /// The file found by the module's path or file name (nothing to check its identity by)
+    /// names a frame otherwise than the report does (`frame`: its index and address, `logged`:
+    /// the report's name, `found`: the file's): not the build that crashed.
+    case contradicted(path: String, frame: String, logged: String, found: String)
 
     /// The word for programs (JSON's `reason`).
     public var code: String {
@@ -46,13 +54,18 @@ public enum MissReason: Hashable, Sendable {
         case .symbolTableOnly: return "symbol_table_only"
         case .noDebugInfo: return "no_debug_info"
         case .damaged: return "damaged"
+        case .partlyRead: return "partly_damaged"
+        case .contradicted: return "contradicted"
         }
     }
 
     /// Whether the image's frames still get function names (from a symbol table).
     public var resolvesNames: Bool {
-        if case .symbolTableOnly = self { return true }
-        return false
+        switch self {
+        case .symbolTableOnly: return true
+        case .partlyRead(let file, _, _): return file.hasSymbolTable
+        default: return false
+        }
     }
 
     /// The reason in words, for an image whose identifier is called `idWord` ("UUID",
@@ -81,6 +94,13 @@ public enum MissReason: Hashable, Sendable {
         case .damaged(let path, let reason, let matched):
             return matched ? "\(path) has this \(idWord) but cannot be used: \(reason)"
                 : "\(path), named like the image, cannot be used: \(reason)"
+        case .partlyRead(let file, let reason, let inPart):
+            return "\(file.path) has this \(idWord), but " + (inPart ? "part of its DWARF" : "its DWARF")
+                + " cannot be read (\(reason)): its frames there "
+                + (file.hasSymbolTable ? "are named from its symbol table, without file and line" : "are left as they are")
+        case .contradicted(let path, let frame, let logged, let found):
+            return "\(path), found by the module's path or name, has \(found) where the report names frame \(frame) "
+                + "\(logged): not the build that crashed"
         }
     }
 
@@ -97,9 +117,9 @@ public enum MissReason: Hashable, Sendable {
         case .otherArchitecture(let path, let architectures):
             result.file = path
             result.fileArchitectures = architectures
-        case .symbolTableOnly(let file), .noDebugInfo(let file):
+        case .symbolTableOnly(let file), .noDebugInfo(let file), .partlyRead(let file, _, _):
             result.file = file.path
-        case .damaged(let path, _, _):
+        case .damaged(let path, _, _), .contradicted(let path, _, _, _):
             result.file = path
         }
         return result

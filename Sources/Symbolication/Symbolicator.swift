@@ -34,7 +34,8 @@ public final class Symbolicator: @unchecked Sendable {
         public var force: Bool
         /// Resolve a Linux module the log names without a build-id through the file at the
         /// module's path on this machine (said once per module: nothing checks that it is
-        /// the file that crashed).
+        /// the file that crashed), unless a name the log gives one of its frames contradicts
+        /// that file (``ReportEvidence``).
         public var modulePaths: Bool
         public init(demangle: Bool = true, force: Bool = false, modulePaths: Bool = true) {
             self.demangle = demangle
@@ -122,6 +123,11 @@ public final class Symbolicator: @unchecked Sendable {
         var missing: Set<Int> = []
         // Images whose debug file gives no lines: its index failed, or it has no DWARF.
         var lineless: [Int: DebugFile] = [:]
+        // Images with frames matched without identity, and the file they were matched through:
+        // said once the names the report gives have been checked against their files.
+        var unchecked: [Int: (through: String, file: DebugFile)] = [:]
+        // Images a name of the report contradicts: said already, explained with the others.
+        var contradicted: [Int: MissReason] = [:]
         // Reports list every loaded image: only those frames point into are indexed.
         var framed = Set<Int>()
         for thread in report.threads {
@@ -134,7 +140,7 @@ public final class Symbolicator: @unchecked Sendable {
                 continue
             }
             if case .unchecked(let through, let named) = match {
-                if framed.contains(i) { warnAboutUncheckedMatch(image, file, through: through, in: report) }
+                if framed.contains(i) { unchecked[i] = (through, file) }
                 if let named {
                     lock.lock()
                     used.insert(named)
@@ -154,9 +160,14 @@ public final class Symbolicator: @unchecked Sendable {
                                       architecture: Symbolicator.architecture(of: image, in: report, debugFile: file))
             resolvedCount += 1
         }
+        if !unchecked.isEmpty {
+            resolvedCount -= dropContradictedImages(unchecked, of: report, images: &images, result: &result,
+                                                    lineless: &lineless, contradicted: &contradicted)
+        }
         guard resolvedCount > 0 else {
-            if !missing.isEmpty || !lineless.isEmpty {
-                result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
+            if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
+                result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
+                                                                  contradicted: contradicted, in: report)
             }
             return result
         }
@@ -229,8 +240,9 @@ public final class Symbolicator: @unchecked Sendable {
             guard let image, image.index.problem != nil, image.file.hasDWARF, !withLines.contains(i) else { continue }
             lineless[i] = image.file
         }
-        if !missing.isEmpty || !lineless.isEmpty {
-            result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless, in: report)
+        if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
+            result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
+                                                              contradicted: contradicted, in: report)
         }
         return result
     }
@@ -282,6 +294,37 @@ public final class Symbolicator: @unchecked Sendable {
         return named.hasDWARF || named.hasSymbolTable ? (named, .unchecked(through: named.path, named: named)) : nil
     }
 
+    /// Checks the images matched without identity (`unchecked`: by image, the file it was
+    /// matched through and its debug file) against the names the report gives their frames
+    /// (``ReportEvidence``): an image a name contradicts is left unresolved, as the report has
+    /// it, and said so (its reason in `contradicted`); the others are said to be unchecked.
+    /// Returns how many were left.
+    private func dropContradictedImages(_ unchecked: [Int: (through: String, file: DebugFile)], of report: CrashReport,
+                                        images: inout [ResolvedImage?], result: inout SymbolicatedReport,
+                                        lineless: inout [Int: DebugFile], contradicted: inout [Int: MissReason]) -> Int {
+        var subjects: [Int: ReportEvidence.Subject] = [:]
+        for i in unchecked.keys {
+            if let resolved = images[i] {
+                subjects[i] = ReportEvidence.Subject(file: resolved.file, index: resolved.index,
+                                                     architecture: resolved.architecture)
+            }
+        }
+        let contradictions = subjects.isEmpty ? [:] : ReportEvidence.contradictions(in: report, subjects: subjects)
+        for (i, (through, file)) in unchecked.sorted(by: { $0.key < $1.key }) {
+            guard let contradiction = contradictions[i] else {
+                warnAboutUncheckedMatch(report.images[i], file, through: through, in: report)
+                continue
+            }
+            diagnostics.warn(contradiction.message(report: report, image: report.images[i], file: file, through: through))
+            images[i] = nil
+            result.debugFiles[i] = nil
+            lineless[i] = nil
+            contradicted[i] = .contradicted(path: file.path, frame: "\(contradiction.frame.index) at 0x\(String(contradiction.frame.address, radix: 16))",
+                                            logged: contradiction.logged, found: contradiction.found)
+        }
+        return contradictions.count
+    }
+
     /// Says once per module that its frames are resolved through an object file found by the
     /// module's path or name: without a build-id in the log nothing shows that it is the file
     /// that crashed (a rebuilt or upgraded program gives wrong answers, not none).
@@ -301,6 +344,7 @@ public final class Symbolicator: @unchecked Sendable {
     /// search for; returns the reasons by image. System images are passed over: their symbols
     /// come from the device's own tables.
     private func explainUnresolvedImages(missing: Set<Int>, lineless: [Int: DebugFile],
+                                         contradicted: [Int: MissReason] = [:],
                                          in report: CrashReport) -> [Int: UnresolvedImage] {
         var framed: Set<Int> = []
         for thread in report.threads {
@@ -310,7 +354,7 @@ public final class Symbolicator: @unchecked Sendable {
         }
         let processPath = report.header.first { $0.key == "Path" }?.value
         var result: [Int: UnresolvedImage] = [:]
-        for i in missing.union(lineless.keys).sorted() {
+        for i in missing.union(lineless.keys).union(contradicted.keys).sorted() {
             let image = report.images[i]
             guard framed.contains(i), Symbolicator.isAppImage(image, processPath: processPath) else { continue }
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
@@ -329,6 +373,10 @@ public final class Symbolicator: @unchecked Sendable {
                 identity = "no UUID in the report"
             }
             let key = "\(image.uuid ?? image.path ?? image.name) \(architectureName)"
+            if let reason = contradicted[i] {  // said when it was found
+                result[i] = reason.unresolvedImage(idWord: idWord, architecture: architecture)
+                continue
+            }
             let reason = self.reason(for: image, matched: lineless[i], architecture: architecture, key: key,
                                      identity: identity)
             let explained = reason.unresolvedImage(idWord: idWord, architecture: architecture)
@@ -339,6 +387,8 @@ public final class Symbolicator: @unchecked Sendable {
                 line = "no debug file for \(image.name) (\(identity)); its frames are left as they are"
             case .symbolTableOnly:
                 line = "no debug file for \(image.name) (\(identity)) but \(explained.message)"
+            case .partlyRead:
+                line = "\(image.name) (\(identity)): \(explained.message)"
             default:
                 line = "no debug file for \(image.name) (\(identity)): \(explained.message); its frames are left as they are"
             }
@@ -357,15 +407,22 @@ public final class Symbolicator: @unchecked Sendable {
             return known
         }
         let failure = matched.flatMap { failures[$0] }
-        let problem = matched.flatMap { slots[$0]?.index?.problem }
+        let matchedIndex = matched.flatMap { slots[$0]?.index }
         lock.unlock()
         let reason: MissReason
         if let matched {
             switch failure {
             case nil:
-                reason = matched.hasDWARF
-                    ? .damaged(path: matched.path, reason: "part of the DWARF could not be read: \(problem ?? "?")", matched: true)
-                    : .symbolTableOnly(file: matched)
+                // Read in part: the units that read answer, the rest falls back to the symbol table.
+                // Only a file of which nothing can be used "cannot be used".
+                if !matched.hasDWARF {
+                    reason = .symbolTableOnly(file: matched)
+                } else if let index = matchedIndex, index.hasDWARFAnswers || index.hasSymbols {
+                    reason = .partlyRead(file: matched, reason: index.problem ?? "?", inPart: index.hasDWARFAnswers)
+                } else {
+                    reason = .damaged(path: matched.path, reason: "its DWARF cannot be read: \(matchedIndex?.problem ?? "?")",
+                                      matched: true)
+                }
             case .noDWARF? where !matched.hasDWARF:
                 // A file cut short loses its section headers or symbol table: damage, not a strip.
                 if let problem = (try? ObjectSurvey.survey(matched))?.problems.first {

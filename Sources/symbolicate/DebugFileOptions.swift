@@ -17,7 +17,9 @@ struct DebugFileOptions: ParsableArguments {
 
     @Flag(help: ArgumentHelp("Do not resolve Linux modules a log names without a build-id through the file at their path or a -d file of their name.",
                              discussion: "Without a build-id nothing shows that the file now at the path is the one that crashed; "
-                                 + "by default it is used, with one line per module saying so."))
+                                 + "by default it is used, with one line per module saying so, unless a name the log gives "
+                                 + "one of the module's frames is not what the file has there: then the module is left as "
+                                 + "the log has it."))
     var noModulePaths = false
 
     @OptionGroup(title: "Symbols from servers") var servers: ServerOptions

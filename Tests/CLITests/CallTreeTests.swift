@@ -190,6 +190,87 @@ Binary Images:
         XCTAssertNotNil(app["debug_file"] as? String)
     }
 
+    /// A spindump hang report of the x86_64 fixture app, modelled on macOS spindumps: nodes of
+    /// known images, kernel nodes (`*`), and nodes spindump placed in no image — `??? [0x...]`,
+    /// kernel frames of unknown extensions and user frames outside every listed image — each at
+    /// its `depth`.
+    static let spindumpNodes: [(depth: Int, kernel: Bool, body: String)] = [
+        (0, false, "start + 1 (libdyld.dylib + 89989) [0x7fff6842a085] 1-958"),
+        (1, false, "main + 75 (App + 2219) [0x10a2f18ab] 1-958"),
+        (2, false, "??? (App + 2638) [0x10a2f1a4e] 1-958"),
+        (3, false, "??? [0x10a2f18ec] 1-958"),
+        (4, false, "__workq_kernreturn + 10 (libsystem_kernel.dylib + 5566) [0x7fff685645be] 1-958"),
+        (5, true, "??? (kernel + 722854) [0xffffff80002b0ba6] 1-958"),
+        (6, true, "??? [0xffffff80002c1206] 1-958"),
+        (7, true, "??? (<8C5A3E0B-1F4D-3E8A-9B2C-7D6E5F4A3B21> + 1234) [0xffffff7f81c034d2] 1-958"),
+        (8, true, "thread_block_reason + 175 [0xffffff800034a6af] 1-958"),
+        (0, false, "thread_start + 13 (libsystem_pthread.dylib + 7031) [0x7fff6865ab77] 1-958"),
+        (1, false, "??? [0x7fff00001234] 1-958"),
+        (2, false, "??? (<unknown binary> + 4660) [0x1234] 1-958"),
+        (3, true, "??? [0xffffff80002c1206] 1-958"),
+    ]
+
+    /// The spindump of `spindumpNodes`: two threads (the second starts at the second depth 0).
+    static var spindump: String {
+        var lines = """
+            Date/Time:        2021-03-14 09:26:53.531 +0100
+            OS Version:       macOS 11.2 (Build 20D64)
+            Architecture:     x86_64
+            Report Version:   32
+            Data Source:      Stackshots
+
+            Process:          App [4127]
+            UUID:             UUID(App-x86_64 x86_64)
+            Path:             /Applications/App.app/Contents/MacOS/App
+            Num samples:      958 (1-958)
+
+            """.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast()
+        for (n, node) in spindumpNodes.enumerated() {
+            if node.depth == 0 {
+                if n > 0 { lines.append("") }
+                lines.append("  Thread 0x11cd\(n)    958 samples (1-958)    priority 31 (base 31)")
+            }
+            let indent = String(repeating: " ", count: 2 + 2 * node.depth - (node.kernel ? 1 : 0))
+            lines.append(indent + (node.kernel ? "*" : "") + "958  " + node.body)
+        }
+        lines += ["", "  Binary Images:",
+                  "           0x10a2f1000 -        0x10a2f3fff  com.example.App 1.0 (1)  <UUID(App-x86_64 x86_64)>  /Applications/App.app/Contents/MacOS/App",
+                  "        0x7fff68428000 -     0x7fff68429fff  libdyld.dylib (852.2)  <3B2B7B5D-3C4A-3D1E-9E0F-1A2B3C4D5E6F>  /usr/lib/system/libdyld.dylib",
+                  "   *0xffffff8000200000 - 0xffffff8000c2afff  kernel (7195.81.3)  <5D4E3F2A-1B0C-3D9E-8F7A-6B5C4D3E2F1A>  /System/Library/Kernels/kernel",
+                  ""]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every node of a spindump is a frame of its tree in JSON, at its depth, whether or not it
+    /// names an image (`image` null when it names none); the text comes back byte for byte but
+    /// for the nodes of the app, which resolve.
+    func testEveryNodeOfASpindumpIsAFrameAtItsDepth() throws {
+        let path = try write(Self.spindump, named: "App.hang.spindump.txt")
+        let arguments = ["--format", "json", "-d", try Fixtures.path("macho"), path]
+        let report = try IPSTests.jsonReport(try run(arguments), arguments)
+        let threads = try XCTUnwrap(report["threads"] as? [[String: Any]])
+        let frames = threads.flatMap { $0["frames"] as? [[String: Any]] ?? [] }.filter { $0["inlined"] as? Bool != true }
+        XCTAssertEqual(threads.count, 2)
+        XCTAssertEqual(frames.map { $0["index"] as? Int }, Self.spindumpNodes.map(\.depth), "every node, at its depth")
+        let addresses = Self.spindumpNodes.map { node in node.body.range(of: #"\[0x[0-9a-f]+\]"#, options: .regularExpression)
+            .map { String(node.body[$0].dropFirst().dropLast()) } }
+        XCTAssertEqual(frames.map { $0["address"] as? String }, addresses)
+        for (frame, node) in zip(frames, Self.spindumpNodes) where !node.body.contains("(") {
+            XCTAssertTrue(frame["image"] is NSNull, "a node naming no image: \(frame)")
+            XCTAssertTrue(frame["file"] is NSNull, "a node naming no image resolves to nothing: \(frame)")
+        }
+        XCTAssertEqual(frames[1]["symbol"] as? String, "main", "the app's nodes resolve")
+        XCTAssertTrue((frames[1]["file"] as? String)?.hasSuffix("/src/app/main.c") ?? false, "\(frames[1])")
+        XCTAssertEqual(frames[1]["line"] as? Int, 80, "as the sample of the same app resolves it")
+
+        let text = try run(["-q", path])
+        XCTAssertEqual(text.stdout, Data(try Fixtures.fillingUUIDs(Self.spindump).utf8), "nothing resolved: byte for byte")
+        let resolved = try run(["-q", "-d", try Fixtures.path("macho"), path]).stdoutText
+        for node in Self.spindumpNodes where !node.body.contains("(") {
+            XCTAssertTrue(resolved.contains("958  " + node.body + "\n"), "kept as it is: \(node.body)\n\(resolved)")
+        }
+    }
+
     func testJetsamAndPanicReportsPassThroughWithOneWarning() throws {
         let jetsam = """
             {"bug_type":"298","timestamp":"2021-03-14 09:26:53.00 +0100","os_version":"iPhone OS 14.4 (18D52)","incident_id":"7C1E6A52-93B4-4E0F-8D2A-5F6B1C9D3E47"}

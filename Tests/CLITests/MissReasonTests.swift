@@ -240,7 +240,9 @@ final class MissReasonTests: XCTestCase {
                        + "the DWARF sections its headers list are not in the file (cut short?)")
     }
 
-    /// The right dSYM with its .debug_info overwritten: the DWARF reader's own words.
+    /// The right dSYM with its .debug_abbrev and the start of its .debug_info overwritten: its
+    /// symbol table still names the frames, so the file is used in part, and the reader's own
+    /// words say why its DWARF is not.
     func testTheMatchingFileWithCorruptDWARF() throws {
         let relative = "macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(relative))))
@@ -251,8 +253,81 @@ final class MissReasonTests: XCTestCase {
         let target = scratch.appendingPathComponent("corrupt/App.dSYM/Contents/Resources/DWARF/App")
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: target)
-        let reason = try reason(for: "App", debug: [scratch.appendingPathComponent("corrupt").path])
-        XCTAssertEqual(reason.json["reason"] as? String, "damaged")
-        XCTAssertTrue(reason.message.hasPrefix(target.path + " has this UUID but cannot be used: "), reason.message)
+        let arguments = ["--format", "json", "-d", scratch.appendingPathComponent("corrupt").path, try Fixtures.path("reports/App-arm64.crash")]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let images = ((object?["reports"] as? [[String: Any]])?.first?["images"] as? [[String: Any]]) ?? []
+        let unresolved = try XCTUnwrap(images.first { $0["name"] as? String == "App" }?["unresolved"] as? [String: Any],
+                                       result.summary(arguments))
+        XCTAssertEqual(unresolved["reason"] as? String, "partly_damaged")
+        XCTAssertEqual(unresolved["message"] as? String, "\(target.path) has this UUID, but its DWARF cannot be read "
+                       + "(compile unit header at 0x0: unit length runs past .debug_info): its frames there are named from "
+                       + "its symbol table, without file and line")
+        XCTAssertFalse(result.stderrText.contains("cannot be used"), result.summary(arguments))
+    }
+
+    // MARK: - Read in part
+
+    /// The right dSYM with one compile unit's DIEs damaged: the other units answer with file
+    /// and line, the frames of the skipped unit are named from the symbol table, the run says
+    /// once which unit was skipped, and never that the file "cannot be used". A report whose
+    /// frames all lie in the skipped unit gets the reason `partly_damaged`, saying so.
+    func testAFileReadInPartAnswersFromEveryUnitThatReads() throws {
+        let relative = "macho/App-arm64.dSYM/Contents/Resources/DWARF/App-arm64"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(relative))))
+        let info = try XCTUnwrap(MachOSections.find("__debug_info", in: bytes))
+        // The second unit (parser.c): its DIEs from the middle on made unreadable.
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        let second = info.offset + 4 + u32(info.offset)
+        let middle = second + 11 + u32(second) / 2
+        for i in middle..<(middle + 8) { bytes[i] = 0xff }
+        let dsym = scratch.appendingPathComponent("part/App.dSYM/Contents/Resources/DWARF/App")
+        try FileManager.default.createDirectory(at: dsym.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: dsym)
+        let folder = scratch.appendingPathComponent("part").path
+        let report = try Fixtures.path("reports/App-arm64.crash")
+
+        let arguments = ["--format", "json", "-d", folder, report]
+        let result = try CLI.run(arguments)
+        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        let skipped = result.stderrLines.filter { $0.contains("part of the DWARF could not be read") }
+        XCTAssertEqual(skipped, ["symbolicate: \(dsym.path): part of the DWARF could not be read: compile unit at "
+                                 + "0x\(String(second - info.offset, radix: 16)): damaged DIEs, skipped"], result.summary(arguments))
+        XCTAssertFalse(result.stderrText.contains("cannot be used"), result.summary(arguments))
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let reportObject = try XCTUnwrap((object?["reports"] as? [[String: Any]])?.first)
+        let frames = (reportObject["threads"] as? [[String: Any]] ?? []).flatMap { $0["frames"] as? [[String: Any]] ?? [] }
+        let app = frames.filter { ($0["image"] as? String) == "App" }
+        let named = app.filter { ($0["symbol"] as? String).map { !$0.isEmpty } ?? false }
+        XCTAssertEqual(named.count, app.count, "every frame of the app is named: \(app)")
+        let parser = app.filter { ["parse_record", "process_records"].contains($0["symbol"] as? String ?? "") }
+        XCTAssertFalse(parser.isEmpty, "frames in the skipped unit: \(app)")
+        XCTAssertTrue(parser.allSatisfy { $0["line"] == nil || $0["line"] is NSNull }, "\(parser)")
+        XCTAssertTrue(app.contains { ($0["line"] as? Int ?? 0) > 0 }, "the other units give lines: \(app)")
+
+        // Only the frames of the skipped unit: the image's reason says what happened.
+        let addresses = Set(parser.compactMap { $0["address"] as? String })
+        let lines = try String(contentsOfFile: report, encoding: .utf8).components(separatedBy: "\n")
+        let kept = lines.filter { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 3, Int(fields[0]) != nil, fields[2].hasPrefix("0x") else { return true }
+            return addresses.contains { UInt64($0.dropFirst(2), radix: 16) == UInt64(fields[2].dropFirst(2), radix: 16) }
+        }
+        let only = scratch.appendingPathComponent("only-parser.crash")
+        try kept.joined(separator: "\n").write(to: only, atomically: true, encoding: .utf8)
+        let onlyArguments = ["--format", "json", "-d", folder, only.path]
+        let partial = try CLI.run(onlyArguments)
+        XCTAssertEqual(partial.status, 0, partial.summary(onlyArguments))
+        XCTAssertFalse(partial.stderrText.contains("cannot be used"), partial.summary(onlyArguments))
+        let partialObject = try JSONSerialization.jsonObject(with: partial.stdout) as? [String: Any]
+        let images = ((partialObject?["reports"] as? [[String: Any]])?.first?["images"] as? [[String: Any]]) ?? []
+        let unresolved = try XCTUnwrap(images.first { $0["name"] as? String == "App" }?["unresolved"] as? [String: Any],
+                                       partial.summary(onlyArguments))
+        XCTAssertEqual(unresolved["reason"] as? String, "partly_damaged")
+        XCTAssertEqual(unresolved["message"] as? String, "\(dsym.path) has this UUID, but part of its DWARF cannot be read "
+                       + "(compile unit at 0x\(String(second - info.offset, radix: 16)): damaged DIEs, skipped): its frames there "
+                       + "are named from its symbol table, without file and line")
+        XCTAssertTrue(JSONOutputTests.schemaProblems(partial.stdout).isEmpty, "\(JSONOutputTests.schemaProblems(partial.stdout))")
     }
 }

@@ -85,6 +85,25 @@ final class ReportEncodingTests: XCTestCase {
         XCTAssertTrue(output.contains("in engine::Scheduler::run(int) "), output)
     }
 
+    /// Bytes that only start like a UTF-16 byte-order mark (`FE FF` or `FF FE` before
+    /// single-byte text: a damaged file, or one pasted after a stray mark) are no UTF-16 text:
+    /// read as UTF-16 they would come back as other characters. They come back as they are,
+    /// with no note, and the frames after them resolve as in the report without them.
+    func testAMarkBeforeSingleByteTextLeavesTheBytesAsTheyAre() throws {
+        let report = try Fixtures.path("reports/App-arm64.crash")
+        let text = try Data(contentsOf: URL(fileURLWithPath: report))
+        let expected = try CLI.run(["-d", try Fixtures.path("macho"), report])
+        for mark in [[0xFE, 0xFF], [0xFF, 0xFE], [0xFE, 0xFF, 0xFF, 0xFF]] as [[UInt8]] {
+            let path = scratch.appendingPathComponent("marked.crash").path
+            try (Data(mark) + text).write(to: URL(fileURLWithPath: path))
+            let result = try CLI.run(["-q", path])
+            XCTAssertEqual(result.stdout, Data(mark) + text, "\(mark): nothing resolved, the input")
+            XCTAssertFalse(result.stderrText.contains("UTF-16"), result.stderrText)
+            let resolved = try CLI.run(["-d", try Fixtures.path("macho"), path])
+            XCTAssertEqual(resolved.stdout, Data(mark) + expected.stdout, "\(mark): the frames resolve")
+        }
+    }
+
     func testAnUnpairedSurrogateIsReplacedAndSaid() throws {
         let path = scratch.appendingPathComponent("broken.crash").path
         var bytes = [UInt8](Variant.littleEndianWithMark.encode(try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)))

@@ -15,6 +15,38 @@ final class ByteScanningTests: XCTestCase {
         XCTAssertEqual(lines("ab\r\n\ncd"), [0..<4, 4..<5, 5..<7], "\r stays in its line")
     }
 
+    /// A `0x` number is read whole or not at all: digits past 64 bits (leading zeros aside) or
+    /// none make a token no address can be, never a number cut to fit; the oracle is Swift's
+    /// own reading of the digits, over random lengths and digits.
+    func testHexNumbersOfMoreThan64BitsOrNoDigitsAreUnreadable() {
+        func read(_ text: String) -> (HexToken, Int)? {
+            Array(text.utf8).withUnsafeBufferPointer { b in b.hexToken(at: 0, end: b.count).map { ($0.0, $0.next) } }
+        }
+        var generator = SplitMix64(seed: 64)
+        let digits = Array("0123456789abcdefABCDEF")
+        for _ in 0..<2000 {
+            let zeros = String(repeating: "0", count: Int(generator.next() % 4))
+            let count = Int(generator.next() % 22)
+            let text = zeros + String((0..<count).map { _ in digits[Int(generator.next() % UInt64(digits.count))] })
+            let token = "0x" + text
+            let expected = UInt64(text, radix: 16)
+            guard let (value, next) = read(token + " + 1") else { return XCTFail(token) }
+            XCTAssertEqual(next, token.utf8.count, token)
+            XCTAssertEqual(value, expected.map(HexToken.value) ?? .unreadable, token)
+            let number = Array((token + " ").utf8).withUnsafeBufferPointer { $0.hexNumber(at: 0, end: $0.count)?.value }
+            XCTAssertEqual(number, expected, token)
+            let unreadable = Array(token.utf8).withUnsafeBufferPointer { $0.isUnreadableHexToken(0, $0.count) }
+            XCTAssertEqual(unreadable, expected == nil, token)
+        }
+        for token in ["0x", "0X", "0x????????????????", "0x?"] {
+            XCTAssertTrue(Array(token.utf8).withUnsafeBufferPointer { $0.isUnreadableHexToken(0, $0.count) }, token)
+        }
+        for token in ["0x10", "x10", "0x1g", "0x?1", "00x1", "10"] {
+            XCTAssertFalse(Array(token.utf8).withUnsafeBufferPointer { $0.isUnreadableHexToken(0, $0.count) }, token)
+        }
+        XCTAssertNil(read("1x10"))
+    }
+
     /// Random bytes, text with a few control bytes, every byte value at every place of a word:
     /// the lines a scan hands out one by one are `lineRanges()`, and it stops when asked.
     func testLinesOneByOneAreTheLineRanges() {

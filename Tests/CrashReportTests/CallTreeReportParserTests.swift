@@ -75,6 +75,6 @@ final class CallTreeReportParserTests: XCTestCase {
         let report = try parse(text)
         XCTAssertEqual(report.format, .noBacktraces)
         XCTAssertEqual(renderedUnchanged(report), Array(text.utf8))
-        XCTAssertEqual(report.warnings, ["test.diag: a jetsam event report (bug_type 298) holds no backtraces; written as it is"])
+        XCTAssertEqual(report.warnings, ["test.diag: a jetsam event report (bug_type 298) holds no frames to symbolicate; written as it is"])
     }
 }

@@ -268,9 +268,14 @@ final class IPSReportParserTests: XCTestCase {
         XCTAssertEqual(report.images[2].path, nil)
         let thread = report.threads[0]
         XCTAssertEqual(thread.frames.map(\.imageName), ["libfoo.dylib", "???", "???", "???", "libfoo.dylib"])
-        XCTAssertEqual(thread.frames.map(\.address), [4372758528 + 16, 4372762624 + 32, 48, 64, 4372758528])
+        // Without an image's base or an offset there is no address: none of the other number
+        // stands in for it (the offset alone would fall in the all-spanning image 0).
+        XCTAssertEqual(thread.frames.map(\.address), [4372758528 + 16, 4372762624 + 32, 0, 0, 0])
+        XCTAssertEqual(thread.frames.map(\.addressUnknown), [false, false, true, true, true])
+        XCTAssertEqual(thread.frames.map(\.image), [1, 2, nil, nil, nil])
         XCTAssertEqual(thread.frames[2].form, .unknown, "an imageIndex past usedImages")
         XCTAssertEqual(thread.frames[3].form, .unknown, "no imageIndex")
+        XCTAssertEqual(thread.frames[4].form, .unknown, "no imageOffset")
 
         // A body with hardly anything in it.
         let bare = try Self.parse(Self.metadata + "\n" + #"{"threads":[{"frames":[]}]}"#)

@@ -56,9 +56,41 @@ enum ReportFuzzChecks {
     }
 
     /// Any bytes, read as the tool reads a file of unknown kind.
+    ///
+    /// Bytes read as UTF-16 are written as UTF-8 of the same characters, so the promises hold
+    /// for that text instead; they must be text a report is made of, mostly ASCII (three
+    /// quarters of the code units of the first 64 KiB, at most one in 100 NUL) — anything else
+    /// comes back as its own bytes — and, where no code unit had to be replaced, the text in
+    /// UTF-16 is the input again.
     static func reportAny(_ bytes: [UInt8]) -> [String] {
         guard let report = try? ReportParser.parse(bytes, path: "fuzz.txt") else { return [] }
-        return check(report, input: bytes)
+        guard let encoding = UTF16Text.encoding(of: bytes) else { return check(report, input: bytes) }
+        let decoded = UTF16Text.decode(bytes, encoding)
+        var broken = check(report, input: decoded.utf8)
+        let mark = bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
+        let units = Array(String(decoding: decoded.utf8, as: UTF8.self).utf16
+            .prefix((min(bytes.count, 65536) - (mark ? 2 : 0)) / 2))
+        let ascii = units.count { $0 < 0x80 }
+        if ascii * 4 < units.count * 3 || units.count(where: { $0 == 0 }) * 100 > units.count {
+            broken.append("read as \(encoding.rawValue), though \(units.count - ascii) of its first \(units.count) "
+                          + "code units are not ASCII: not a report's text, and written back as other bytes")
+        }
+        if decoded.replaced == 0 {
+            let again = utf16(decoded.utf8, bigEndian: encoding == .bigEndian, mark: mark)
+            if again != bytes {
+                broken.append("read as \(encoding.rawValue), the text is not the input's characters: \(difference(bytes, again))")
+            }
+        }
+        return broken
+    }
+
+    /// `utf8` (valid UTF-8) in UTF-16 of the byte order given, after a byte-order mark if `mark`.
+    private static func utf16(_ utf8: [UInt8], bigEndian: Bool, mark: Bool) -> [UInt8] {
+        var bytes: [UInt8] = mark ? (bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]) : []
+        for unit in String(decoding: utf8, as: UTF8.self).utf16 {
+            bytes += bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+        }
+        return bytes
     }
 
     /// The JSON scanner: every value it accepts makes a tree whose nodes nest inside each other

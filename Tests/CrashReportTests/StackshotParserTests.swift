@@ -45,7 +45,8 @@ final class StackshotParserTests: XCTestCase {
     }
 
     /// Out-of-range, negative and non-numeric indices, missing offsets, images without a load
-    /// address: those frames are printed as their JSON and are not frames; the rest is kept.
+    /// address: those frames are printed as their JSON and are frames whose address is unknown
+    /// (every frame of the report is one of the model, for JSON); the rest is read.
     func testOddFramesAndImagesAreKeptAsTextAndTheRestIsRead() throws {
         let report = try parse(#"""
             {"binaryImages":[["4C4C44C3-5555-3144-A19B-AF60D4F21F14",4372758528,"U"],["bad",-5,"U"],[],"x",
@@ -55,12 +56,15 @@ final class StackshotParserTests: XCTestCase {
             """#)
         XCTAssertEqual(report.threads.count, 2)
         let frames = try XCTUnwrap(report.threads.first).frames
-        XCTAssertEqual(frames.map(\.index), [11, 12])
-        XCTAssertEqual(frames.map(\.address), [4096, 0x104a34204])
-        XCTAssertEqual(frames[0].returnAddress, true, "the PC was one of the frames left as text")
+        XCTAssertEqual(frames.map(\.index), Array(0...12))
+        XCTAssertEqual(frames.map(\.addressUnknown), Array(repeating: true, count: 11) + [false, false])
+        XCTAssertEqual(frames.suffix(2).map(\.address), [4096, 0x104a34204])
+        XCTAssertEqual(frames.map(\.image), Array(repeating: nil, count: 11) + [1, 0], "a frame of unknown address has no image")
+        XCTAssertEqual(frames[11].returnAddress, true, "the PC was one of the frames left as text")
+        XCTAssertEqual(frames[0].returnAddress, false)
         XCTAssertEqual(report.images.count, 2, "images without a load address are left out")
         XCTAssertNil(report.images[1].uuid, "the all-zero UUID names no image")
-        XCTAssertEqual(report.warnings, ["stacks.ips: 11 stackshot frame(s) name no listed image or no offset; printed as they are"])
+        XCTAssertEqual(report.warnings, ["stacks.ips: 11 stackshot frame(s) name no listed image or no offset that fits; printed as they are"])
         let text = String(decoding: report.bytes, as: UTF8.self)
         XCTAssertTrue(text.contains("0   ???                                  ??? [9,1]\n"), text)
         XCTAssertTrue(text.contains("Process:                      ??? [2]"), text)

@@ -55,6 +55,22 @@ final class UTF16TextTests: XCTestCase {
         XCTAssertNil(UTF16Text.encoding(of: sparse), "every other code unit NUL is binary, not text")
     }
 
+    /// A UTF-16 byte-order mark before text that is not UTF-16 does not make it UTF-16: the
+    /// bytes are read as they are, and come back as they are.
+    func testAMarkBeforeSingleByteTextIsNotUTF16() throws {
+        for mark in [[0xFE, 0xFF], [0xFF, 0xFE], [0xFE, 0xFF, 0xFF, 0xFF]] as [[UInt8]] {
+            let bytes = mark + Array(Self.report.utf8)
+            XCTAssertNil(UTF16Text.encoding(of: bytes), "\(mark)")
+            let report = try ReportParser.parse(bytes, path: "r.crash")
+            XCTAssertEqual(report.bytes, bytes)
+            XCTAssertEqual(report.warnings, [])
+            XCTAssertEqual(report.threads.first?.frames.count, 1)
+        }
+        XCTAssertEqual(UTF16Text.encoding(of: [0xFE, 0xFF]), .bigEndian, "a mark alone is the empty text")
+        XCTAssertEqual(UTF16Text.encoding(of: [0xFF, 0xFE, 0x41, 0x00]), .littleEndian)
+        XCTAssertNil(UTF16Text.encoding(of: [0xFF, 0xFE, 0x00, 0x41]), "one unit, not ASCII in the mark's order")
+    }
+
     func testAUTF8ByteOrderMarkStillWorks() throws {
         let report = try ReportParser.parse([0xEF, 0xBB, 0xBF] + Array(Self.report.utf8), path: "r.crash")
         XCTAssertEqual(report.header.first?.key, "Process")

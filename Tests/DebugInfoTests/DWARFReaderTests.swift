@@ -96,7 +96,7 @@ final class DWARFReaderTests: XCTestCase {
         var subjects: [(DebugFile, String)] = []
         if let fixtures = TestPaths.fixtures { subjects += debugFiles(under: fixtures) }
         if let corpus = TestPaths.corpus { subjects += debugFiles(under: corpus.appendingPathComponent("debug")) }
-        if case .success(let libc) = OracleTests.systemLibcDebugFile() { subjects.append((libc, "glibc \(libc.path)")) }
+        if case .success(let libc) = SymbolizerOracle.systemLibcDebugFile() { subjects.append((libc, "glibc \(libc.path)")) }
         guard !subjects.isEmpty else { throw XCTSkip("\(TestPaths.fixturesAbsent); \(TestPaths.corpusAbsent)") }
         var functions = 0, rows = 0
         for (file, label) in subjects {

@@ -22,7 +22,7 @@ final class IndexBlocksTests: XCTestCase {
     /// holding its index.
     private func largeIndex() throws -> (DebugFile, IndexStore, SymbolIndex, String, [UInt8]) {
         let glibc: DebugFile
-        switch OracleTests.systemLibcDebugFile() {
+        switch SymbolizerOracle.systemLibcDebugFile() {
         case .success(let found): glibc = found
         case .failure(let unavailable): throw XCTSkip(unavailable.message)
         }

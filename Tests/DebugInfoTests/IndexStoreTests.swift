@@ -40,7 +40,7 @@ final class IndexStoreTests: XCTestCase {
                 files += found.filter { !$0.isRelocatable && ($0.hasDWARF || $0.hasSymbolTable) }
             }
         }
-        if case .success(let glibc) = OracleTests.systemLibcDebugFile() { files.append(glibc) }
+        if case .success(let glibc) = SymbolizerOracle.systemLibcDebugFile() { files.append(glibc) }
         return files.sorted { ($0.path, $0.sliceOffset) < ($1.path, $1.sliceOffset) }
     }
 

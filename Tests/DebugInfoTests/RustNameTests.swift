@@ -20,7 +20,7 @@ import XCTest
 /// with the escapes of non-ASCII characters (`$uf6$`) decoded, which libiberty leaves as they
 /// are and Rust's own demangler (rustc-demangle) decodes.
 final class RustNameTests: XCTestCase {
-    typealias Frame = OracleTests.Frame
+    typealias Frame = SymbolizerOracle.Frame
 
     private static let hash = try! NSRegularExpression(pattern: "::h[0-9a-f]{16}(?=$| \\()")
     private static let legacy = try! NSRegularExpression(pattern: "^_ZN.*17h[0-9a-f]{16}E(\\..*)?$")
