@@ -173,9 +173,24 @@ extension System {
         let chunkSize = max(1 << 20, firstBlock)
         func newChunk() -> [UInt8] { [UInt8](unsafeUninitializedCapacity: chunkSize) { $1 = chunkSize } }
         var chunks: [[UInt8]] = []
-        var chunk = newChunk()
+        var chunk: [UInt8]
         var filled = 0
         var total = result.count
+        if expected > 0 {
+            // A regular file read whole is at its end: one byte read says so, without a chunk.
+            var byte: UInt8 = 0
+            var n: Int
+            repeat { n = read(fd, &byte, 1) } while n < 0 && errno == EINTR
+            if n < 0 { throw SystemError(operation: "read", code: errno) }
+            if n == 0 { return result }
+            guard total < limit else { throw SystemError.tooLarge(limit) }
+            chunk = newChunk()
+            chunk[0] = byte
+            filled = 1
+            total += 1
+        } else {
+            chunk = newChunk()
+        }
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, chunkSize - filled) }
             if n < 0 && errno == EINTR { continue }
