@@ -69,7 +69,13 @@ public enum BinaryInput {
         var misfits = 0, nuls = 0
         var i = 0
         let count = bytes.count
+        guard let base = bytes.baseAddress else { return (0, 0) }
         while i < count {
+            // Eight bytes at a time while they are all printable ASCII, the common case.
+            if i + 8 <= count, isPrintableASCII(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                i += 8
+                continue
+            }
             let byte = bytes[i]
             if byte >= 0x20 && byte < 0x7F {
                 i += 1
@@ -98,6 +104,18 @@ public enum BinaryInput {
             }
         }
         return (misfits, nuls)
+    }
+
+    /// Whether the eight bytes of `word` are all printable ASCII (0x20 to 0x7E): none has its
+    /// high bit set, none is below 0x20, none is 0x7F (the tests of "Bit Twiddling Hacks",
+    /// exact for whether any byte is so).
+    @inline(__always)
+    private static func isPrintableASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let below = (word &- ones &* 0x20) & ~word & highs
+        let del = word ^ (ones &* 0x7F)
+        let isDel = (del &- ones) & ~del & highs
+        return (word & highs) | below | isDel == 0
     }
 
     /// The length of the valid UTF-8 sequence at `i` (a byte of 0x80 or more): 2 to 4, 0 when
