@@ -25,11 +25,12 @@ public struct CallTreeRenderer: Sendable {
         self.marks = marks
     }
 
-    /// Appends the text of `symbolicated`, whose report has a `callTree`, to `out`.
-    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+    /// Appends the text of `symbolicated`, whose report has a `callTree`, to `out`; with
+    /// `flush`, hands it on as it goes (``OutputFlush``).
+    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
         guard let tree = report.callTree, !symbolicated.frames.isEmpty else {
-            out.append(contentsOf: report.bytes)
+            report.bytes.withUnsafeBufferPointer { flush.append($0, to: &out) }
             return
         }
         var edits: [(line: Int, key: FrameKey)] = []
@@ -43,19 +44,20 @@ public struct CallTreeRenderer: Sendable {
             edits.append((frame.line, key))
         }
         edits.sort { $0.line < $1.line }
-        out.reserveCapacity(out.count + symbolicated.estimatedTextSize)
+        flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
             var copied = 0
             for edit in edits where report.lines[edit.line].lowerBound >= copied {
                 let range = report.lines[edit.line]
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]))
+                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
                 let frame = report.threads[edit.key.thread].frames[edit.key.frame]
                 renderLine(b, range, restStart: frame.restStart ?? 0, node: tree.nodes[edit.key.thread][edit.key.frame],
                            style: tree.style, sourceFrames: symbolicated.frames[edit.key] ?? [],
                            marked: marks?.marks(image: frame.image) ?? false, into: &out)
                 copied = range.upperBound
+                flush.check(&out)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<b.count]))
+            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
     }
 

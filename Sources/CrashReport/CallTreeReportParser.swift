@@ -83,7 +83,7 @@ struct CallTreePlacement {
 /// The state of one pass over a call-tree report's lines.
 private struct CallTreeLineParser {
     let b: UnsafeBufferPointer<UInt8>
-    var lines: [Range<Int>]
+    var lines: LineRanges
     var header: [(key: String, value: String)] = []
     var codeType: String?
     var threads: [Thread] = []
@@ -112,7 +112,7 @@ private struct CallTreeLineParser {
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         b = buffer
-        lines = buffer.lineRanges()
+        lines = LineRanges(buffer)
     }
 
     mutating func run() {

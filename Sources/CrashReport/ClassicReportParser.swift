@@ -117,7 +117,7 @@ public enum ClassicReportParser {
 /// The state of one pass over a report's lines.
 private struct LineParser {
     let b: UnsafeBufferPointer<UInt8>
-    var lines: [Range<Int>] = []
+    var lines = LineRanges()
     var header: [(key: String, value: String)] = []
     var codeType: String?
     var threads: [Thread] = []
@@ -142,7 +142,7 @@ private struct LineParser {
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         b = buffer
-        lines = buffer.lineRanges()
+        lines = LineRanges(buffer)
     }
 
     /// The crashed thread: from the header, else from the first thread header marked "Crashed".

@@ -59,7 +59,7 @@ public struct CrashReport: Sendable {
     public var bytes: [UInt8]
     /// The byte range of each line in `bytes`, including its terminator ("\n" or "\r\n"); the
     /// last line may have none. Concatenating all ranges gives `bytes` exactly.
-    public var lines: [Range<Int>]
+    public var lines: LineRanges
     /// The "Key: value" lines of the header block, in order. "Application Specific Information"
     /// may span several lines; its value is its first line.
     public var header: [(key: String, value: String)]
@@ -96,7 +96,7 @@ public struct CrashReport: Sendable {
     private var imageIndex: ImageIndex
 
     /// Creates a report from its parts. Frames keep the `image` they are given.
-    public init(path: String, bytes: [UInt8], lines: [Range<Int>],
+    public init(path: String, bytes: [UInt8], lines: LineRanges,
                 header: [(key: String, value: String)] = [], codeType: String? = nil,
                 crashedThread: Int? = nil, threads: [Thread] = [], images: [BinaryImage] = [],
                 format: ReportFormat = .classic, ips: IPSDocument? = nil) {

@@ -17,19 +17,15 @@ public enum FrameForm: Sendable, Equatable {
 /// One stack frame of a thread or backtrace.
 ///
 /// A report can hold millions of frames, so a frame is kept compact: its names are indices into
-/// the report's shared `FrameText`, its optionals are sentinels and flags, and its form is a kind
-/// with two numbers. The properties below present the parts as plain values.
+/// the report's shared `FrameText`, its optionals are sentinels and flags, its form is a kind
+/// with two numbers, and its number, line and place in the line are 32-bit (a frame with one
+/// that does not fit keeps the three in a record of the `FrameText`, `Flags.wide`). The
+/// properties below present the parts as plain values.
 public struct Frame: Sendable {
-    /// The frame number as printed; for frames of a parenthesized address list, the position in
-    /// the list.
-    public var index: Int
     /// The frame's absolute address as printed.
     public var address: UInt64
-    /// The 0-based index of the frame's line in the report.
-    public var line: Int
     private var text: FrameText
-    /// `restStart`, or -1 for nil.
-    private var storedRestStart: Int
+    // The 64-bit parts first, then the 32-bit ones, then the bytes: no padding between them.
     /// `imageOffset` when `Flags.imageOffset` is set.
     private var storedImageOffset: UInt64
     /// The form's first number: its offset (of `unsymbolicated`, `symbol`, `symbolicated`,
@@ -38,6 +34,12 @@ public struct Frame: Sendable {
     /// The form's second number: the load address of `unsymbolicated`, the source line of
     /// `symbolicated`.
     private var formValue: UInt64
+    /// `index`, or with `Flags.wide` -1.
+    private var storedIndex: Int32
+    /// `line`, or with `Flags.wide` the index of the record of the three in `text`.
+    private var storedLine: Int32
+    /// `restStart`, or -1 for nil; with `Flags.wide`, -1.
+    private var storedRestStart: Int32
     /// `image`, or -1 for nil. A report would need 2^31 image lines to overflow it.
     private var storedImage: Int32
     /// Indices into `text`, or -1 for nil.
@@ -60,6 +62,8 @@ public struct Frame: Sendable {
         /// A `symbolicated` form with an offset.
         static let formOffset = Flags(rawValue: 16)
         static let addressUnknown = Flags(rawValue: 32)
+        /// `index`, `line` and `restStart` are in the record `storedLine` of `text`.
+        static let wide = Flags(rawValue: 64)
     }
 
     /// Creates a frame from its parts. Its names go to `text`: a parser passes the one table of
@@ -67,20 +71,52 @@ public struct Frame: Sendable {
     public init(index: Int, imageName: String?, address: UInt64, form: FrameForm, image: Int? = nil,
                 line: Int, restStart: Int?, imageOffset: UInt64? = nil, returnAddress: Bool? = nil,
                 inlined: Bool = false, text: FrameText = FrameText()) {
-        self.index = index
         self.address = address
-        self.line = line
         self.text = text
-        storedRestStart = restStart ?? -1
+        storedIndex = -1
+        storedLine = -1
+        storedRestStart = -1
         storedImageOffset = imageOffset ?? 0
         formOffset = 0
         formValue = 0
         storedImage = image.map { Int32(truncatingIfNeeded: $0) } ?? -1
         imageNameID = imageName.map { text.intern($0) } ?? -1
         flags = imageOffset == nil ? [] : .imageOffset
+        setPlace(index: index, line: line, restStart: restStart)
         self.form = form
         self.returnAddress = returnAddress
         self.inlined = inlined
+    }
+
+    /// The frame number as printed; for frames of a parenthesized address list, the position in
+    /// the list.
+    public var index: Int {
+        get { flags.contains(.wide) ? text.place(storedLine).index : Int(storedIndex) }
+        set { setPlace(index: newValue, line: line, restStart: restStart) }
+    }
+
+    /// The 0-based index of the frame's line in the report.
+    public var line: Int {
+        get { flags.contains(.wide) ? text.place(storedLine).line : Int(storedLine) }
+        set { setPlace(index: index, line: newValue, restStart: restStart) }
+    }
+
+    /// Stores the frame's number, line and place in the line: in 32 bits each when they fit,
+    /// else in a new record of `text` (never one another frame may share).
+    private mutating func setPlace(index: Int, line: Int, restStart: Int?) {
+        let rest = restStart ?? -1
+        if let index = Int32(exactly: index), let line = Int32(exactly: line), line >= 0,
+           let rest = Int32(exactly: rest), rest >= -1 {
+            storedIndex = index
+            storedLine = line
+            storedRestStart = rest
+            flags.remove(.wide)
+        } else {
+            storedIndex = -1
+            storedLine = text.addPlace(index: index, line: line, restStart: rest)
+            storedRestStart = -1
+            flags.insert(.wide)
+        }
     }
 
     /// The image name as printed (it may contain spaces); nil for frames of an address list.
@@ -148,8 +184,11 @@ public struct Frame: Sendable {
     /// follow it): a renderer keeps the bytes before it and replaces the rest. Nil for frames of
     /// an address list, which share their line with other frames.
     public var restStart: Int? {
-        get { storedRestStart < 0 ? nil : storedRestStart }
-        set { storedRestStart = newValue ?? -1 }
+        get {
+            let rest = flags.contains(.wide) ? text.place(storedLine).restStart : Int(storedRestStart)
+            return rest < 0 ? nil : rest
+        }
+        set { setPlace(index: index, line: line, restStart: newValue) }
     }
 
     /// The frame's offset from its image's base when the report gives one instead of (or as well
@@ -210,7 +249,7 @@ public struct Frame: Sendable {
 extension Frame: Equatable {
     /// Frames are equal when their parts are, whichever tables hold their names.
     public static func == (a: Frame, b: Frame) -> Bool {
-        a.index == b.index && a.address == b.address && a.line == b.line && a.storedRestStart == b.storedRestStart
+        a.index == b.index && a.address == b.address && a.line == b.line && a.restStart == b.restStart
             && a.imageOffset == b.imageOffset && a.storedImage == b.storedImage && a.returnAddress == b.returnAddress
             && a.inlined == b.inlined && a.addressUnknown == b.addressUnknown && a.imageName == b.imageName
             && a.form == b.form

@@ -19,6 +19,21 @@ public final class FrameText: @unchecked Sendable {
     /// The name with index `id`.
     subscript(id: Int32) -> String { strings[Int(id)] }
 
+    /// The number, line and place in the line of frames whose values do not fit the 32 bits a
+    /// frame has for them (a report past 2 GiB, a frame number past 2^31), one record per
+    /// value a frame was given: a record is never changed, so copies of a frame stay apart.
+    private var places: [(index: Int, line: Int, restStart: Int)] = []
+
+    /// The record `id` of ``addPlace(index:line:restStart:)``.
+    func place(_ id: Int32) -> (index: Int, line: Int, restStart: Int) { places[Int(id)] }
+
+    /// Adds a record of a frame's number, line and place in the line (-1 for none), and gives
+    /// its index.
+    func addPlace(index: Int, line: Int, restStart: Int) -> Int32 {
+        places.append((index, line, restStart))
+        return Int32(truncatingIfNeeded: places.count - 1)
+    }
+
     /// The index of the name spelled by the UTF-8 bytes `start..<end` of `bytes`, added if new.
     /// Finding a name already held costs no allocation.
     func intern(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int32 {

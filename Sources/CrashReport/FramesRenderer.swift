@@ -27,15 +27,17 @@ public struct FramesRenderer: Sendable {
 
     /// Appends the frame lines of `symbolicated` to `out`. Each line starts with
     /// `reportField` when given (the report's path as the caller spells it, a file name's own
-    /// bytes), else with the report's path escaped.
-    public func render(_ symbolicated: SymbolicatedReport, reportField: [UInt8]? = nil, into out: inout [UInt8]) {
+    /// bytes), else with the report's path escaped. With `flush`, hands them on as it goes
+    /// (``OutputFlush``).
+    public func render(_ symbolicated: SymbolicatedReport, reportField: [UInt8]? = nil, into out: inout [UInt8],
+                       flush: OutputFlush? = nil) {
         let report = symbolicated.report
         let reportField = reportField ?? {
             var field: [UInt8] = []
             appendField(report.path, to: &field)
             return field
         }()
-        out.reserveCapacity(out.count + symbolicated.estimatedRecordsSize(perFrame: 96 + reportField.count, perImage: 0))
+        flush.reserve(symbolicated.estimatedRecordsSize(perFrame: 96 + reportField.count, perImage: 0), in: &out)
         for (t, thread) in report.threads.enumerated() {
             let threadField: String
             switch thread.kind {
@@ -72,6 +74,7 @@ public struct FramesRenderer: Sendable {
                                    to: &out)
                     }
                 }
+                flush.check(&out)
             }
         }
     }

@@ -21,15 +21,18 @@
 /// Linux logs) are written as text.
 public enum IPSRenderer {
     /// Appends the `.ips` form of `symbolicated` to `out`; reports not read from JSON `.ips`
-    /// are written as text.
-    public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8]) {
+    /// are written as text. With `flush`, hands it on as it goes (``OutputFlush``).
+    public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8],
+                              flush: OutputFlush? = nil) {
         let report = symbolicated.report
         guard let document = report.ips else {
-            TextRenderer(fullPath: fullPath).render(symbolicated, into: &out)
+            TextRenderer(fullPath: fullPath).render(symbolicated, into: &out, flush: flush)
             return
         }
         let inlined = Set(document.inlinedFrames.values.joined())
-        var edits: [(range: Range<Int>, bytes: [UInt8])] = []
+        // Where each edit goes, in document order; a frame object's new bytes are made when
+        // they are written, so that those of a large report are never all held at once.
+        var edits: [(range: Range<Int>, edit: Edit)] = []
         var textFrames: [Int: [(frame: Frame, sourceFrames: [SourceFrame])]] = [:]
         for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
             guard report.threads.indices.contains(key.thread),
@@ -39,35 +42,66 @@ public enum IPSRenderer {
             let frame = report.threads[key.thread].frames[key.frame]
             if let object = document.frameObjects[key] {
                 let inlinedObjects = (document.inlinedFrames[key] ?? []).compactMap { document.frameObjects[$0] }
-                if let edit = frameEdit(document.bytes, object: object, inlinedObjects: inlinedObjects,
-                                        sourceFrames: sourceFrames, fullPath: fullPath) {
-                    edits.append(edit)
+                if let range = frameEditRange(document.bytes, object: object, inlinedObjects: inlinedObjects) {
+                    edits.append((range, .frame(key)))
                 }
             } else if let b = document.textBacktraces.firstIndex(where: { $0.lines.contains(frame.line) }) {
                 textFrames[b, default: []].append((frame, sourceFrames))
             }
         }
         for (b, frames) in textFrames {
-            edits.append(textBacktraceEdit(document.textBacktraces[b], frames: frames, path: report.path,
-                                           fullPath: fullPath))
+            let edit = textBacktraceEdit(document.textBacktraces[b], frames: frames, path: report.path, fullPath: fullPath)
+            edits.append((edit.range, .bytes(edit.bytes)))
         }
         edits.sort { $0.range.lowerBound < $1.range.lowerBound }
-        out.reserveCapacity(out.count + edits.reduce(document.bytes.count) { $0 + $1.bytes.count })
+        flush.reserve(document.bytes.count + edits.count * 256, in: &out)
 
-        var copied = 0
-        for edit in edits where edit.range.lowerBound >= copied && edit.range.upperBound <= document.bytes.count {
-            out.append(contentsOf: document.bytes[copied..<edit.range.lowerBound])
-            out.append(contentsOf: edit.bytes)
-            copied = edit.range.upperBound
+        document.bytes.withUnsafeBufferPointer { b in
+            var copied = 0
+            for (range, edit) in edits where range.lowerBound >= copied && range.upperBound <= b.count {
+                let bytes: [UInt8]
+                switch edit {
+                case .bytes(let made):
+                    bytes = made
+                case .frame(let key):
+                    let object = document.frameObjects[key]!
+                    let inlinedObjects = (document.inlinedFrames[key] ?? []).compactMap { document.frameObjects[$0] }
+                    guard let made = frameEdit(document.bytes, object: object, inlinedObjects: inlinedObjects,
+                                               sourceFrames: symbolicated.frames[key] ?? [], fullPath: fullPath)
+                    else { continue }
+                    bytes = made
+                }
+                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
+                out.append(contentsOf: bytes)
+                copied = range.upperBound
+                flush.check(&out)
+            }
+            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
-        out.append(contentsOf: document.bytes[copied...])
+    }
+
+    /// What an edit writes: the new objects of a resolved frame, made when written, or bytes
+    /// made already.
+    private enum Edit {
+        case frame(FrameKey)
+        case bytes([UInt8])
     }
 
     // MARK: Frame objects
 
-    /// The replacement of a frame object and the inlined-frame objects before it.
+    /// The bytes a frame object and the inlined-frame objects before it take, which its edit
+    /// replaces; nil when they do not lie in the document in order.
+    private static func frameEditRange(_ bytes: [UInt8], object: Range<Int>, inlinedObjects: [Range<Int>]) -> Range<Int>? {
+        guard object.lowerBound >= 0, object.upperBound <= bytes.count,
+              inlinedObjects.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= object.lowerBound })
+        else { return nil }
+        return (inlinedObjects.map(\.lowerBound).min() ?? object.lowerBound)..<object.upperBound
+    }
+
+    /// The replacement of a frame object and the inlined-frame objects before it (the bytes
+    /// of ``frameEditRange(_:object:inlinedObjects:)``).
     private static func frameEdit(_ bytes: [UInt8], object: Range<Int>, inlinedObjects: [Range<Int>],
-                                  sourceFrames: [SourceFrame], fullPath: Bool) -> (range: Range<Int>, bytes: [UInt8])? {
+                                  sourceFrames: [SourceFrame], fullPath: Bool) -> [UInt8]? {
         guard object.lowerBound >= 0, object.upperBound <= bytes.count,
               inlinedObjects.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= object.lowerBound }),
               let layout = ObjectLayout(bytes, object), let concrete = sourceFrames.last
@@ -79,8 +113,7 @@ public enum IPSRenderer {
             replacement += separator
         }
         replacement += layout.rewritten(values(of: concrete, fullPath: fullPath))
-        let start = inlinedObjects.map(\.lowerBound).min() ?? object.lowerBound
-        return (start..<object.upperBound, replacement)
+        return replacement
     }
 
     /// The members a resolved frame sets, in the order they are added; nil removes the member.
@@ -138,7 +171,7 @@ public enum IPSRenderer {
             resolved[FrameKey(thread: 0, frame: thread.frames.count)] = sourceFrames
             thread.frames.append(local)
         }
-        let text = CrashReport(path: path, bytes: backtrace.text, lines: backtrace.text.withUnsafeBufferPointer { $0.lineRanges() },
+        let text = CrashReport(path: path, bytes: backtrace.text, lines: LineRanges(backtrace.text),
                                threads: [thread])
         var rendered: [UInt8] = []
         TextRenderer(fullPath: fullPath).render(SymbolicatedReport(report: text, frames: resolved), into: &rendered)

@@ -64,25 +64,36 @@ public enum IPSReportParser {
         guard bytes[bodyStart] == 0x7B || bytes[bodyStart] == 0x5B else {  // { [
             return try ClassicReportParser.parse(bytes, path: path)
         }
-        let body: JSONTree
-        do {
-            body = try JSONScanner.parse(bytes, from: bodyStart).tree
-        } catch let error as JSONError {
-            guard crashType else { return try ClassicReportParser.parse(bytes, path: path) }
-            throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
+        // The tree of the body is let go once translated: the text is parsed without it.
+        guard let translation = try translate(bytes, from: bodyStart, metadata: metadata, crashType: crashType,
+                                              path: path) else {
+            return try ClassicReportParser.parse(bytes, path: path)
         }
-        // Another bug_type's JSON body is a crash report when it holds threads, as bug_type
-        // 309's does; otherwise (a jetsam event, a panic) it has no frames to read.
-        guard crashType || holdsThreads(body) else { return try ClassicReportParser.parse(bytes, path: path) }
-        guard body.nodes[body.root].kind == .object else {
-            throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
-        }
-
-        let translation = IPSTranslator.translate(metadata: metadata, body: body)
         var report = try ClassicReportParser.parse(translation.text, path: path)
         report.format = .ips
         report.ips = document(for: &report, bytes: bytes, translation: translation)
         return report
+    }
+
+    /// The JSON body at `bodyStart` read and translated to text, its tree not kept; nil when
+    /// the file is read as a classic text report instead (a body of another bug_type than a
+    /// crash's that is not JSON or holds no threads).
+    private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree, crashType: Bool,
+                                  path: String) throws -> IPSTranslator.Translation? {
+        let body: JSONTree
+        do {
+            body = try JSONScanner.parse(bytes, from: bodyStart, reserving: true).tree
+        } catch let error as JSONError {
+            guard crashType else { return nil }
+            throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
+        }
+        // Another bug_type's JSON body is a crash report when it holds threads, as bug_type
+        // 309's does; otherwise (a jetsam event, a panic) it has no frames to read.
+        guard crashType || holdsThreads(body) else { return nil }
+        guard body.nodes[body.root].kind == .object else {
+            throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
+        }
+        return IPSTranslator.translate(metadata: metadata, body: body)
     }
 
     /// Whether the JSON `body` is an object with a `threads` array: the shape of a crash report.
@@ -95,21 +106,21 @@ public enum IPSReportParser {
 
     /// Ties the frames the classic parser found to the JSON objects their lines came from, and
     /// gives each frame the form its object states.
+    ///
+    /// Both lists are in line order (the translator writes frame lines one after the other,
+    /// the parser reads them so), so they are walked side by side; a table by line is made
+    /// only should the parser's frames not be in line order.
     private static func document(for report: inout CrashReport, bytes: [UInt8],
                                  translation: IPSTranslator.Translation) -> IPSDocument {
-        var keyByLine: [Int: FrameKey] = [:]
-        for (t, thread) in report.threads.enumerated() {
-            for (f, frame) in thread.frames.enumerated() where frame.restStart != nil {
-                keyByLine[frame.line] = FrameKey(thread: t, frame: f)
-            }
-        }
-        var frameObjects: [FrameKey: Range<Int>] = [:]
+        var frameObjects = IPSDocument.FrameObjects(report)
         var inlinedFrames: [FrameKey: [FrameKey]] = [:]
-        for frameLine in translation.frames {
-            guard let key = keyByLine[frameLine.line] else { continue }
+        var keys = IPSFrameKeys(report.threads)
+        for (k, frameLine) in translation.frames.enumerated() {
+            guard let key = keys.key(at: frameLine.line, in: report.threads) else { continue }
             frameObjects[key] = frameLine.object
-            report.threads[key.thread].frames[key.frame].form = frameLine.form
-            if frameLine.inlined, let concreteLine = frameLine.concreteLine, let concrete = keyByLine[concreteLine] {
+            report.threads[key.thread].frames[key.frame].form = translation.form(of: frameLine)
+            if frameLine.inlined, let concreteLine = translation.concreteLines[k],
+               let concrete = keys.key(ahead: concreteLine, in: report.threads) {
                 inlinedFrames[concrete, default: []].append(key)
             }
         }

@@ -40,18 +40,70 @@
 /// value stays on its line and none reaches a terminal.
 struct IPSTranslator {
     /// One frame line written from a JSON frame object.
+    ///
+    /// A report has one per frame, all held until the frames are tied to their objects, so
+    /// it is kept small: the form as a kind and two numbers, its names as indices into the
+    /// translation's one table of names (``FrameText``, `Translation.form(of:)`), the line
+    /// and the object's range in 32 bits (the scanner reads no input past 4 GiB, and every
+    /// line of the text comes from a byte of it at least).
     struct FrameLine {
-        /// The line's index in the translated text.
-        var line: Int
-        /// The JSON object's byte range in the file.
-        var object: Range<Int>
-        /// What the object says after the address.
-        var form: FrameForm
+        private var formOffset: UInt64 = 0
+        private var formValue: UInt64 = 0
+        private var objectStart: UInt32
+        private var objectEnd: UInt32
+        private var storedLine: UInt32
+        private var nameID: Int32 = -1
+        private var fileID: Int32 = -1
+        private var kind: Kind
         /// Whether the object says `"inline":true`.
         var inlined: Bool
-        /// For an inlined frame: the line of the concrete frame it belongs to, if it is
-        /// followed by one with the same image and offset.
-        var concreteLine: Int?
+
+        private enum Kind: UInt8 {
+            case unsymbolicated, symbol, symbolicated, symbolicatedWithOffset, unknown
+        }
+
+        init(line: Int, object: Range<Int>, form: FrameForm, inlined: Bool, names: FrameText) {
+            storedLine = UInt32(truncatingIfNeeded: line)
+            objectStart = UInt32(truncatingIfNeeded: object.lowerBound)
+            objectEnd = UInt32(truncatingIfNeeded: object.upperBound)
+            self.inlined = inlined
+            switch form {
+            case .unsymbolicated(let loadAddress, let offset):
+                kind = .unsymbolicated
+                formValue = loadAddress
+                formOffset = offset
+            case .symbol(let name, let offset):
+                kind = .symbol
+                nameID = names.intern(name)
+                formOffset = offset
+            case .symbolicated(let name, let offset, let file, let line):
+                kind = offset == nil ? .symbolicated : .symbolicatedWithOffset
+                nameID = names.intern(name)
+                fileID = names.intern(file)
+                formOffset = offset ?? 0
+                formValue = UInt64(bitPattern: Int64(line))
+            default:
+                kind = .unknown
+            }
+        }
+
+        /// The line's index in the translated text.
+        var line: Int { Int(storedLine) }
+
+        /// The JSON object's byte range in the file.
+        var object: Range<Int> { Int(objectStart)..<Int(objectEnd) }
+
+        /// What the object says after the address, its names read from `names`.
+        func form(_ names: FrameText) -> FrameForm {
+            switch kind {
+            case .unsymbolicated: return .unsymbolicated(loadAddress: formValue, offset: formOffset)
+            case .symbol: return .symbol(name: names[nameID], offset: formOffset)
+            case .symbolicated, .symbolicatedWithOffset:
+                return .symbolicated(name: names[nameID], offset: kind == .symbolicated ? nil : formOffset,
+                                     file: names[fileID], line: Int(Int64(bitPattern: formValue)))
+            case .unknown: return .unknown
+            }
+        }
     }
 
     /// The translated report, its frame lines and its text backtraces.
@@ -59,6 +111,14 @@ struct IPSTranslator {
         var text: [UInt8]
         var frames: [FrameLine]
         var textBacktraces: [IPSDocument.TextBacktrace]
+        /// The names of the frame lines' forms.
+        var names: FrameText
+        /// For an inlined frame line (by index into `frames`): the line of the concrete frame
+        /// it belongs to, when it is followed by one with the same image and offset.
+        var concreteLines: [Int: Int]
+
+        /// What the object of `frameLine` says after the address.
+        func form(of frameLine: FrameLine) -> FrameForm { frameLine.form(names) }
     }
 
     private struct Image {
@@ -82,6 +142,10 @@ struct IPSTranslator {
     private var text: [UInt8] = []
     private var lineCount = 0
     private var frames: [FrameLine] = []
+    /// The names of the frames' forms, each held once.
+    private let names = FrameText()
+    /// The concrete frame's line of each inlined frame line that has one (by index into `frames`).
+    private var concreteLines: [Int: Int] = [:]
     private var textBacktraces: [IPSDocument.TextBacktrace] = []
 
     /// Translates `body` (the report's JSON body) with `metadata` (its first line).
@@ -89,7 +153,8 @@ struct IPSTranslator {
         var translator = IPSTranslator(metadata: metadata, body: body)
         translator.run()
         return Translation(text: translator.text, frames: translator.frames,
-                           textBacktraces: translator.textBacktraces)
+                           textBacktraces: translator.textBacktraces, names: translator.names,
+                           concreteLines: translator.concreteLines)
     }
 
     private init(metadata: JSONTree, body: JSONTree) {
@@ -106,6 +171,7 @@ struct IPSTranslator {
     }
 
     private mutating func run() {
+        reserve()
         readImages()
         writeHeader()
         let threads = member("threads")
@@ -126,6 +192,21 @@ struct IPSTranslator {
         }
         if let crashed { writeThreadState(crashed.node, number: crashed.number) }
         writeImages()
+    }
+
+    /// Room for the frame lines and the text, so that neither grows by copies of itself (each
+    /// of which holds the old and the new buffer at once): a frame line per frame object, and
+    /// about a hundred bytes of text for each (the room a guess leaves unused is never touched).
+    private mutating func reserve() {
+        var count = 0
+        if let backtrace = member("lastExceptionBacktrace") { count += body.children(of: backtrace).reduce(0) { n, _ in n + 1 } }
+        if let threads = member("threads"), body.nodes[threads].kind == .array {
+            for thread in body.children(of: threads) {
+                if let frames = body.member("frames", of: thread) { count += body.children(of: frames).reduce(0) { n, _ in n + 1 } }
+            }
+        }
+        frames.reserveCapacity(count)
+        text.reserveCapacity(count * 100 + body.bytes.count / 8 + 4096)
     }
 
     // MARK: Header
@@ -259,7 +340,7 @@ struct IPSTranslator {
             let place = placeKey(node)
             for pending in pendingInlined.reversed() {
                 guard place != nil, placeKey(pending.node) == place else { break }
-                frames[pending.frame].concreteLine = frameLine.line
+                concreteLines[pending.frame] = frameLine.line
             }
             pendingInlined = []
             index += 1
@@ -315,8 +396,7 @@ struct IPSTranslator {
         let lineIndex = lineCount
         line(number + name + "0x" + String(repeating: "0", count: max(0, 16 - hexAddress.count)) + hexAddress
              + " " + rest)
-        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, inlined: inlined,
-                         concreteLine: nil)
+        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, inlined: inlined, names: names)
     }
 
     /// `asiBacktraces`: each string is a backtrace already printed as text.

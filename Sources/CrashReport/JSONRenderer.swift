@@ -40,20 +40,29 @@ public enum JSONRenderer {
         out.append(contentsOf: documentStart)
         for (r, symbolicated) in reports.enumerated() {
             if r > 0 { out.append(contentsOf: separator) }
-            render(symbolicated, into: &out)
+            renderObject(symbolicated, into: &out)
         }
         out.append(contentsOf: documentEnd)
     }
 
-    /// Appends the JSON object of one report (an element of the `reports` array) to `out`, for
-    /// writers that stream the document report by report.
-    public static func renderReport(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
-        render(symbolicated, into: &out)
+    /// Appends the JSON document describing one report to `out`, handing it on as it goes
+    /// with `flush` (``OutputFlush``).
+    public static func renderDocument(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush?) {
+        out.append(contentsOf: documentStart)
+        renderObject(symbolicated, into: &out, flush: flush)
+        out.append(contentsOf: documentEnd)
     }
 
-    private static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+    /// Appends the JSON object of one report (an element of the `reports` array) to `out`, for
+    /// writers that stream the document report by report; with `flush`, hands it on as it goes.
+    public static func renderReport(_ symbolicated: SymbolicatedReport, into out: inout [UInt8],
+                                    flush: OutputFlush? = nil) {
+        renderObject(symbolicated, into: &out, flush: flush)
+    }
+
+    private static func renderObject(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        out.reserveCapacity(out.count + symbolicated.estimatedRecordsSize(perFrame: 192, perImage: 320))
+        flush.reserve(symbolicated.estimatedRecordsSize(perFrame: 192, perImage: 320), in: &out)
         out.append(literal: "{\"path\":")
         appendString(report.path, to: &out)
         out.append(literal: ",\"threads\":[")
@@ -116,6 +125,7 @@ public enum JSONRenderer {
                     appendFrame(frame, image: imageName, symbol: symbol, offset: offset, file: file,
                                 line: line, column: nil, inlined: frame.inlined, samples: samples, to: &out)
                 }
+                flush.check(&out)
             }
             out.append(literal: "]}")
         }
@@ -135,6 +145,7 @@ public enum JSONRenderer {
             out.append(literal: ",\"unresolved\":")
             appendUnresolved(symbolicated.unresolvedImages[i], to: &out)
             out.append(literal: "}")
+            flush.check(&out)
         }
         out.append(literal: "]}")
     }

@@ -267,14 +267,28 @@ struct JSONChildren: Sequence, IteratorProtocol {
 enum JSONScanner {
     /// Parses the JSON value that starts at `start` (after any whitespace) and ends before
     /// `end`. Returns the tree and the offset just past the value.
+    ///
+    /// With `reserving`, for a value that takes up most of `start..<end` (an `.ips` body), the
+    /// nodes are first counted from above — a value is the first of its container or follows
+    /// a comma — and given their room at once: a large tree then never holds its old and its
+    /// new buffer at once, as one that doubles as it grows does.
     /// - Throws: `JSONError` if the bytes are not one JSON value.
-    static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) throws -> (tree: JSONTree, end: Int) {
+    static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil,
+                      reserving: Bool = false) throws -> (tree: JSONTree, end: Int) {
         let end = min(end ?? bytes.count, bytes.count)
         guard end < Int(JSONScanner.largest) else {
             throw JSONError(offset: start, message: "the JSON text is larger than 4 GiB", atEnd: false)
         }
         let (nodes, next) = try bytes.withUnsafeBufferPointer { b in
             var scanner = Scanner(b: b, end: end)
+            if reserving && start < end {
+                var count = 1
+                for byte in UnsafeBufferPointer(rebasing: b[start..<end])
+                where byte == ASCII.comma || byte == 0x5B || byte == 0x7B {  // , [ {
+                    count += 1
+                }
+                scanner.nodes.reserveCapacity(count)
+            }
             return try scanner.run(from: start)
         }
         return (JSONTree(bytes: bytes, nodes: nodes), next)

@@ -501,7 +501,7 @@ private struct LineScanner {
 private struct LogBuilder {
     let b: UnsafeBufferPointer<UInt8>
     let scanner: LineScanner
-    var lines: [Range<Int>] = []
+    var lines = LineRanges()
     var threads: [Thread] = []
     var images: [BinaryImage] = []
 
@@ -527,7 +527,7 @@ private struct LogBuilder {
     }
 
     mutating func run() {
-        lines = b.lineRanges()
+        lines = LineRanges(b)
         for (lineIndex, range) in lines.enumerated() {
             handle(line: lineIndex, start: range.lowerBound, end: scanner.contentEnd(range))
         }

@@ -63,7 +63,7 @@ public enum MetricKitParser {
         guard parts.contains(where: { if case .diagnostic = $0 { return true } else { return false } }) else { return nil }
         let translation = MetricKitTranslator.translate(tree, parts: parts)
         var report = CrashReport(path: path, bytes: translation.text,
-                                 lines: translation.text.withUnsafeBufferPointer { $0.lineRanges() },
+                                 lines: LineRanges(translation.text),
                                  header: translation.header, codeType: translation.codeType,
                                  crashedThread: nil, threads: translation.threads, images: translation.images,
                                  format: .metricKit)

@@ -24,10 +24,11 @@ public enum MetricKitRenderer {
     static let memberNames = ["symbol", "symbolLocation", "file", "line", "inlinedFrames"]
 
     /// Appends the MetricKit JSON of `symbolicated` to `out`; reports not read from MetricKit
-    /// JSON are written as text.
-    public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8]) {
+    /// JSON are written as text. With `flush`, hands it on as it goes (``OutputFlush``).
+    public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8],
+                              flush: OutputFlush? = nil) {
         guard let document = symbolicated.report.metricKit else {
-            TextRenderer(fullPath: fullPath).render(symbolicated, into: &out)
+            TextRenderer(fullPath: fullPath).render(symbolicated, into: &out, flush: flush)
             return
         }
         let bytes = document.bytes
@@ -41,14 +42,17 @@ public enum MetricKitRenderer {
         }
         // Zero-width insertions go before a removal that starts where they are.
         edits.sort { ($0.range.lowerBound, $0.range.count) < ($1.range.lowerBound, $1.range.count) }
-        out.reserveCapacity(out.count + edits.reduce(bytes.count) { $0 + $1.bytes.count })
-        var copied = 0
-        for edit in edits where edit.range.lowerBound >= copied && edit.range.upperBound <= bytes.count {
-            out.append(contentsOf: bytes[copied..<edit.range.lowerBound])
-            out.append(contentsOf: edit.bytes)
-            copied = edit.range.upperBound
+        flush.reserve(edits.reduce(bytes.count) { $0 + $1.bytes.count }, in: &out)
+        bytes.withUnsafeBufferPointer { b in
+            var copied = 0
+            for edit in edits where edit.range.lowerBound >= copied && edit.range.upperBound <= b.count {
+                flush.append(UnsafeBufferPointer(rebasing: b[copied..<edit.range.lowerBound]), to: &out)
+                out.append(contentsOf: edit.bytes)
+                copied = edit.range.upperBound
+                flush.check(&out)
+            }
+            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
-        out.append(contentsOf: bytes[copied...])
     }
 
     /// The edits of one frame object: the new members inserted before its first member, and its

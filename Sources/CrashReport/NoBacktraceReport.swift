@@ -27,9 +27,9 @@ enum NoBacktraceReport {
     ///
     /// - Throws: the errors of `ClassicReportParser.checkText` (empty or binary input).
     static func report(_ bytes: [UInt8], path: String, kind: String) throws -> CrashReport {
-        let lines = try bytes.withUnsafeBufferPointer { b -> [Range<Int>] in
+        let lines = try bytes.withUnsafeBufferPointer { b -> LineRanges in
             try ClassicReportParser.checkText(b, path: path)
-            return b.lineRanges()
+            return LineRanges(b)
         }
         var report = CrashReport(path: path, bytes: bytes, lines: lines, format: .noBacktraces)
         report.warnings.append("\(path): \(kind) holds no frames to symbolicate; written as it is")

@@ -53,7 +53,7 @@ public enum StackshotParser {
         else { return nil }
         let translation = StackshotTranslator.translate(metadata: metadata, body: body, stackshot: root)
         var report = CrashReport(path: path, bytes: translation.text,
-                                 lines: translation.text.withUnsafeBufferPointer { $0.lineRanges() },
+                                 lines: LineRanges(translation.text),
                                  header: translation.header, threads: translation.threads,
                                  images: translation.images, format: .ips, ips: IPSDocument(bytes: bytes))
         report.warnings += translation.warnings.map { "\(path): \($0)" }

@@ -21,8 +21,9 @@ enum SwiftBacktraceJSONRenderer {
                                        "description", "image", "sourceLocation"]
 
     /// Appends the log with its resolved frames written in; false (and nothing appended) when
-    /// the report's frames are not from a JSON crash log or none was resolved.
-    static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) -> Bool {
+    /// the report's frames are not from a JSON crash log or none was resolved. With `flush`,
+    /// hands it on as it goes (``OutputFlush``).
+    static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) -> Bool {
         let report = symbolicated.report
         guard !symbolicated.frames.isEmpty, let first = report.threads.first, let line = first.headerLine,
               first.frames.allSatisfy({ $0.restStart == nil }), report.lines.indices.contains(line) else { return false }
@@ -33,23 +34,26 @@ enum SwiftBacktraceJSONRenderer {
         guard start < end, report.bytes[start] == UInt8(ascii: "{"),
               let tree = try? JSONScanner.parse(report.bytes, from: start, to: end).tree else { return false }
 
-        out.reserveCapacity(out.count + symbolicated.estimatedTextSize)
-        var copied = 0
-        for (t, thread) in SwiftBacktraceJSON.threadObjects(tree).enumerated() where t < report.threads.count {
-            for (f, object) in SwiftBacktraceJSON.frameObjects(tree, thread: thread).enumerated() {
-                guard let sourceFrames = symbolicated.frames[FrameKey(thread: t, frame: f)], !sourceFrames.isEmpty,
-                      let imageIndex = report.threads[t].frames.indices.contains(f) ? report.threads[t].frames[f].image : nil
-                else { continue }
-                let range = tree.nodes[object].range
-                out.append(contentsOf: report.bytes[copied..<range.lowerBound])
-                for (k, sourceFrame) in sourceFrames.enumerated() {
-                    if k > 0 { out.append(literal: ", ") }
-                    appendObject(tree, object, sourceFrame, image: report.images[imageIndex].name, to: &out)
+        flush.reserve(symbolicated.estimatedTextSize, in: &out)
+        report.bytes.withUnsafeBufferPointer { b in
+            var copied = 0
+            for (t, thread) in SwiftBacktraceJSON.threadObjects(tree).enumerated() where t < report.threads.count {
+                for (f, object) in SwiftBacktraceJSON.frameObjects(tree, thread: thread).enumerated() {
+                    guard let sourceFrames = symbolicated.frames[FrameKey(thread: t, frame: f)], !sourceFrames.isEmpty,
+                          let imageIndex = report.threads[t].frames.indices.contains(f) ? report.threads[t].frames[f].image : nil
+                    else { continue }
+                    let range = tree.nodes[object].range
+                    flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
+                    for (k, sourceFrame) in sourceFrames.enumerated() {
+                        if k > 0 { out.append(literal: ", ") }
+                        appendObject(tree, object, sourceFrame, image: report.images[imageIndex].name, to: &out)
+                    }
+                    copied = range.upperBound
+                    flush.check(&out)
                 }
-                copied = range.upperBound
             }
+            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
-        out.append(contentsOf: report.bytes[copied...])
         return true
     }
 

@@ -70,7 +70,7 @@ public enum SwiftBacktraceParser {
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
         try bytes.withUnsafeBufferPointer { b in
             try ClassicReportParser.checkText(b, path: path)
-            let lines = b.lineRanges()
+            let lines = LineRanges(b)
             let text = FrameText()
             var threads: [Thread] = []
             var images: [BinaryImage] = []

@@ -27,35 +27,58 @@ public struct TextRenderer: Sendable {
         self.marks = marks
     }
 
-    /// Appends the text of `symbolicated` to `out`.
-    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8]) {
+    /// Appends the text of `symbolicated` to `out`; with `flush`, hands it on as it goes
+    /// (``OutputFlush``), the lines kept as they are without a copy.
+    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out) { return }
+        if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out, flush: flush) {
+            return
+        }
         if report.callTree != nil {
-            CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out)
+            CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out, flush: flush)
             return
         }
-        let edits = Self.edits(symbolicated, marks: marks)
-        guard !edits.isEmpty else {
-            out.append(contentsOf: report.bytes)
+        // The edits come in report order, which is line order but for odd reports: they are
+        // then written as they come, else gathered and sorted first.
+        var count = 0
+        var ordered = true
+        var last = -1
+        Self.forEachEdit(symbolicated, marks: marks) { edit in
+            count += 1
+            if edit.lines.lowerBound <= last { ordered = false }
+            last = edit.lines.lowerBound
+        }
+        guard count > 0 else {
+            report.bytes.withUnsafeBufferPointer { flush.append($0, to: &out) }
             return
         }
-        out.reserveCapacity(out.count + symbolicated.estimatedTextSize)
+        flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
             var copied = 0
-            for edit in edits where report.lines[edit.lines.lowerBound].lowerBound >= copied {
+            func write(_ edit: Edit) {
+                guard report.lines[edit.lines.lowerBound].lowerBound >= copied else { return }
                 let range = report.lines[edit.lines.lowerBound]
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]))
+                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
                 switch edit.kind {
                 case .frame(let restStart, let frames, let marked):
                     renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
                                 marked: marked, into: &out)
                 case .addressList(let thread):
-                    renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out)
+                    renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out, flush: flush)
                 }
                 copied = report.lines[edit.lines.upperBound - 1].upperBound
+                flush.check(&out)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[copied..<b.count]))
+            if ordered {
+                Self.forEachEdit(symbolicated, marks: marks, write)
+            } else {
+                var edits: [Edit] = []
+                edits.reserveCapacity(count)
+                Self.forEachEdit(symbolicated, marks: marks) { edits.append($0) }
+                edits.sort { $0.lines.lowerBound < $1.lines.lowerBound }
+                for edit in edits { write(edit) }
+            }
+            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
     }
 
@@ -70,12 +93,10 @@ public struct TextRenderer: Sendable {
         var kind: Kind
     }
 
-    /// The lines to rewrite, in line order: resolved frame lines, and the address lists of
-    /// which at least one frame was resolved.
-    private static func edits(_ symbolicated: SymbolicatedReport, marks: TerminalMarks?) -> [Edit] {
+    /// Hands `body` the lines to rewrite, in report order (thread by thread, frame by frame):
+    /// resolved frame lines, and the address lists of which at least one frame was resolved.
+    private static func forEachEdit(_ symbolicated: SymbolicatedReport, marks: TerminalMarks?, _ body: (Edit) -> Void) {
         let report = symbolicated.report
-        var edits: [Edit] = []
-        edits.reserveCapacity(symbolicated.frames.count)
         var lists: Set<Int> = []
         for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
             guard report.threads.indices.contains(key.thread),
@@ -88,14 +109,12 @@ public struct TextRenderer: Sendable {
                 let first = thread.inlinedRun(endingAt: key.frame).lowerBound
                 let lines = thread.frames[first].line..<frame.line + 1
                 let marked = marks?.marks(image: frame.image) ?? false
-                edits.append(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames, marked: marked)))
+                body(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames, marked: marked)))
             } else if let lines = thread.addressListLines, !lines.isEmpty, lines.upperBound <= report.lines.count,
                       lists.insert(key.thread).inserted {
-                edits.append(Edit(lines: lines, kind: .addressList(thread: key.thread)))
+                body(Edit(lines: lines, kind: .addressList(thread: key.thread)))
             }
         }
-        edits.sort { $0.lines.lowerBound < $1.lines.lowerBound }
-        return edits
     }
 
     /// One frame line: its bytes up to `restStart`, then each source frame, innermost first,
@@ -138,7 +157,7 @@ public struct TextRenderer: Sendable {
     ///     0   CoreFoundation                	0x000000018eee41c0 0x18edc8000 + 1163712
     ///     1   App                           	0x0000000104a3c5e0 compute + 40 (main.c:42)
     private func renderAddressList(_ symbolicated: SymbolicatedReport, _ b: UnsafeBufferPointer<UInt8>, thread: Int,
-                                   lines: Range<Int>, into out: inout [UInt8]) {
+                                   lines: Range<Int>, into out: inout [UInt8], flush: OutputFlush?) {
         let report = symbolicated.report
         let last = report.lines[lines.upperBound - 1]
         let terminator = Array(UnsafeBufferPointer(rebasing: b[Self.contentEnd(b, last)..<last.upperBound]))
@@ -180,6 +199,7 @@ public struct TextRenderer: Sendable {
                 }
                 out.append(contentsOf: isLast ? terminator : inner)
             }
+            flush.check(&out)
         }
     }
 

@@ -77,6 +77,10 @@ extension System {
         return Set(mountPoints.compactMap { status($0).map { UInt64($0.st_dev) } }.filter { $0 != root })
     }()
 
+    /// A look at the first block of a file before the rest is read: the block (all of the
+    /// file when `whole`), and the reason to refuse the file, or nil to read on.
+    public typealias FirstBlockCheck = (_ block: UnsafeRawBufferPointer, _ whole: Bool) -> String?
+
     /// The whole content of the file at `path`, read with `read(2)` into one array of its
     /// exact size (for reports: cheaper than mapping them). The error names the reason only.
     ///
@@ -84,8 +88,11 @@ extension System {
     /// and then checked: a directory is refused; a FIFO, device or socket is refused unless
     /// `streams` (a report named on the command line may be `<(cat x.crash)`), and is then
     /// read until its end. More than `limit` bytes is an error, not an exhausted memory.
-    public static func readFile(_ path: String, limit: Int = defaultReadLimit,
-                                streams: Bool = false) throws(SystemError) -> [UInt8] {
+    /// With `check`, the first `firstBlock` bytes (or all, when there are fewer) are read
+    /// first and handed to it: a reason it gives is the error, and no more is read, so that
+    /// an endless device that is no text costs one block, not the limit.
+    public static func readFile(_ path: String, limit: Int = defaultReadLimit, streams: Bool = false,
+                                firstBlock: Int = 1 << 16, check: FirstBlockCheck? = nil) throws(SystemError) -> [UInt8] {
         let fd = FileName.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemError(operation: "open", code: errno) }
         defer { close(fd) }
@@ -103,38 +110,127 @@ extension System {
         }
         // Reads block from here on: a pipe's writer may be slow.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return try readAll(fd, expected: System.isRegular(info) ? Int(info.st_size) : 0, limit: limit)
+        return try readAll(fd, expected: System.isRegular(info) ? Int(info.st_size) : 0, limit: limit,
+                           firstBlock: firstBlock, check: check)
     }
 
-    /// Everything on standard input, until its end; more than `limit` bytes is an error.
-    public static func readStandardInput(limit: Int = defaultReadLimit) throws(SystemError) -> [UInt8] {
-        try readAll(STDIN_FILENO, expected: 0, limit: limit)
+    /// Everything on standard input, until its end; more than `limit` bytes is an error. A
+    /// regular file (`< report.crash`) is read into an array of its size; `check` is as for
+    /// ``readFile(_:limit:streams:firstBlock:check:)``.
+    public static func readStandardInput(limit: Int = defaultReadLimit, firstBlock: Int = 1 << 16,
+                                         check: FirstBlockCheck? = nil) throws(SystemError) -> [UInt8] {
+        var info = stat()
+        var expected = 0
+        if fstat(STDIN_FILENO, &info) == 0 && isRegular(info) {
+            // From the current offset: the shell may have read part of it already.
+            let offset = lseek(STDIN_FILENO, 0, SEEK_CUR)
+            let size = Int(info.st_size) - (offset > 0 ? Int(offset) : 0)
+            guard size <= limit else { throw SystemError.tooLarge(limit) }
+            expected = max(0, size)
+        }
+        return try readAll(STDIN_FILENO, expected: expected, limit: limit, firstBlock: firstBlock, check: check)
     }
 
     /// Reads `fd` to its end: first `expected` bytes into an array of that size, then (the
-    /// file grew, or its size is unknown) in chunks.
-    private static func readAll(_ fd: Int32, expected: Int, limit: Int) throws(SystemError) -> [UInt8] {
+    /// file grew, or its size is unknown) in chunks. With `check`, the first `firstBlock`
+    /// bytes are looked at as soon as they are read, before any more is.
+    private static func readAll(_ fd: Int32, expected: Int, limit: Int, firstBlock: Int,
+                                check: FirstBlockCheck?) throws(SystemError) -> [UInt8] {
         var failure: Int32 = 0
+        var refusal: String?
+        var checked = check == nil
+        /// Hands the first block of `bytes` to `check` once; true when the file is refused.
+        func refused(_ bytes: UnsafeRawBufferPointer, whole: Bool) -> Bool {
+            guard !checked, let check else { return false }
+            checked = true
+            refusal = check(UnsafeRawBufferPointer(rebasing: bytes.prefix(firstBlock)), whole && bytes.count <= firstBlock)
+            return refusal != nil
+        }
         var result = [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
             count = 0
             while count < expected {
-                let n = read(fd, buffer.baseAddress! + count, expected - count)
+                // The first block alone first, so that it is looked at before the rest is read.
+                let end = checked ? expected : min(expected, firstBlock)
+                let n = read(fd, buffer.baseAddress! + count, end - count)
                 if n < 0 && errno == EINTR { continue }
                 if n < 0 { failure = errno }
                 if n <= 0 { break }
                 count += n
+                if count == end, !checked,
+                   refused(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), whole: count == expected) { break }
             }
         }
         if failure != 0 { throw SystemError(operation: "read", code: failure) }
-        if result.count < expected { return result }  // the file shrank
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+        if let refusal { throw SystemError.refused(refusal) }
+        if result.count < expected {  // the file shrank
+            if result.withUnsafeBytes({ refused($0, whole: true) }), let refusal { throw SystemError.refused(refusal) }
+            return result
+        }
+        // The rest (a stream, or a file that grew) is read in chunks of 1 MiB, put together
+        // at the end into an array of the exact size, each chunk let go once copied: reading
+        // costs the content and a chunk, not the old and the new buffer of an array that
+        // doubles as it grows.
+        let chunkSize = max(1 << 20, firstBlock)
+        func newChunk() -> [UInt8] { [UInt8](unsafeUninitializedCapacity: chunkSize) { $1 = chunkSize } }
+        var chunks: [[UInt8]] = []
+        var chunk: [UInt8]
+        var filled = 0
+        var total = result.count
+        if expected > 0 {
+            // A regular file read whole is at its end: one byte read says so, without a chunk.
+            var byte: UInt8 = 0
+            var n: Int
+            repeat { n = read(fd, &byte, 1) } while n < 0 && errno == EINTR
             if n < 0 { throw SystemError(operation: "read", code: errno) }
             if n == 0 { return result }
-            guard result.count + n <= limit else { throw SystemError.tooLarge(limit) }
-            result.append(contentsOf: chunk[0..<n])
+            guard total < limit else { throw SystemError.tooLarge(limit) }
+            chunk = newChunk()
+            chunk[0] = byte
+            filled = 1
+            total += 1
+        } else {
+            chunk = newChunk()
+        }
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, chunkSize - filled) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw SystemError(operation: "read", code: errno) }
+            if n == 0 { break }
+            guard total + n <= limit else {
+                // What is there of the first block still says whether it is no text at all.
+                if result.isEmpty && chunks.isEmpty,
+                   chunk.withUnsafeBytes({ refused(UnsafeRawBufferPointer(rebasing: $0[0..<filled]), whole: false) }),
+                   let refusal { throw SystemError.refused(refusal) }
+                throw SystemError.tooLarge(limit)
+            }
+            filled += n
+            total += n
+            // Unchecked means nothing came before: the first block is at the start of this chunk.
+            if !checked && filled >= firstBlock,
+               chunk.withUnsafeBytes({ refused(UnsafeRawBufferPointer(rebasing: $0[0..<filled]), whole: false) }),
+               let refusal { throw SystemError.refused(refusal) }
+            if filled == chunkSize {
+                chunks.append(chunk)
+                chunk = newChunk()
+                filled = 0
+            }
+        }
+        if !checked, chunk.withUnsafeBytes({ refused(UnsafeRawBufferPointer(rebasing: $0[0..<filled]), whole: true) }),
+           let refusal { throw SystemError.refused(refusal) }
+        if total == result.count { return result }
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            count = 0
+            func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<count + bytes.count]).initialize(from: bytes)
+                count += bytes.count
+            }
+            result.withUnsafeBufferPointer { copy($0) }
+            result = []
+            for i in chunks.indices {
+                chunks[i].withUnsafeBufferPointer { copy($0) }
+                chunks[i] = []
+            }
+            chunk.withUnsafeBufferPointer { copy(UnsafeBufferPointer(rebasing: $0[0..<filled])) }
         }
     }
 
@@ -174,6 +270,11 @@ extension System {
 }
 
 extension SystemError {
+    /// A file refused for what its first block holds, with the reason a check gave.
+    static func refused(_ reason: String) -> SystemError {
+        SystemError(operation: "read", code: EINVAL, detail: reason)
+    }
+
     /// More than `limit` bytes to read.
     static func tooLarge(_ limit: Int) -> SystemError {
         SystemError(operation: "read", code: EFBIG, detail: "larger than the limit of \(System.describeSize(limit))")

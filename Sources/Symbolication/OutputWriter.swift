@@ -40,6 +40,11 @@ public final class OutputWriter {
     }
 
     /// Appends `bytes`, writing out when the buffer is full.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        write(bytes.bindMemory(to: UInt8.self))
+    }
+
+    /// Appends `bytes`, writing out when the buffer is full.
     public func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !closed else { return }
         guard bytes.count < capacity else {

@@ -120,13 +120,32 @@ public final class ReportRunner {
         var outputTakenBy: String?
     }
 
-    /// What one report gave: the bytes to write to the stream (nil when written elsewhere or
-    /// failed), how it went and its counts.
+    /// What one report gave: the pieces to write to the stream, in order (nil when written
+    /// elsewhere or failed), then, for a large report, the report itself, rendered as it is
+    /// written; how it went and its counts.
     struct Outcome {
-        var bytes: [UInt8]?
+        var pieces: [[UInt8]]?
+        var rendered: SymbolicatedReport?
         var status: Status
         var tally: Tally
+
+        init(pieces: [[UInt8]]?, rendered: SymbolicatedReport? = nil, status: Status, tally: Tally) {
+            self.pieces = pieces
+            self.rendered = rendered
+            self.status = status
+            self.tally = tally
+        }
+
+        /// What it holds while it waits for the writer: its pieces, or the report to render.
+        var weight: Int {
+            (pieces?.reduce(0) { $0 + $1.count } ?? 0) + (rendered?.report.bytes.count ?? 0)
+        }
     }
+
+    /// The input size from which a report written to the stream is rendered as it is
+    /// written, by the writer, rather than whole beforehand by its worker: its output is
+    /// then never held whole (``OutputFlush``).
+    static let renderedWhenWritten = 4 << 20
 
     /// Symbolicates the reports at `inputs` (files, directories of `*.crash` / `*.ips`
     /// files, or `-` for standard input) and writes them to `output` or to files.
@@ -153,19 +172,25 @@ public final class ReportRunner {
         var written = 0
         // Finished reports may wait for the writer up to 32 MB of output in all.
         let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount,
-                               weight: { $0.bytes?.count ?? 0 }, budget: 32 << 20) { i in
+                               weight: { $0.weight }, budget: 32 << 20) { i in
             self.process(jobs[i], streamed: jobs.count > 1)
         }
         pool.forEachInOrder { i, outcome in
             status = status.worse(outcome.status)
             total.add(outcome.tally)
-            if let bytes = outcome.bytes {
+            if let pieces = outcome.pieces {
                 // Between reports: a comma in the JSON array, a blank line between text reports.
                 if written > 0 && options.format == .json { output.write(JSONRenderer.separator) }
                 if written > 0 && options.format.isReportText && jobs.count > 1 {
                     output.write([0x0a])
                 }
-                output.write(bytes)
+                for piece in pieces { output.write(piece) }
+                if let symbolicated = outcome.rendered {
+                    var buffer: [UInt8] = []
+                    render(symbolicated, format: options.format, marked: options.markFrames, into: &buffer,
+                           flush: OutputFlush { output.write($0) })
+                    output.write(buffer)
+                }
                 written += 1
             }
             progress.advance()
@@ -215,12 +240,12 @@ public final class ReportRunner {
     private func process(_ job: Job, streamed: Bool) -> Outcome {
         if let first = job.outputTakenBy {
             diagnostics.warn("\(job.path): not written: its output \(target(of: job)) is the output of \(first)")
-            return Outcome(bytes: nil, status: .outputFailed, tally: Tally(reports: 1))
+            return Outcome(pieces: nil, status: .outputFailed, tally: Tally(reports: 1))
         }
         let report: CrashReport
         switch read(job) {
         case .unread:
-            return Outcome(bytes: nil, status: .reportFailed, tally: Tally(reports: 1))
+            return Outcome(pieces: nil, status: .reportFailed, tally: Tally(reports: 1))
         case .unparsed(let bytes, let path, let error):
             return passThrough(bytes, path: path, error: error, job: job, streamed: streamed)
         case .parsed(let parsed):
@@ -243,30 +268,35 @@ public final class ReportRunner {
                 // The name escaped, then spelled with the bytes the file system gave it.
                 bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
             }
+            if symbolicated.report.bytes.count >= Self.renderedWhenWritten {
+                return Outcome(pieces: [bytes], rendered: symbolicated, status: .success, tally: tally)
+            }
             render(symbolicated, format: options.format, marked: options.markFrames, into: &bytes)
-            return Outcome(bytes: bytes, status: .success, tally: tally)
+            return Outcome(pieces: [bytes], status: .success, tally: tally)
         case .directory(let folder):
             let written = write(symbolicated, to: target(of: job), replacing: nil, below: folder)
-            return Outcome(bytes: nil, status: written ? .success : .outputFailed, tally: tally)
+            return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
         case .inPlace:
             let written = write(symbolicated, to: job.path, replacing: job.path, below: nil)
-            return Outcome(bytes: nil, status: written ? .success : .outputFailed, tally: tally)
+            return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
         }
     }
 
     /// Writes a report that could not be parsed as it came in (said already): text output
     /// never loses a report. JSON gives it an entry saying why; frame lines have nothing to
-    /// print; a report to be replaced in place is left as it is.
+    /// print; a report to be replaced in place is left as it is. The input is written as it
+    /// is, not copied.
     private func passThrough(_ input: [UInt8], path: String, error: ReportError, job: Job, streamed: Bool) -> Outcome {
         let tally = Tally(reports: 1)
-        var bytes: [UInt8] = []
+        var pieces: [[UInt8]] = []
         switch options.format {
         case .text, .ips, .metricKit:
             if streamed && options.destination == .stream {
-                bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
+                pieces.append(FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n"))
             }
-            bytes += input
+            pieces.append(input)
         case .json:
+            var bytes: [UInt8] = []
             let name = FileName.replacingRawBytes(path)
             if options.destination == .stream {
                 JSONRenderer.renderUnread(path: name, reason: error.reason, into: &bytes)
@@ -275,17 +305,20 @@ public final class ReportRunner {
                 JSONRenderer.renderUnread(path: name, reason: error.reason, into: &bytes)
                 bytes += JSONRenderer.documentEnd
             }
+            pieces.append(bytes)
         case .frames:
-            return Outcome(bytes: nil, status: .reportFailed, tally: tally)
+            return Outcome(pieces: nil, status: .reportFailed, tally: tally)
         }
         switch options.destination {
         case .stream:
-            return Outcome(bytes: bytes, status: .reportFailed, tally: tally)
+            return Outcome(pieces: pieces, status: .reportFailed, tally: tally)
         case .directory(let folder):
-            let written = write(bytes, to: target(of: job), replacing: nil, below: folder)
-            return Outcome(bytes: nil, status: written ? .reportFailed : .outputFailed, tally: tally)
+            let written = write(to: target(of: job), replacing: nil, below: folder) { out in
+                pieces.allSatisfy { piece in piece.withUnsafeBytes { out($0) } }
+            }
+            return Outcome(pieces: nil, status: written ? .reportFailed : .outputFailed, tally: tally)
         case .inPlace:
-            return Outcome(bytes: nil, status: .reportFailed, tally: tally)
+            return Outcome(pieces: nil, status: .reportFailed, tally: tally)
         }
     }
 
@@ -322,47 +355,62 @@ public final class ReportRunner {
         }
     }
 
-    /// Renders one report; text is marked for a terminal when `marked`.
+    /// Renders one report; text is marked for a terminal when `marked`. With `flush`, the
+    /// output is handed on as it is made (``OutputFlush``).
     private func render(_ symbolicated: SymbolicatedReport, format: OutputFormat, marked: Bool = false,
-                        into bytes: inout [UInt8]) {
+                        into bytes: inout [UInt8], flush: OutputFlush? = nil) {
         switch format {
         case .text:
             TextRenderer(fullPath: options.fullPath, marks: marked ? Self.marks(for: symbolicated) : nil)
-                .render(symbolicated, into: &bytes)
-        case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
-        case .metricKit: MetricKitRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes)
-        case .json: JSONRenderer.renderReport(symbolicated, into: &bytes)
+                .render(symbolicated, into: &bytes, flush: flush)
+        case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes, flush: flush)
+        case .metricKit: MetricKitRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes, flush: flush)
+        case .json: JSONRenderer.renderReport(symbolicated, into: &bytes, flush: flush)
         case .frames:
             // Frame lines start with the report's path: spelled with the file system's own
             // bytes, as everywhere else in text output, when the name is not UTF-8.
             let reportField = FileName.bytes(OutputEscaping.escaped(symbolicated.report.path))
-            FramesRenderer(fullPath: options.fullPath).render(symbolicated, reportField: reportField, into: &bytes)
+            FramesRenderer(fullPath: options.fullPath).render(symbolicated, reportField: reportField, into: &bytes,
+                                                               flush: flush)
         }
     }
 
     /// Writes one report to `target` through a temporary file in the same folder, renamed
     /// over it: a reader (or a run killed midway) never sees half a report. A file written in
-    /// place keeps its permissions. An `.ips` report stays `.ips` in the text format.
+    /// place keeps its permissions. An `.ips` report stays `.ips` in the text format. The
+    /// output is written as it is made, never held whole.
     private func write(_ symbolicated: SymbolicatedReport, to target: String, replacing original: String?,
                        below root: String?) -> Bool {
-        var bytes: [UInt8] = []
-        switch options.format {
-        case .text where symbolicated.report.ips != nil:
-            render(symbolicated, format: .ips, into: &bytes)
-        case .text where symbolicated.report.metricKit != nil:
-            render(symbolicated, format: .metricKit, into: &bytes)
-        case .json:
-            JSONRenderer.render([symbolicated], into: &bytes)
-        default:
-            render(symbolicated, format: options.format, into: &bytes)
-        }
-        return write(bytes, to: target, replacing: original, below: root)
+        write(to: target, replacing: original, below: root) { write in withoutActuallyEscaping(write) { out in
+            // Once a write fails the rest is not written; the failure's errno is what is said.
+            var failure: Int32 = 0
+            let flush = OutputFlush { bytes in
+                if failure == 0 && !out(bytes) { failure = errno }
+            }
+            var bytes: [UInt8] = []
+            switch options.format {
+            case .text where symbolicated.report.ips != nil:
+                render(symbolicated, format: .ips, into: &bytes, flush: flush)
+            case .text where symbolicated.report.metricKit != nil:
+                render(symbolicated, format: .metricKit, into: &bytes, flush: flush)
+            case .json:
+                JSONRenderer.renderDocument(symbolicated, into: &bytes, flush: flush)
+            default:
+                render(symbolicated, format: options.format, into: &bytes, flush: flush)
+            }
+            flush.handOn(&bytes)
+            if failure != 0 { errno = failure }
+            return failure == 0
+        } }
     }
 
-    /// Writes `bytes` to `target` atomically (see the other `write`).
-    private func write(_ bytes: [UInt8], to target: String, replacing original: String?, below root: String?) -> Bool {
+    /// Writes to `target` atomically what `body` writes through the function it is given
+    /// (see ``AtomicFile/write(to:temporary:permissionsFrom:below:_:)``); false, said, when it
+    /// cannot.
+    private func write(to target: String, replacing original: String?, below root: String?,
+                       _ body: ((UnsafeRawBufferPointer) -> Bool) -> Bool) -> Bool {
         do {
-            try AtomicFile.write(bytes, to: target, permissionsFrom: original, below: root)
+            try AtomicFile.write(to: target, permissionsFrom: original, below: root, body)
             return true
         } catch {
             diagnostics.warn("\(target): cannot write: \(error)")
@@ -383,17 +431,21 @@ public final class ReportRunner {
 
     /// The report of `job`, parsed, or why not (said on stderr). A report named on the
     /// command line may be a pipe, unless it is to be replaced in place; none is read past
-    /// the size limit. A report in which no frame is found, with no warning saying why, is
-    /// said to have no backtrace.
+    /// the size limit, nor past its first block when that is no text. A report in which no
+    /// frame is found, with no warning saying why, is said to have no backtrace.
     private func read(_ job: Job, summarizing: Bool = false) -> ReadResult {
         let path = job.path == "-" ? "<stdin>" : job.path
         let bytes: [UInt8]
         do {
+            // Input that is no text is refused from its first block (BinaryInput), before the
+            // rest is read.
             if job.path == "-" {
-                bytes = try System.readStandardInput(limit: options.maxReportSize)
+                bytes = try System.readStandardInput(limit: options.maxReportSize, firstBlock: BinaryInput.sampleSize,
+                                                     check: BinaryInput.problem)
             } else {
                 bytes = try System.readFile(job.path, limit: options.maxReportSize,
-                                            streams: job.named && options.destination != .inPlace)
+                                            streams: job.named && options.destination != .inPlace,
+                                            firstBlock: BinaryInput.sampleSize, check: BinaryInput.problem)
             }
         } catch {
             diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: error.reason))")

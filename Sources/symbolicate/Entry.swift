@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import Platform
+import Symbolication
 
 /// The program: `symbolicate [SUBCOMMAND] ...`, routed by the argument parser; a command line
 /// that names no subcommand is a report run (``ReportsCommand``).
@@ -12,6 +13,9 @@ import Platform
 enum Entry {
     static func main() {
         System.reserveStandardDescriptors()
+        // A reader that goes away is seen as EPIPE by each write (and kept quiet there), not
+        // as a signal that kills the run.
+        signal(SIGPIPE, SIG_IGN)
         TemporaryFiles.unblockStopSignals()
         // File names as the file system spells them, even when they are not UTF-8.
         Symbolicate.parseAndRun(Array(FileName.arguments.dropFirst()))
@@ -99,7 +103,7 @@ struct Symbolicate: ParsableCommand {
             }
             run(command)
         } catch {
-            exit(withError: error)
+            end(Symbolicate.self, withError: error)
         }
     }
 
@@ -109,7 +113,25 @@ struct Symbolicate: ParsableCommand {
         do {
             try command.run()
         } catch {
-            type(of: command).exit(withError: error)
+            end(type(of: command), withError: error)
         }
+    }
+
+    /// Ends the run as `command.exit(withError:)` does, except that the text of a clean exit
+    /// (help, version) goes through an ``OutputWriter``: like any other output, when it
+    /// cannot be written (a closed or full standard output) the run says so and exits 74; a
+    /// reader that went away stays quiet.
+    private static func end(_ command: any ParsableCommand.Type, withError error: Error) -> Never {
+        let message = command.fullMessage(for: error, columns: nil)
+        guard command.exitCode(for: error) == .success, !message.isEmpty else { command.exit(withError: error) }
+        let output = OutputWriter()
+        output.write(message + "\n")
+        let written = output.finish(diagnostics: Diagnostics())
+        let status = written ? ExitCode.success.rawValue : ReportRunner.Status.outputFailed.rawValue
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
     }
 }

@@ -35,6 +35,85 @@ final class OutputErrorTests: XCTestCase {
                               saying: "standard output: cannot write: No space left on device")
     }
 
+    /// Help and version text is output like any other: written to a closed or full standard
+    /// output, it is lost, and the run must say so and fail rather than exit 0 in silence.
+    func testHelpAndVersionOnAClosedOrFullStandardOutputFail() throws {
+        for command in ["--help", "--version", "help reports", "atos --help", "group --help"] {
+            try assertOutputFails("\"$SYMBOLICATE\" \(command) >&-",
+                                  saying: "standard output: cannot write: Bad file descriptor")
+            try assertOutputFails("\"$SYMBOLICATE\" \(command) > /dev/full",
+                                  saying: "standard output: cannot write: No space left on device")
+        }
+    }
+
+    /// Every command that writes to standard output fails on a closed or full one, in each of
+    /// its formats: none of them may lose its output and exit 0.
+    func testEveryCommandFailsOnAClosedOrFullStandardOutput() throws {
+        let macho = try Fixtures.path("macho"), report = try Fixtures.path("reports/App-arm64.crash")
+        let dsym = try Fixtures.path("macho/App-arm64.dSYM")
+        let commands = ["text", "json", "frames", "ips", "metrickit"].map { "-q --format \($0) -d \(quoted(macho)) \(quoted(report))" }
+            + ["atos -o \(quoted(dsym)) 0x100003f2c", "atos -o \(quoted(dsym)) < <(echo 0x100003f2c)"]
+            + ["table", "tsv", "json"].map { "group -q --format \($0) -d \(quoted(macho)) \(quoted(report))" }
+            + ["text", "json"].map { "check --format \($0) \(quoted(dsym))" }
+        for command in commands {
+            try assertOutputFails("\"$SYMBOLICATE\" \(command) >&-",
+                                  saying: "standard output: cannot write: Bad file descriptor")
+            try assertOutputFails("\"$SYMBOLICATE\" \(command) > /dev/full",
+                                  saying: "standard output: cannot write: No space left on device")
+        }
+    }
+
+    /// Runs `symbolicate ARGUMENTS` with a standard output whose reader is gone before the
+    /// first write (every write fails with EPIPE): its exit status and the lines of its
+    /// standard error other than notes of debug files not found.
+    private func runIntoAClosedPipe(_ arguments: [String]) throws -> (status: Int32, problems: [String]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try CLI.binary())
+        process.arguments = arguments
+        process.environment = CLI.environment
+        let stdout = Pipe(), stderr = Pipe()
+        try stdout.fileHandleForReading.close()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "\(arguments): ended by a signal, not by itself")
+        let problems = String(decoding: errors, as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { !$0.contains(": no debug file for ") && !ProcessResult.isSummaryLine($0) }
+        return (process.terminationStatus, problems)
+    }
+
+    /// A reader that went away (`| head`) is no error: whatever the command, it stops quietly,
+    /// with the status its inputs give and no line about standard output.
+    func testAReaderThatWentAwayIsQuietForEveryCommand() throws {
+        let macho = try Fixtures.path("macho"), report = try Fixtures.path("reports/App-arm64.crash")
+        let dsym = try Fixtures.path("macho/App-arm64.dSYM")
+        let commands: [[String]] = ["text", "json", "frames"].map { ["-q", "--format", $0, "-d", macho, report] }
+            + [["atos", "-o", dsym, "0x100003f2c"], ["group", "-q", "-d", macho, report], ["check", dsym],
+               ["--help"], ["--version"]]
+        for arguments in commands {
+            let result = try runIntoAClosedPipe(arguments)
+            XCTAssertEqual(result.status, 0, "\(CLI.describe(arguments)): \(result.problems)")
+            XCTAssertEqual(result.problems, [], CLI.describe(arguments))
+        }
+    }
+
+    /// Reports written to files with -o need no standard output: a closed one is no error
+    /// when nothing is written to it.
+    func testOutputFilesNeedNoStandardOutput() throws {
+        let macho = try Fixtures.path("macho"), report = try Fixtures.path("reports/App-arm64.crash")
+        let root = try makeTemporaryDirectory("output-closed-stdout")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let output = root.appendingPathComponent("out").path
+        let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) -o \(quoted(output)) \(quoted(report)) >&-")
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.problemLines, [])
+        let written = try String(contentsOfFile: output + "/App-arm64.crash", encoding: .utf8)
+        XCTAssertEqual(written, try CLI.run(["-q", "-d", macho, report]).stdoutText)
+    }
+
     /// An output file that cannot be made (a file stands where its folder should be): named,
     /// with the reason, exit 74; the other reports are still written.
     func testAnOutputFileThatCannotBeWrittenFailsTheRun() throws {

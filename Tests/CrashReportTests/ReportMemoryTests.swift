@@ -34,10 +34,34 @@ final class ReportMemoryTests: XCTestCase {
         }
     }
 
-    /// A frame is about the size of the line it comes from, not twice it: a report of a million
-    /// frames must not cost much more than its bytes.
+    /// A frame is smaller than the line it comes from (a classic frame line is 70 to 100
+    /// bytes): a report of a million frames must not cost much more than its bytes. Its
+    /// number, line and place in the line take 32 bits each.
     func testAFrameIsCompact() {
-        XCTAssertLessThanOrEqual(MemoryLayout<Frame>.stride, 96)
+        XCTAssertLessThanOrEqual(MemoryLayout<Frame>.stride, 72)
+    }
+
+    /// Values past 32 bits — a frame number past 2^31, a line past 2^31 (a report of many
+    /// gigabytes), a place in a line past 2^31 — are kept whole, and a copy of a frame changed
+    /// so leaves the original as it was.
+    func testFrameValuesPast32BitsAreKept() {
+        let text = FrameText()
+        var frame = Frame(index: 1 << 40, imageName: "App", address: 0x1000, form: .unknown, line: Int(UInt32.max) + 5,
+                          restStart: 1 << 33, text: text)
+        XCTAssertEqual(frame.index, 1 << 40)
+        XCTAssertEqual(frame.line, Int(UInt32.max) + 5)
+        XCTAssertEqual(frame.restStart, 1 << 33)
+        let original = frame
+        frame.line = 7
+        XCTAssertEqual(frame.line, 7)
+        XCTAssertEqual(frame.index, 1 << 40)
+        XCTAssertEqual(original.line, Int(UInt32.max) + 5, "the copy changed, not the original")
+        frame.index = 3
+        frame.restStart = nil
+        XCTAssertEqual([frame.index, frame.line], [3, 7])
+        XCTAssertNil(frame.restStart)
+        XCTAssertEqual(original.restStart, 1 << 33)
+        XCTAssertEqual(Frame(index: -2, imageName: nil, address: 1, form: .addressOnly, line: 0, restStart: nil).index, -2)
     }
 
     /// The frames that print the same image or symbol name share one string: the name is held

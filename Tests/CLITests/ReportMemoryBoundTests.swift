@@ -1,0 +1,133 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// A large report costs a bounded multiple of its size, measured as the peak resident memory
+/// of the tool's process: the report is held once, its lines and frames are small records
+/// beside it, and its output is written as it is made, never held whole. Reports are made
+/// here from the fixtures, tens of megabytes each: large enough that the tool's own memory
+/// is small beside them, small enough to be quick.
+final class ReportMemoryBoundTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = try makeTemporaryDirectory("memory-bound")
+    }
+
+    override func tearDownWithError() throws {
+        if let root { try? FileManager.default.removeItem(at: root) }
+    }
+
+    private func path(_ name: String) -> String { root.appendingPathComponent(name).path }
+    private func quoted(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// The peak resident memory, in KiB, of `command` (a bash command line using
+    /// `$SYMBOLICATE`), which must exit 0.
+    private func peakKiB(_ command: String) throws -> Int {
+        let measure = path("peak")
+        let result = try CLI.shell("/usr/bin/time -f %M -o \(quoted(measure)) \(command) > /dev/null", timeout: 300)
+        XCTAssertEqual(result.status, 0, "\(command): \(result.stderrText)")
+        let text = try String(contentsOfFile: measure, encoding: .utf8)
+        return try XCTUnwrap(text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+                             "no peak from GNU time: \(text)")
+    }
+
+    /// Checks that symbolicating `report` (each command of `commands`, where `REPORT` stands
+    /// for its path) peaks at most at `times` its size above what the tool takes for a small
+    /// report, with 16 MiB to spare for buffers.
+    private func assertBound(_ report: String, times: Double, debug: String, commands: [String],
+                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: report)[.size] as? Int)
+        let small = try Fixtures.path("reports/App-arm64.crash")
+        let baseline = try peakKiB("\"$SYMBOLICATE\" -q -d \(quoted(debug)) \(quoted(small))")
+        for command in commands {
+            let command = command.replacingOccurrences(of: "REPORT", with: quoted(report))
+            let peak = try peakKiB(command)
+            let bound = baseline + Int(Double(size / 1024) * times) + 16 << 10
+            print("\(command): \(peak / 1024) MiB for \(size >> 20) MiB (\(String(format: "%.2f", Double(peak - baseline) * 1024 / Double(size)))x above \(baseline / 1024) MiB)")
+            XCTAssertLessThanOrEqual(peak, bound, "\(command): \(peak / 1024) MiB for a report of \(size >> 20) MiB",
+                                     file: file, line: line)
+        }
+    }
+
+    /// A classic report of many threads, their frames in the app (resolved) and in system
+    /// libraries, the fixture's header and images: at most 2.5 times its size, written to
+    /// standard output as text or JSON, or to a file with -o.
+    func testAClassicReportCostsAtMostTwoAndAHalfTimesItsSize() throws {
+        let macho = try Fixtures.path("macho")
+        let template = try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)
+        let header = template.components(separatedBy: "Thread 0 name:")[0]
+        let images = "Binary Images:" + template.components(separatedBy: "Binary Images:")[1]
+        let frames = template.components(separatedBy: "Thread 0 Crashed:\n")[1].components(separatedBy: "\n\n")[0]
+        var text = header
+        var thread = 0
+        while text.utf8.count < 16 << 20 {
+            text += "Thread \(thread):\n" + frames + "\n\n"
+            thread += 1
+        }
+        let report = path("many-threads.crash")
+        try (text + images).write(toFile: report, atomically: false, encoding: .utf8)
+        try assertBound(report, times: 2.5, debug: macho, commands: [
+            "\"$SYMBOLICATE\" -q -d \(quoted(macho)) REPORT",
+            "\"$SYMBOLICATE\" -q --format json -d \(quoted(macho)) REPORT",
+            "\"$SYMBOLICATE\" -q -d \(quoted(macho)) -o \(quoted(path("out"))) REPORT",
+        ])
+    }
+
+    /// A Linux AddressSanitizer log of many backtraces, read from a file and from a pipe:
+    /// at most 3 times its size (its frame lines are short, 60 bytes, not much more than the
+    /// record of a frame). Its system frames name a library that is not there: a debug file
+    /// found for one would be indexed, a cost of its own, not of the report.
+    func testALinuxLogCostsAtMostThreeTimesItsSize() throws {
+        let program = try Fixtures.path("elf/app-gcc-dwarf4")
+        var text = ""
+        var backtrace = 1
+        while text.utf8.count < 16 << 20 {
+            text += "==\(backtrace)==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010\n"
+            for frame in 0..<20 {
+                let offset = 0x1200 + (backtrace * 7 + frame * 13) % 0x400
+                text += frame % 5 == 4
+                    ? "    #\(frame) 0x7f00000\(String(0x29d90 + frame, radix: 16))  (/nonexistent/libsystem.so.6+0x\(String(0x29d90 + frame, radix: 16)))\n"
+                    : "    #\(frame) 0x\(String(0x555555554000 + offset, radix: 16))  (\(program)+0x\(String(offset, radix: 16)))\n"
+            }
+            text += "\n"
+            backtrace += 1
+        }
+        let report = path("asan.log")
+        try text.write(toFile: report, atomically: false, encoding: .utf8)
+        try assertBound(report, times: 3, debug: program, commands: [
+            "\"$SYMBOLICATE\" -q -d \(quoted(program)) REPORT",
+            "bash -c 'cat REPORT | \"$SYMBOLICATE\" -q -d \(quoted(program)) -'",
+        ])
+    }
+
+    /// An `.ips` report of many threads: read into a JSON tree, translated to text and parsed
+    /// again, so dearer than a text report, but at most 5 times its size (it was 10).
+    func testAnIPSReportCostsAtMostFiveTimesItsSize() throws {
+        let macho = try Fixtures.path("macho")
+        let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
+        var lines = template.components(separatedBy: "\n")
+        let body = lines.dropFirst().joined(separator: "\n")
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let threads = try XCTUnwrap(document["threads"] as? [[String: Any]])
+        let place = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("  \"threads\" : [") })
+        var objects = [String(decoding: try JSONSerialization.data(withJSONObject: threads[0]), as: UTF8.self)]
+        var size = template.utf8.count
+        var k = 0
+        while size < 6 << 20 {
+            var thread = threads[1 + k % (threads.count - 1)]
+            thread["id"] = 1000 + k
+            let object = String(decoding: try JSONSerialization.data(withJSONObject: thread), as: UTF8.self)
+            objects.append(object)
+            size += object.utf8.count + 1
+            k += 1
+        }
+        lines[place] = "  \"threads\" : [" + objects.joined(separator: ",") + "],"
+        let report = path("many-threads.ips")
+        try lines.joined(separator: "\n").write(toFile: report, atomically: false, encoding: .utf8)
+        try assertBound(report, times: 5, debug: macho, commands: [
+            "\"$SYMBOLICATE\" -q -d \(quoted(macho)) REPORT",
+            "\"$SYMBOLICATE\" -q --format ips -d \(quoted(macho)) REPORT",
+        ])
+    }
+}
