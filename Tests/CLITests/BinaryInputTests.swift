@@ -28,7 +28,7 @@ final class BinaryInputTests: XCTestCase {
     /// and its peak resident memory in KiB.
     private func runMeasured(_ command: String) throws -> (result: ProcessResult, peakKiB: Int) {
         let measure = path("peak-\(UUID().uuidString)")
-        let result = try CLI.shell("/usr/bin/time -f %M -o \(quoted(measure)) \(command)", timeout: 30)
+        let result = try CLI.shell("/usr/bin/time -f %M -o \(quoted(measure)) \(command)", timeout: 120)
         let peak = try String(contentsOfFile: measure, encoding: .utf8)
             .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         return (result, try XCTUnwrap(peak, "no peak from GNU time for \(command): \(result.stderrText)"))
