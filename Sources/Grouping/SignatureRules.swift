@@ -3,7 +3,7 @@ import Platform
 import Symbolication
 
 /// The rules that say which frames of a crashed thread make its signature, kept in one place:
-/// `symbolicate help group` and the README repeat them.
+/// `symbolicate help group` and docs/grouping.md repeat them.
 public enum SignatureRules {
     /// How many app frames make a signature: enough to tell two paths into one function apart
     /// (a null dereference reached from two callers is two bugs), few enough that a change far

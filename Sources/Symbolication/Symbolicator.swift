@@ -10,7 +10,7 @@ import Platform
 /// Turns a parsed report into a symbolicated one: finds each frame's image, the image's
 /// debug file, the address in the debug file, and what the debug file says is there.
 ///
-/// The address arithmetic (FORMATS.md §4):
+/// The address arithmetic (docs/debug-files.md, "The address arithmetic"):
 ///
 ///     lookup = address − image load address + debug file's text vmaddr
 ///

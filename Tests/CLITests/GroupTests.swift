@@ -123,7 +123,7 @@ final class GroupTests: XCTestCase {
     // MARK: The page
 
     /// The page in headless Chromium: its script runs without errors, it shows every group,
-    /// and a screenshot is left in .build/test-output/group.png (README: Grouping crashes).
+    /// and a screenshot is left in .build/test-output/group.png (docs/grouping.md, "The HTML page").
     func testTheHTMLPageLoadsInChromium() throws {
         guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile) else {
             print("GroupTests: chromium is not installed (Debian package chromium; make setup installs it): the page's browser test is skipped")

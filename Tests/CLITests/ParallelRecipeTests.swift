@@ -2,10 +2,11 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The README's recipe for many machines, run with GNU parallel (Debian's `parallel`) and its
-/// workers on this machine (`--sshlogin :`): 1,000 reports cut in blocks, each block given to a
-/// `symbolicate` of its own with a fresh cache and the shared prebuilt one, the outputs merged
-/// in input order — byte for byte what one run prints.
+/// The recipe of docs/usage.md for many machines ("GNU parallel over ssh"), run with GNU
+/// parallel (Debian's `parallel`) and its workers on this machine (`--sshlogin :`): 1,000
+/// reports cut in blocks, each block given to a `symbolicate` of its own with a fresh cache
+/// and the shared prebuilt one, the outputs merged in input order — byte for byte what one
+/// run prints.
 final class ParallelRecipeTests: XCTestCase {
     private var scratch: URL!
 
