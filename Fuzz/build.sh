@@ -87,7 +87,7 @@ for module in Platform CrashReport DebugInfo; do
         echo "fuzz: building $module"
         "$SWIFTC" "${swift_flags[@]}" -module-name "$module" -wmo -num-threads 0 \
             -emit-module -emit-module-path "$MODULES/$module.swiftmodule" \
-            -c -o "$object" "Sources/$module"/*.swift
+            -c -o "$object" $(find "Sources/$module" -name '*.swift' | sort)
         built_one=yes
     fi
 done
