@@ -47,7 +47,7 @@ echo "fuzz: built ${#targets[@]} targets in $(( $(date +%s) - started ))s"
 
 # Seeds, by the kind of input a target reads.
 seeds="$OUT/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds"/{reports,objects,indexes}
+rm -rf "$seeds" && mkdir -p "$seeds"/{reports,objects,indexes,caches}
 copy_seeds() {  # kind, files...
     local kind=$1; shift
     for file in "$@"; do
@@ -58,6 +58,8 @@ copy_seeds() {  # kind, files...
 if [ -d Fixtures/build ]; then
     copy_seeds reports Fixtures/build/reports/*.crash Fixtures/build/ips/* Fixtures/build/metrickit/*
     copy_seeds objects $(find Fixtures/build/macho Fixtures/build/elf Fixtures/build/debuglink Fixtures/build/obj -type f)
+    # The generated dyld shared caches' main files (the single-file one holds every part).
+    copy_seeds caches $(find Fixtures/build/dyld -maxdepth 2 -type f -name 'dyld_shared_cache_*' ! -name '*.*')
 else
     echo "fuzz: Fixtures/build is absent (make fixtures builds it): no seeds from the fixtures"
 fi
@@ -140,6 +142,7 @@ seed_kind() {
         dwarf_sections) echo sections ;;
         object_identity|dwarf_*) echo objects ;;
         index_file) echo indexes ;;
+        dyld_cache) echo caches ;;
         *) echo reports ;;
     esac
 }
