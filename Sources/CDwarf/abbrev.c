@@ -191,7 +191,8 @@ CDW_INTERNAL int load_abbrevs(abbrev_table *t, const dwarf_sections *sections, i
         a.first_spec = t->spec_count;
         a.sibling_at = -1;
         int64_t running = 0;  // offset of the next value while every value so far is fixed
-        uint32_t seen = 0;    // the attributes read so far (attribute_read)
+        uint32_t seen = 0;    // the attributes read so far that take no bytes (attribute_read)
+        uint32_t zero_step[32];  // by attribute_read bit: the step of such an attribute
         int merging = 0;      // the last step passes attributes of fixed sizes
         for (;;) {
             uint64_t at = get_uleb(&c), form = get_uleb(&c);
@@ -216,12 +217,13 @@ CDW_INTERNAL int load_abbrevs(abbrev_table *t, const dwarf_sections *sections, i
             // a repeat takes no step; its value replaces the one before, as the value of a
             // repeated attribute of some bytes does when it is read.
             if (size == 0 && (bit & seen)) {
-                for (uint32_t i = a.first_spec; i < t->spec_count; i++) {
-                    if (t->specs[i].at == spec.at) t->specs[i].implicit_const = spec.implicit_const;
-                }
+                t->specs[zero_step[__builtin_ctz(bit)]] = spec;
                 continue;
             }
-            if (size == 0) seen |= bit;
+            if (size == 0 && bit) {
+                seen |= bit;
+                zero_step[__builtin_ctz(bit)] = t->spec_count;  // the step added below
+            }
             if (!bit && size >= 0) {
                 if (merging && t->specs[t->spec_count - 1].size <= INT16_MAX - size) {
                     t->specs[t->spec_count - 1].size += (int16_t)size;

@@ -180,6 +180,28 @@ final class HostileDWARFTests: XCTestCase {
         XCTAssertEqual(try A.read(sections, libdwarf: true).functions.map(\.call_line), [7])
     }
 
+    /// An abbreviation of many attributes passed by their values (each a step of its own) and
+    /// many repeats of an attribute of no bytes that the reader reads: each repeat costs one
+    /// step, whatever came before it, not a search of the steps; the last value is read, its
+    /// form with it.
+    func testRepeatsOfAnAttributeOfNoBytesCostOneStepEach() throws {
+        var table = A.Bytes()
+        table.bytes(abbrev(1, tag: 0x11, children: true, []))
+        table.uleb(2); table.uleb(0x2e); table.u8(0)
+        for _ in 0..<40_000 { table.uleb(0x3b); table.uleb(0x08) }  // DW_AT_decl_line, DW_FORM_string
+        table.uleb(0x59); table.uleb(0x19)  // DW_AT_call_line, DW_FORM_flag_present: a value of 1
+        for i in 0..<40_000 { table.uleb(0x59); table.uleb(0x21); table.uleb(UInt64(i % 50)) }  // implicit_const (a signed LEB128: below 64 it reads as written)
+        table.u8(0); table.u8(0); table.u8(0)
+        var dies = A.Bytes()
+        dies.u8(1); dies.u8(2)
+        for _ in 0..<40_000 { dies.u8(0) }  // 40,000 empty strings
+        dies.u8(0)
+        let read = try readInTime([(".debug_info", unit(dies.data)), (".debug_abbrev", table.data)], seconds: 1,
+                                  "40000 passed attributes and 40000 repeats of one of no bytes")
+        XCTAssertNil(read.problem)
+        XCTAssertEqual(read.functions.map(\.callLine), [UInt32(39_999 % 50)])
+    }
+
     // MARK: - Range lists and strings
 
     /// DIEs naming one long range list of base address entries (which add no range): the
