@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CFaultGuardTests", dependencies: ["CFaultGuard", "TestSupport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
-        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDemangle", "CDwarfReference", "TestSupport"]),
+        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDemangle", "CDyldCache", "CDwarfReference", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
         .testTarget(name: "SymbolicationTests", dependencies: ["Symbolication", "TestSupport"]),
         .testTarget(name: "GroupingTests", dependencies: ["Grouping", "Symbolication", "CrashReport", "TestSupport"]),

@@ -10,10 +10,13 @@
 //
 // The walk is depth first with an explicit stack; the name being built is one buffer, each
 // frame knowing the length of its prefix, so a child's edge is written after its parent's
-// name and a sibling's edge over it later. The name is bounded, the depth is bounded, and at
-// most as many nodes are visited as the trie has bytes, so a trie whose edges loop ends.
+// name and a sibling's edge over it later. The name is bounded and the depth is bounded (a
+// subtree deeper is passed over). A trie is a tree: a node entered twice (an edge looping back,
+// or nodes shared so that a few bytes spell many names) is damage, so each node is read once.
 // Names are built, not found whole in the bytes: they are copied into `names`, one block that
-// the symbols point into once the walk is over.
+// the symbols point into once the walk is over, and which may hold at most KEPT_PER_BYTE bytes
+// a byte of the trie (a long edge above many leaves is spelled once per leaf; real tries, whose
+// names share prefixes of a few dozen bytes, keep a few bytes of names a byte).
 
 #include "internal.h"
 
@@ -25,6 +28,7 @@ enum {
     EXPORT_REEXPORT = 0x08,
     NAME_LIMIT = 4096,
     DEPTH_LIMIT = 256,
+    KEPT_PER_BYTE = 256,
 };
 
 typedef struct frame {
@@ -63,7 +67,12 @@ static int enter(span trie, uint64_t node, uint32_t name_length, const uint8_t *
         uint64_t t = at, flags = 0, value = 0, offset = 0;
         if (read_uleb(trie, &t, &flags) && !(flags & EXPORT_REEXPORT) && read_uleb(trie, &t, &value)
             && (flags & EXPORT_KIND_MASK) == EXPORT_KIND_REGULAR && name_length > 0
-            && image_address + value >= image_address && names_add(kept, name, name_length, &offset)) {
+            && image_address + value >= image_address) {
+            if (kept->size + name_length > KEPT_PER_BYTE * trie.size) return 0;
+            if (!names_add(kept, name, name_length, &offset)) {
+                list->failed = 1;
+                return 0;
+            }
             // The name's offset in `kept` for now: made a pointer when the walk is over.
             symbol_list_add(list, image_address + value, (const uint8_t *)(uintptr_t)offset, name_length,
                             DSC_SYMBOL_EXPORT, 0);
@@ -71,8 +80,7 @@ static int enter(span trie, uint64_t node, uint32_t name_length, const uint8_t *
     }
     uint8_t children = 0;
     if (!read_u8(trie, at + terminal_size, &children)) return 0;
-    if (*depth >= DEPTH_LIMIT) return children == 0;
-    stack[(*depth)++] = (frame){at + terminal_size + 1, children, name_length};
+    if (*depth < DEPTH_LIMIT) stack[(*depth)++] = (frame){at + terminal_size + 1, children, name_length};
     return 1;
 }
 
@@ -84,7 +92,14 @@ int exports_read(symbol_list *list, span trie, uint64_t image_address, void **na
     uint8_t name[NAME_LIMIT];
     names kept = {NULL, 0, 0};
     uint32_t depth = 0;
-    uint64_t visits = 1, first = list->count;
+    uint64_t first = list->count;
+    // The nodes entered, a bit per byte of the trie.
+    uint8_t *entered = calloc((trie.size + 7) / 8, 1);
+    if (!entered) {
+        list->failed = 1;
+        return 0;
+    }
+    entered[0] = 1;
     int damaged = !enter(trie, 0, 0, name, image_address, list, &kept, stack, &depth);
     while (depth > 0 && !damaged) {
         frame *f = &stack[depth - 1];
@@ -95,10 +110,11 @@ int exports_read(symbol_list *list, span trie, uint64_t image_address, void **na
         f->children_left--;
         uint64_t edge = string_length(trie, f->next_child), child = 0, at = f->next_child + edge + 1;
         if (!span_has(trie, f->next_child, edge + 1) || !read_uleb(trie, &at, &child) || child >= trie.size
-            || f->name_length + edge > NAME_LIMIT || ++visits > trie.size) {
+            || f->name_length + edge > NAME_LIMIT || (entered[child >> 3] >> (child & 7) & 1)) {
             damaged = 1;
             break;
         }
+        entered[child >> 3] |= (uint8_t)(1u << (child & 7));
         memcpy(name + f->name_length, trie.bytes + f->next_child, edge);
         uint32_t length = f->name_length + (uint32_t)edge;
         f->next_child = at;
@@ -110,6 +126,7 @@ int exports_read(symbol_list *list, span trie, uint64_t image_address, void **na
             list->items[i].name = kept.bytes + (uintptr_t)list->items[i].name;
         }
     }
+    free(entered);
     *names_block = kept.bytes;
     if (damaged) say(problem, problem_size, "its exports trie is damaged; the exports read before the damage are kept");
     return !damaged;
