@@ -26,7 +26,7 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
         cursor c = {lists->data + offset, lists->data + lists->size, u->big_endian, 0};
         uint64_t base = u->base;
         for (;;) {
-            if (count_list_entry(s, 1, c.p) != 0) return FAST_DAMAGED;
+            if (count_list_entry(s, 1, (uint64_t)(c.p - lists->data)) != 0) return FAST_DAMAGED;
             unsigned kind = (unsigned)get_fixed(&c, 1);
             uint64_t low = 0, high = 0;
             int add = 1, res = FAST_OK;
@@ -78,7 +78,7 @@ CDW_INTERNAL int read_range_list(sink *s, const unit_ctx *u, const value *v) {
     uint64_t largest = u->address_size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * u->address_size)) - 1;
     uint64_t base = u->base;
     for (;;) {
-        if (count_list_entry(s, 0, c.p) != 0) return FAST_DAMAGED;
+        if (count_list_entry(s, 0, (uint64_t)(c.p - ranges->data)) != 0) return FAST_DAMAGED;
         uint64_t first = get_fixed(&c, u->address_size), second = get_fixed(&c, u->address_size);
         if (c.bad) return FAST_DAMAGED;
         if (first == 0 && second == 0) {

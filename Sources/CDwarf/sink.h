@@ -21,7 +21,6 @@ struct interned {
 // The range-list entries some unit has read already, as a bit per byte of .debug_ranges (list
 // 0) and .debug_rnglists (list 1), set at each entry's first byte; shared by every thread.
 typedef struct list_marks {
-    const uint8_t *base[2];
     uint64_t size[2];
     _Atomic uint64_t *bits[2];  // NULL: every entry is counted against the unit's budget
 } list_marks;
@@ -104,13 +103,12 @@ static inline int add_range(sink *s, uint64_t low, uint64_t high) {
     return 0;
 }
 
-// Counts the range list entry at `entry` of list section `list` (0: .debug_ranges, 1:
+// Counts the range list entry at offset `at` of list section `list` (0: .debug_ranges, 1:
 // .debug_rnglists): the first read of an entry is paid for by its bytes; reading it again is
 // counted against what the unit may read again. -1 once it may read no more.
-static inline int count_list_entry(sink *s, unsigned list, const uint8_t *entry) {
+static inline int count_list_entry(sink *s, unsigned list, uint64_t at) {
     const list_marks *m = s->marks;
-    if (m && m->bits[list] && entry >= m->base[list] && (uint64_t)(entry - m->base[list]) < m->size[list]) {
-        uint64_t at = (uint64_t)(entry - m->base[list]);
+    if (m && m->bits[list] && at < m->size[list]) {
         _Atomic uint64_t *word = &m->bits[list][at >> 6];
         uint64_t bit = (uint64_t)1 << (at & 63);
         if (!(atomic_load_explicit(word, memory_order_relaxed) & bit) &&

@@ -3,8 +3,10 @@
 // Each unit is two tasks: its line table (file list and rows) and its functions (and their
 // ranges). Threads take tasks in unit order from a shared counter, each into its own sink; the
 // results are put together in unit order at the end (merge.c), so the result does not depend
-// on the number of threads but for string offsets. A task that fails leaves nothing behind but
-// its message: its unit is skipped.
+// on the number of threads but for string offsets, and for one kind of damage: units that share
+// range-list entries (no producer's do), of which the first to read an entry reads it free
+// (count_list_entry), so which of them runs out of its bound may depend on the threads. A task
+// that fails leaves nothing behind but its message: its unit is skipped.
 
 #include "reader.h"
 
@@ -119,7 +121,6 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
     const span *lists[2] = {&rd->sections.ranges, &rd->sections.rnglists};
     for (int k = 0; k < 2; k++) {
         if (!lists[k]->data || !lists[k]->size) continue;
-        rd->marks.base[k] = lists[k]->data;
         rd->marks.size[k] = lists[k]->size;
         rd->marks.bits[k] = calloc((lists[k]->size + 63) / 64, sizeof(uint64_t));
     }
@@ -191,6 +192,9 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
         abbrev_table_free(&t->abbrevs);
         free(t->s.interned);
         t->s.interned = NULL;
+        free(t->s.enclosing);
+        t->s.enclosing = NULL;
+        t->s.enclosing_capacity = 0;
         t->s.interned_capacity = t->s.interned_count = 0;
     }
     release_sections(object);

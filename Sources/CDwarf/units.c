@@ -368,8 +368,7 @@ static int skip_children(cursor *c, const abbrev_table *abbrevs, const unit_ctx 
 // unit's bytes (each takes a DIE of a byte or more), so the stack is too.
 static int reserve_level(sink *s, uint64_t level) {
     if (level < s->enclosing_capacity) return FAST_OK;
-    uint64_t next = s->enclosing_capacity ? s->enclosing_capacity * 2 : 64;
-    while (next <= level) next *= 2;
+    uint64_t next = s->enclosing_capacity ? s->enclosing_capacity * 2 : 64;  // levels come one at a time
     int32_t *grown = realloc(s->enclosing, next * sizeof(int32_t));
     if (!grown) return FAST_NO_MEMORY;
     s->enclosing = grown;

@@ -64,6 +64,12 @@ public final class SymbolIndex: @unchecked Sendable {
     /// The first problem met reading the DWARF when part of it could not be read.
     public let problem: String?
 
+    /// The most inlined frames one address answers with: calls inlined into calls run a few
+    /// dozen deep in real code; a debug file of nested inlined calls as deep as its bytes allow
+    /// would otherwise make every frame of a report as many lines. Past it, the chain is cut
+    /// short, as it is at damage (no out-of-line frame).
+    static let maximumInlineDepth = 1024
+
     /// Whether any of the DWARF was read: a function or a line-table row.
     public var hasDWARFAnswers: Bool { tables.concrete.count > 0 || tables.sequences.count > 0 }
 
@@ -176,7 +182,7 @@ public final class SymbolIndex: @unchecked Sendable {
         var frames: [SourceLocation] = []
         var file = rowFile, line = rowLine, column = rowColumn
         var position = block.deepestCall(at: address)
-        while let at = position {
+        while let at = position, frames.count < SymbolIndex.maximumInlineDepth {
             guard let call = block.call(at: at, address: address) else { break }
             frames.append(SourceLocation(function: name(call.name, demangle: demangle), functionStart: call.start,
                                          file: file, line: line, column: column, inlined: true))

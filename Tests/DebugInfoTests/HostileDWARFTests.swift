@@ -202,6 +202,33 @@ final class HostileDWARFTests: XCTestCase {
         XCTAssertEqual(read.functions.map(\.callLine), [UInt32(39_999 % 50)])
     }
 
+    /// Inlined calls nested as deep as a unit's bytes allow, all holding one address: the walk
+    /// reads every level, and a lookup there answers with at most
+    /// ``SymbolIndex/maximumInlineDepth`` frames, not one per level.
+    func testInlinedCallsNestedThousandsDeepAnswerWithABoundedChain() throws {
+        // Code 2: a subprogram (low_pc, high_pc) with children; 3: an inlined subroutine
+        // (abstract origin: the subprogram; low_pc, high_pc) with children.
+        let table = abbrev(1, tag: 0x11, children: true, []) + abbrev(2, tag: 0x2e, children: true, [(0x03, 0x08), (0x11, 0x01), (0x12, 0x07)])
+            + abbrev(3, tag: 0x1d, children: true, [(0x31, 0x13), (0x11, 0x01), (0x12, 0x07)]) + [0]
+        var dies = A.Bytes()
+        dies.u8(1)
+        let subprogram = UInt32(11 + 1)  // unit header (11 bytes), the unit DIE's code
+        dies.u8(2); dies.string("f"); dies.u64(0x1000); dies.u64(0x100)
+        let depth = 3_000
+        for _ in 0..<depth { dies.u8(3); dies.u32(subprogram); dies.u64(0x1000); dies.u64(0x10) }
+        for _ in 0..<(depth + 2) { dies.u8(0) }
+        let raw = try A.read([(".debug_info", unit(dies.data)), (".debug_abbrev", table)])
+        XCTAssertNil(raw.problem)
+        XCTAssertEqual(raw.functions.count, depth + 1)
+        let file = DebugFile(path: "<sections>", format: .elf, architecture: nil, identifier: nil, textVMAddress: 0,
+                             sliceOffset: 0, sliceSize: 0, hasDWARF: true)
+        let index = try XCTUnwrap(SymbolIndex(file: file, problem: nil, tables: SymbolIndex.Tables(raw),
+                                              symbols: SymbolTable(stripsUnderscore: false)))
+        let frames = index.lookup(0x1008, demangle: false)
+        XCTAssertEqual(frames.count, SymbolIndex.maximumInlineDepth)
+        XCTAssertTrue(frames.allSatisfy { $0.function == "f" && $0.inlined }, "\(frames.prefix(3))")
+    }
+
     // MARK: - Range lists and strings
 
     /// DIEs naming one long range list of base address entries (which add no range): the
