@@ -21,6 +21,15 @@ set -euo pipefail
 cd "$(dirname "$0")"
 SRC="$PWD/src/producers"
 OUT="$PWD/build/producers"
+# Built again only when the script, the sources or a producer changed.
+stamp=$({ sha256sum "$0" "$SRC"/* dsym_from_objects.py
+          for tool in gcc clang-14 clang-19 /opt/swift/usr/bin/clang swiftc rustc ld64.lld-19 dsymutil-14 dsymutil-19; do
+              command -v "$tool" >/dev/null 2>&1 && "$tool" --version 2>&1 | head -n 1
+          done; } | sha256sum | cut -d' ' -f1)
+if [[ "${1:-}" != "--force" && -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$stamp" ]]; then
+    echo "producers: up to date in $OUT"
+    exit 0
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 work=$(mktemp -d)
@@ -166,4 +175,5 @@ if [ -x "$SWIFT_CLANG" ] && have swiftc; then
     python3 dsym_from_objects.py "$dir/Work" "${objects[@]}"
 fi
 
-echo "producers: built $(find "$OUT" -type f | wc -l) files in $OUT"
+echo "$stamp" > "$OUT/.stamp"
+echo "producers: built $(find "$OUT" -type f ! -name .stamp | wc -l) files in $OUT"

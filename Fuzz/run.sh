@@ -161,6 +161,14 @@ replay_one() {
     if [ $status -ne 0 ] && [ -z "$(find "$findings" -type f 2>/dev/null)" ]; then
         echo "exit status $status" >"$findings/run-failed-without-input"
     fi
+    # So does a replay of nothing, or of fewer inputs than its folders hold: seeds that went
+    # missing would otherwise pass unseen.
+    local files executed
+    files=$(find "${inputs[@]}" -type f 2>/dev/null | wc -l)
+    executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/$target.log" | tail -n 1)
+    if [ "$files" -eq 0 ] || [ "${executed:-0}" -lt "$files" ]; then
+        echo "replayed ${executed:-0} of $files inputs" >"$findings/replay-missed-inputs"
+    fi
 }
 
 run_one() {

@@ -46,7 +46,7 @@ bundle=$(swift build --show-bin-path)/symbolicatePackageTests.xctest
 out=.build/shuffled/$seed
 rm -rf "$out"
 mkdir -p "$out"
-"$bundle" --list-tests | grep -E '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/[A-Za-z0-9_]+$' > "$out/tests.txt"
+"$bundle" --list-tests | { grep -E '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/[A-Za-z0-9_]+$' || true; } > "$out/tests.txt"
 [ -s "$out/tests.txt" ] || { echo "run-shuffled: the test bundle lists no test" >&2; exit 2; }
 
 # The plan, one line per group: "K<TAB>test,test,...". Python's Random with an integer seed
@@ -80,6 +80,10 @@ export out bundle group_timeout
 
 if [ -n "$only" ]; then
     selected=$(tr ',' '\n' <<< "$only")
+    for k in $selected; do
+        [[ $k =~ ^[0-9]+$ ]] && [ "$k" -ge 1 ] && [ "$k" -le "$groups" ] \
+            || { echo "run-shuffled: SHUFFLE_ONLY names group '$k'; the plan has groups 1 to $groups" >&2; exit 2; }
+    done
 else
     selected=$(cut -f1 "$out/plan.txt")
 fi

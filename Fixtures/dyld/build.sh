@@ -10,7 +10,7 @@ NM="${LLVM_NM:-llvm-nm-19}"
 for tool in "$CLANG" "$LD" "$NM" python3; do
     command -v "$tool" >/dev/null || { echo "dyld fixtures: missing tool: $tool" >&2; exit 1; }
 done
-stamp=$({ sha256sum "$HERE"/*.py "$HERE"/build.sh; "$CLANG" --version | head -n 1; "$LD" --version | head -n 1; } | sha256sum | cut -d' ' -f1)
+stamp=$({ sha256sum "$HERE"/*.py "$HERE"/build.sh; "$CLANG" --version | head -n 1; "$LD" --version | head -n 1; "$NM" --version | head -n 3; } | sha256sum | cut -d' ' -f1)
 if [[ "${1:-}" != "--force" && -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$stamp" ]]; then
     echo "dyld fixtures up to date in $OUT"
     exit 0

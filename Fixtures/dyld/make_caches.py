@@ -211,20 +211,11 @@ def build_cache(cache, dylibs, out):
     linkedit_file = subs[-1] if split else main
 
     # __TEXT of each image, in order, page-aligned, from just after the main file's tables.
-    address = base
-    file_offsets = {id(main): 0}
-    for f in subs:
-        file_offsets[id(f)] = 0
-    regions = {}  # file -> list of (address, size, file offset, prot), in order
     images_addresses = []
     header_area = align(header_size + table_space(cache, cache["files"]), page)
     cursor = {id(main): header_area}
     for f in subs:
         cursor[id(f)] = align(header_size + 4 * 88, page)
-
-    def open_region(f, prot):
-        start_offset = cursor[id(f)] if regions.get(id(f)) else 0
-        return [f, address if not regions.get(id(f)) else None, start_offset, prot]
 
     # main file's text region starts at the base, at file offset 0 (the header is its first bytes).
     text_regions = []
@@ -244,7 +235,6 @@ def build_cache(cache, dylibs, out):
         data_region = (data_file, next_address, offset, page)  # file offset after the text
         next_address += page
     else:
-        text_regions[-1:] = []
         text_regions.append((main, base, 0, offset))
         next_address = align(base + offset, page)
         data_region = (main, next_address, offset, page)
@@ -317,7 +307,6 @@ def build_cache(cache, dylibs, out):
                          len(linkedit))
 
     # The bytes: each image's __TEXT (its header rewritten) at its place.
-    text_file_of = {}
     for f, start, _, size in text_regions:
         f.mappings.append((start, size, 0, 5))
     for i, dylib in enumerate(dylibs):
@@ -325,7 +314,6 @@ def build_cache(cache, dylibs, out):
         region_start = base if f is main else text_regions[-1][1]
         data, _, _ = dylib.text
         f.place(images_addresses[i] - region_start, data)
-        text_file_of[i] = f
     f, start, at, size = data_region
     f.mappings.append((start, size, at, 3))
     f.place(at, b"\0" * size)
@@ -458,7 +446,7 @@ def frames_for(cache, dylibs, addresses, split_folder, nm):
             offset = min(8 + 4 * (k % 3), end - start - 1) & ~3
             if offset <= 0:
                 continue
-            chosen.append((i, name, start + offset - (0 if cache["arch"] == "arm64" else 1) * 0, offset))
+            chosen.append((i, name, start + offset, offset))
     return chosen
 
 

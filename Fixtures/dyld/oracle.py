@@ -41,8 +41,8 @@ def main():
         only = arguments[1].split(",")
         arguments = arguments[2:]
     cache, out = arguments
-    lief = ensure("lief", "lief")
-    ensure("DyldExtractor", "dyldextractor")
+    lief = ensure("lief", "lief==1.0.0")
+    ensure("DyldExtractor", "dyldextractor==2.2.2")
     extractor = os.path.join(os.path.dirname(sys.executable), "dyldex_all")
     if not os.path.exists(extractor):
         extractor = "dyldex_all"
