@@ -126,26 +126,36 @@ uint32_t dsc_image_count(const dsc_cache *cache) { return cache->main.image_coun
 int dsc_has_local_symbols(const dsc_cache *cache) { return cache->has_locals; }
 uint64_t dsc_local_symbol_count(const dsc_cache *cache) { return cache->local_nlist_count; }
 
-// The image-text entry at `address`, when there is one.
-static int text_entry(const dsc_cache *cache, uint64_t address, dsc_image *out) {
+// Entry `i` of the image-text list, when it describes the image at `address`.
+static int text_entry_at(const dsc_cache *cache, uint64_t i, uint64_t address, dsc_image *out) {
+    uint64_t load = 0;
+    uint32_t size = 0;
+    if (!read_u64(cache->images_text, i * 32 + 16, &load) || !read_u32(cache->images_text, i * 32 + 24, &size)
+        || load != address)
+        return 0;
+    memcpy(out->uuid, cache->images_text.bytes + i * 32, 16);
+    out->has_uuid = 1;
+    out->text_address = load;
+    out->text_size = size;
+    return 1;
+}
+
+// The image-text entry of image `index` at `address`, when there is one: the list runs beside
+// the image list, so entry `index` is looked at first, the others only when it is not that image.
+static int text_entry(const dsc_cache *cache, uint32_t index, uint64_t address, dsc_image *out) {
+    if (text_entry_at(cache, index, address, out)) return 1;
     uint64_t count = cache->images_text.size / 32;
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t load = 0;
-        uint32_t size = 0;
-        read_u64(cache->images_text, i * 32 + 16, &load);
-        read_u32(cache->images_text, i * 32 + 24, &size);
-        if (load != address) continue;
-        memcpy(out->uuid, cache->images_text.bytes + i * 32, 16);
-        out->has_uuid = 1;
-        out->text_address = load;
-        out->text_size = size;
-        return 1;
+        if (text_entry_at(cache, i, address, out)) return 1;
     }
     return 0;
 }
 
-int dsc_image_info(const dsc_cache *cache, uint32_t index, dsc_image *out, char *message, size_t message_size) {
+// dsc_image_info, and the image's layout when its header could be read (`*layout_read`).
+static int image_read(const dsc_cache *cache, uint32_t index, dsc_image *out, image_layout *layout,
+                      int *layout_read, char *message, size_t message_size) {
     memset(out, 0, sizeof(*out));
+    *layout_read = 0;
     uint32_t path_offset = 0;
     if (index >= cache->main.image_count || !read_u64(cache->images, (uint64_t)index * 32, &out->address)
         || !read_u32(cache->images, (uint64_t)index * 32 + 24, &path_offset)) {
@@ -159,32 +169,40 @@ int dsc_image_info(const dsc_cache *cache, uint32_t index, dsc_image *out, char 
         out->path = main.bytes + path_offset;
         out->path_length = (uint32_t)length;
     }
-    image_layout layout;
     char reason[200];
-    if (macho_read(cache, out->address, &layout, reason, sizeof(reason)) == DSC_OK) {
+    if (macho_read(cache, out->address, layout, reason, sizeof(reason)) == DSC_OK) {
+        *layout_read = 1;
         out->header_mapped = 1;
-        out->cpu_type = layout.cpu_type;
-        out->cpu_subtype = layout.cpu_subtype;
-        if (layout.has_uuid) {
-            memcpy(out->uuid, layout.uuid, 16);
+        out->cpu_type = layout->cpu_type;
+        out->cpu_subtype = layout->cpu_subtype;
+        if (layout->has_uuid) {
+            memcpy(out->uuid, layout->uuid, 16);
             out->has_uuid = 1;
         }
-        out->text_address = layout.has_text ? layout.text_address : out->address;
-        out->text_size = layout.text_size;
-        if (!out->has_uuid) text_entry(cache, out->address, out);
+        out->text_address = layout->has_text ? layout->text_address : out->address;
+        out->text_size = layout->text_size;
+        if (!out->has_uuid) text_entry(cache, index, out->address, out);
         return DSC_OK;
     }
-    if (text_entry(cache, out->address, out)) return DSC_OK;
+    if (text_entry(cache, index, out->address, out)) return DSC_OK;
     say(message, message_size, "image %u (%.*s): %s", index, (int)out->path_length, (const char *)out->path, reason);
     return DSC_ERROR;
+}
+
+int dsc_image_info(const dsc_cache *cache, uint32_t index, dsc_image *out, char *message, size_t message_size) {
+    image_layout layout;
+    int layout_read;
+    return image_read(cache, index, out, &layout, &layout_read, message, message_size);
 }
 
 int dsc_read_symbols(const dsc_cache *cache, uint32_t index, dsc_symbols *out, char *message, size_t message_size) {
     memset(out, 0, sizeof(*out));
     dsc_image image;
-    if (dsc_image_info(cache, index, &image, message, message_size) != DSC_OK) return DSC_ERROR;
     image_layout layout;
-    if (macho_read(cache, image.address, &layout, message, message_size) != DSC_OK) return DSC_ERROR;
+    int layout_read;
+    if (image_read(cache, index, &image, &layout, &layout_read, message, message_size) != DSC_OK) return DSC_ERROR;
+    // Known by its image-text entry alone: read the header again for the reason it cannot be.
+    if (!layout_read && macho_read(cache, image.address, &layout, message, message_size) != DSC_OK) return DSC_ERROR;
     symbol_list list = {NULL, 0, 0, 0};
     const char *problem = NULL;
     if (layout.has_symtab) {
