@@ -6,7 +6,7 @@
 /// The decision is conservative, for reports are often not clean text: a few NUL or control
 /// bytes, bytes of another encoding (Latin-1 names), terminal colours (ESC) and UTF-16 text
 /// (half NUL bytes when it is ASCII) are all read as reports. Input is refused only when it
-/// starts with the magic number of an object file or compressed archive, or when more than
+/// starts with the magic number of an object file or archive, or when more than
 /// ``refusedShare`` percent of the block is neither text nor UTF-16.
 public enum BinaryInput {
     /// How many leading bytes are looked at: the block a reader hands to ``problem(_:whole:)``.
@@ -25,54 +25,73 @@ public enum BinaryInput {
     public static func problem(_ sample: UnsafeRawBufferPointer, whole: Bool) -> String? {
         let bytes = sample.bindMemory(to: UInt8.self)
         guard !bytes.isEmpty else { return nil }
+        if let kind = magicKind(bytes) { return "binary data, not a text report (\(kind))" }
+        let counts = ByteCounts(bytes, whole: whole)
+        guard counts.misfits * 100 > bytes.count * refusedShare else { return nil }
+        // UTF-16 text is half NULs when it is ASCII; a byte-order mark alone does not make it.
+        if UTF16Text.encoding(of: bytes) != nil { return nil }
         let extent = whole ? "its \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
             : "its first \(bytes.count % 1024 == 0 ? "\(bytes.count / 1024) KiB" : "\(bytes.count) bytes")"
-        if let kind = magicKind(bytes) { return "binary data, not a text report (\(kind))" }
-        if bytes.count >= 2 && (bytes[0] == 0xFF && bytes[1] == 0xFE || bytes[0] == 0xFE && bytes[1] == 0xFF) {
-            return nil  // a UTF-16 byte-order mark
-        }
-        let (misfits, nuls) = countMisfits(bytes, whole: whole)
-        guard misfits * 100 > bytes.count * refusedShare else { return nil }
-        if UTF16Text.encoding(of: Array(bytes)) != nil { return nil }
-        if nuls == bytes.count { return "binary data, not a text report (\(extent) are all NUL bytes)" }
-        let share = misfits * 100 / bytes.count
+        if counts.nuls == bytes.count { return "binary data, not a text report (\(extent) are all NUL bytes)" }
+        let share = counts.misfits * 100 / bytes.count
         return "binary data, not a text report (\(share)% of \(extent) are neither text nor UTF-16)"
     }
 
+    /// The magic numbers of the files no report can start like, object files and archives,
+    /// with what each file is. (A universal Mach-O file starts like a Java class file:
+    /// ``magicKind(_:)`` tells them apart by the architecture count.)
+    private static let magics: [(magic: [UInt8], kind: String)] = [
+        ([0x7F, 0x45, 0x4C, 0x46], "an ELF file"),
+        ([0xFE, 0xED, 0xFA, 0xCE], "a Mach-O file"), ([0xFE, 0xED, 0xFA, 0xCF], "a Mach-O file"),
+        ([0xCE, 0xFA, 0xED, 0xFE], "a Mach-O file"), ([0xCF, 0xFA, 0xED, 0xFE], "a Mach-O file"),
+        ([0xCA, 0xFE, 0xBA, 0xBE], "a universal Mach-O or Java class file"),
+        ([0xBE, 0xBA, 0xFE, 0xCA], "a universal Mach-O file"),  // its header in the other byte order
+        (Array("!<arch>\n".utf8), "an ar archive"), (Array("!<thin>\n".utf8), "an ar archive"),
+        ([0x1F, 0x8B], "a gzip file"),
+        ([0x28, 0xB5, 0x2F, 0xFD], "a zstd file"),
+        ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], "an xz file"),
+        ([0x50, 0x4B, 0x03, 0x04], "a zip file"),
+    ]
+
     /// The kind of file whose magic number `bytes` start with, for the kinds no report can
-    /// start like: object files and compressed archives.
+    /// start like: object files and archives. Every text parser refuses them too
+    /// (`ClassicReportParser.checkText`).
     static func magicKind(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        func starts(_ magic: [UInt8]) -> Bool {
-            bytes.count >= magic.count && zip(bytes, magic).allSatisfy { $0 == $1 }
-        }
-        if starts([0x7F, 0x45, 0x4C, 0x46]) { return "an ELF file" }
-        if starts([0xFE, 0xED, 0xFA, 0xCE]) || starts([0xFE, 0xED, 0xFA, 0xCF])
-            || starts([0xCE, 0xFA, 0xED, 0xFE]) || starts([0xCF, 0xFA, 0xED, 0xFE]) {
-            return "a Mach-O file"
-        }
-        // A universal file's magic is also a Java class file's; its architecture count is small.
-        if starts([0xCA, 0xFE, 0xBA, 0xBE]) && bytes.count >= 8 && bytes[4] == 0 && bytes[5] == 0 && bytes[6] == 0
-            && bytes[7] > 0 && bytes[7] < 64 {
+        guard let (magic, kind) = magics.first(where: { bytes.starts(with: $0.magic) }) else { return nil }
+        // A universal file's architecture count is small; a Java class file's version is not.
+        if magic.first == 0xCA, bytes.count >= 8, bytes[4] == 0, bytes[5] == 0, bytes[6] == 0, bytes[7] > 0, bytes[7] < 64 {
             return "a universal Mach-O file"
         }
-        if starts([0x1F, 0x8B]) { return "a gzip file" }
-        if starts([0x28, 0xB5, 0x2F, 0xFD]) { return "a zstd file" }
-        if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return "an xz file" }
-        if starts([0x50, 0x4B, 0x03, 0x04]) { return "a zip file" }
-        return nil
+        return kind
     }
 
-    /// How many bytes of `bytes` belong to no text — NULs, control characters other than tab,
-    /// line feed, vertical tab, form feed, carriage return and ESC, DEL, and bytes that are no
-    /// part of a valid UTF-8 sequence — and how many of them are NULs.
-    static func countMisfits(_ bytes: UnsafeBufferPointer<UInt8>, whole: Bool) -> (misfits: Int, nuls: Int) {
-        var misfits = 0, nuls = 0
+    /// The bytes of a block that belong to no text: control characters, NULs among them, and
+    /// bytes that are no part of a valid UTF-8 sequence. Both checks of input count them so:
+    /// ``problem(_:whole:)`` against the share it refuses, `ClassicReportParser.checkText`
+    /// against its own for NULs and controls.
+    struct ByteCounts: Equatable {
+        /// NUL bytes.
+        var nuls = 0
+        /// Control characters other than NUL, tab, line feed, vertical tab, form feed,
+        /// carriage return and ESC (the blanks, line ends and colour codes of text), and DEL.
+        var controls = 0
+        /// Bytes that are no part of a valid UTF-8 sequence.
+        var undecodable = 0
+
+        /// All the bytes of no text.
+        var misfits: Int { nuls + controls + undecodable }
+    }
+}
+
+extension BinaryInput.ByteCounts {
+    /// Counts `bytes`; when not `whole`, a sequence cut by their end is not counted.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, whole: Bool) {
         var i = 0
         let count = bytes.count
-        guard let base = bytes.baseAddress else { return (0, 0) }
+        guard let base = bytes.baseAddress else { return }
         while i < count {
             // Eight bytes at a time while they are all printable ASCII, the common case.
-            if i + 8 <= count, isPrintableASCII(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+            if i + 8 <= count, Self.isPrintableASCII(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
                 i += 8
                 continue
             }
@@ -84,26 +103,25 @@ public enum BinaryInput {
             if byte < 0x80 {
                 switch byte {
                 case 0x09...0x0D, 0x1B: break
-                case 0: nuls += 1; misfits += 1
-                default: misfits += 1
+                case 0: nuls += 1
+                default: controls += 1
                 }
                 i += 1
                 continue
             }
-            let length = utf8SequenceLength(bytes, at: i)
+            let length = Self.utf8SequenceLength(bytes, at: i)
             if length > 0 {
                 i += length
             } else if length < 0 {
                 // Cut short by the end of the block, not wrong: the rest is not counted.
                 if !whole { break }
-                misfits += count - i
+                undecodable += count - i
                 break
             } else {
-                misfits += 1
+                undecodable += 1
                 i += 1
             }
         }
-        return (misfits, nuls)
     }
 
     /// Whether the eight bytes of `word` are all printable ASCII (0x20 to 0x7E): none has its

@@ -53,64 +53,16 @@ public enum ClassicReportParser {
     ///
     /// A NUL byte or two (a line a logger cut short, a stray byte from a crash) spoils a line,
     /// not a report; a binary file is told by its magic number (Mach-O, ELF, archives and the
-    /// like) or by its proportions: in the first 64 KiB, more than one byte in 100 NUL, or more
-    /// than one in 10 another control character (blanks, line ends and ESC of colour codes
-    /// aside).
+    /// like: `BinaryInput.magicKind`) or by its proportions: in the first 64 KiB, more than one
+    /// byte in 100 NUL, or more than one in 10 another control character (blanks, line ends and
+    /// ESC of colour codes aside: `BinaryInput.ByteCounts`).
     static func checkText(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
         guard b.baseAddress != nil else { throw ReportError.empty(path) }
-        if hasBinaryMagic(b) { throw ReportError.notAReport(path) }
-        let sample = min(b.count, 65536)
-        let (nuls, controls) = controlCounts(UnsafeBufferPointer(rebasing: b[0..<sample]))
-        if nuls * 100 > sample || controls * 10 > sample { throw ReportError.notAReport(path) }
+        if BinaryInput.magicKind(b) != nil { throw ReportError.notAReport(path) }
+        let sample = min(b.count, BinaryInput.sampleSize)
+        let counts = BinaryInput.ByteCounts(UnsafeBufferPointer(rebasing: b[0..<sample]), whole: sample == b.count)
+        if counts.nuls * 100 > sample || counts.controls * 10 > sample { throw ReportError.notAReport(path) }
         guard b.contains(where: { $0 > ASCII.space }) else { throw ReportError.empty(path) }
-    }
-
-    /// How many of `b` are NULs, and how many are other control characters than tab, line
-    /// feed, vertical tab, form feed, carriage return and escape (DEL included). Eight bytes
-    /// are tested at once for anything below a space or a DEL (a word of printable text, UTF-8
-    /// included, has none); only words that have one are looked at byte by byte.
-    static func controlCounts(_ b: UnsafeBufferPointer<UInt8>) -> (nuls: Int, controls: Int) {
-        guard let base = b.baseAddress else { return (0, 0) }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        var nuls = 0, controls = 0, i = 0
-        @inline(__always) func count(_ byte: UInt8) {
-            if byte == 0 {
-                nuls += 1
-            } else if byte == 0x7F || (byte < ASCII.space && !((0x09...0x0D).contains(byte) || byte == 0x1B)) {
-                controls += 1
-            }
-        }
-        while i + 8 <= b.count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-            // A byte below 0x20, or one equal to 0x7F (a zero byte of word ^ 0x7F7F...).
-            let below = (word &- ones &* 0x20) & ~word & highs
-            let deletes = ((word ^ (ones &* 0x7F)) &- ones) & ~(word ^ (ones &* 0x7F)) & highs
-            if below | deletes != 0 {
-                for k in i..<(i + 8) { count(b[k]) }
-            }
-            i += 8
-        }
-        while i < b.count {
-            count(b[i])
-            i += 1
-        }
-        return (nuls, controls)
-    }
-
-    /// Whether the bytes start with the magic number of an object file or an archive.
-    private static func hasBinaryMagic(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard b.count >= 4 else { return false }
-        let magic = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
-        let known: [UInt32] = [
-            0xFEEDFACE, 0xFEEDFACF, 0xCEFAEDFE, 0xCFFAEDFE,  // Mach-O, both byte orders
-            0xCAFEBABE, 0xBEBAFECA,  // universal
-            0x7F454C46,  // ELF
-            0x213C6172,  // "!<ar" archive
-            0x1F8B0800, 0x1F8B0808,  // gzip
-            0x504B0304,  // zip
-            0x28B52FFD,  // zstd
-        ]
-        return known.contains(magic)
     }
 }
 

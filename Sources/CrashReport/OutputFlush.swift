@@ -59,14 +59,11 @@ extension Optional where Wrapped == OutputFlush {
         if let flush = self { flush(&out) }
     }
 
-    /// Reserves room in `out` for `estimate` more bytes, or (with a flush, whose buffer never
-    /// grows much past its threshold) for a threshold and a little.
+    /// Reserves room in `out` for `estimate` more bytes; with a flush, whose buffer never grows
+    /// much past its threshold, for no more than a threshold and a little.
     @inline(__always)
-    func reserve(_ estimate: @autoclosure () -> Int, in out: inout [UInt8]) {
-        if let flush = self {
-            out.reserveCapacity(out.count + flush.threshold + flush.threshold / 4)
-        } else {
-            out.reserveCapacity(out.count + estimate())
-        }
+    func reserve(_ estimate: Int, in out: inout [UInt8]) {
+        let limit = self.map { $0.threshold + $0.threshold / 4 } ?? Int.max
+        out.reserveCapacity(out.count + min(estimate, limit))
     }
 }

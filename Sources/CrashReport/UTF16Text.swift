@@ -30,14 +30,17 @@ enum UTF16Text {
     /// is one — and at most one in 100 NUL: UTF-8 text (with a stray NUL byte or not), binary
     /// data with runs of zeros, and single-byte text after `FE FF` or `FF FE` are none of them.
     static func encoding(of bytes: [UInt8]) -> Encoding? {
-        bytes.withUnsafeBufferPointer { b -> Encoding? in
-            guard b.count >= 2 else { return nil }
-            if b[0] == 0xFF && b[1] == 0xFE { return looksLikeText(b, from: 2, .littleEndian) ? .littleEndian : nil }
-            if b[0] == 0xFE && b[1] == 0xFF { return looksLikeText(b, from: 2, .bigEndian) ? .bigEndian : nil }
-            if looksLikeText(b, from: 0, .littleEndian) { return .littleEndian }
-            if looksLikeText(b, from: 0, .bigEndian) { return .bigEndian }
-            return nil
-        }
+        bytes.withUnsafeBufferPointer { encoding(of: $0) }
+    }
+
+    /// The same for bytes in a buffer: a block read, looked at without a copy.
+    static func encoding(of b: UnsafeBufferPointer<UInt8>) -> Encoding? {
+        guard b.count >= 2 else { return nil }
+        if b[0] == 0xFF && b[1] == 0xFE { return looksLikeText(b, from: 2, .littleEndian) ? .littleEndian : nil }
+        if b[0] == 0xFE && b[1] == 0xFF { return looksLikeText(b, from: 2, .bigEndian) ? .bigEndian : nil }
+        if looksLikeText(b, from: 0, .littleEndian) { return .littleEndian }
+        if looksLikeText(b, from: 0, .bigEndian) { return .bigEndian }
+        return nil
     }
 
     /// Whether the code units from `start`, read in `order`, are text as `encoding(of:)`

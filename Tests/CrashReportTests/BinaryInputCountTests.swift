@@ -2,20 +2,24 @@
 import TestSupport
 import XCTest
 
-/// The count of bytes of no text that decides whether input is refused (``BinaryInput``) reads
-/// eight bytes at a time where it can; it must agree with a plain byte-by-byte count on any
-/// bytes, or text would be refused and binary data read.
+/// The count of bytes of no text that decides whether input is refused (``BinaryInput`` and
+/// `ClassicReportParser.checkText`) reads eight bytes at a time where it can; it must agree
+/// with a plain byte-by-byte count on any bytes, or text would be refused and binary data read.
 final class BinaryInputCountTests: XCTestCase {
     /// The count one byte at a time: controls other than whitespace and ESC, DEL, NULs, and
     /// bytes of no valid UTF-8 sequence (Foundation-free: the sequences are validated by
     /// decoding each candidate alone).
-    private static func naiveCount(_ bytes: [UInt8], whole: Bool) -> (misfits: Int, nuls: Int) {
-        var misfits = 0, nuls = 0, i = 0
+    private static func naiveCount(_ bytes: [UInt8], whole: Bool) -> BinaryInput.ByteCounts {
+        var counts = BinaryInput.ByteCounts()
+        var i = 0
         while i < bytes.count {
             let byte = bytes[i]
             if byte < 0x80 {
-                if byte == 0 { nuls += 1 }
-                if byte == 0x7F || (byte < 0x20 && !(0x09...0x0D).contains(byte) && byte != 0x1B) { misfits += 1 }
+                if byte == 0 {
+                    counts.nuls += 1
+                } else if byte == 0x7F || (byte < 0x20 && !(0x09...0x0D).contains(byte) && byte != 0x1B) {
+                    counts.controls += 1
+                }
                 i += 1
                 continue
             }
@@ -32,11 +36,11 @@ final class BinaryInputCountTests: XCTestCase {
             if length > 1, i + length <= bytes.count, String(validating: bytes[i..<i + length], as: UTF8.self) != nil {
                 i += length
             } else {
-                misfits += 1
+                counts.undecodable += 1
                 i += 1
             }
         }
-        return (misfits, nuls)
+        return counts
     }
 
     func testTheCountAgreesWithAByteByByteCount() {
@@ -54,10 +58,8 @@ final class BinaryInputCountTests: XCTestCase {
                 }
             }
             for whole in [false, true] {
-                let fast = bytes.withUnsafeBufferPointer { BinaryInput.countMisfits($0, whole: whole) }
-                let naive = Self.naiveCount(bytes, whole: whole)
-                XCTAssertEqual(fast.misfits, naive.misfits, "\(bytes) whole: \(whole)")
-                XCTAssertEqual(fast.nuls, naive.nuls, "\(bytes)")
+                let fast = bytes.withUnsafeBufferPointer { BinaryInput.ByteCounts($0, whole: whole) }
+                XCTAssertEqual(fast, Self.naiveCount(bytes, whole: whole), "\(bytes) whole: \(whole)")
             }
         }
     }
@@ -68,9 +70,8 @@ final class BinaryInputCountTests: XCTestCase {
             for place in 0..<16 {
                 var bytes = [UInt8](repeating: 0x41, count: 16)
                 bytes[place] = UInt8(value)
-                let fast = bytes.withUnsafeBufferPointer { BinaryInput.countMisfits($0, whole: true) }
-                let naive = Self.naiveCount(bytes, whole: true)
-                XCTAssertEqual(fast.misfits, naive.misfits, "0x\(String(value, radix: 16)) at \(place)")
+                let fast = bytes.withUnsafeBufferPointer { BinaryInput.ByteCounts($0, whole: true) }
+                XCTAssertEqual(fast, Self.naiveCount(bytes, whole: true), "0x\(String(value, radix: 16)) at \(place)")
             }
         }
     }

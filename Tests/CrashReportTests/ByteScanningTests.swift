@@ -78,37 +78,6 @@ final class ByteScanningTests: XCTestCase {
         return lines
     }
 
-    /// The word-at-a-time count of NULs and control bytes agrees with a byte-by-byte count:
-    /// each byte value at each position of a word, and random text.
-    func testControlCountsAgreeWithAByteByByteCount() {
-        func naive(_ bytes: [UInt8]) -> (Int, Int) {
-            var nuls = 0, controls = 0
-            for byte in bytes {
-                if byte == 0 { nuls += 1 } else if byte == 0x7F || (byte < 0x20 && !((0x09...0x0D).contains(byte) || byte == 0x1B)) {
-                    controls += 1
-                }
-            }
-            return (nuls, controls)
-        }
-        func counted(_ bytes: [UInt8]) -> (Int, Int) {
-            bytes.withUnsafeBufferPointer { ClassicReportParser.controlCounts($0) }
-        }
-        for value in 0...255 {
-            for position in 0..<19 {
-                var bytes = [UInt8](repeating: 0x41, count: 19)
-                bytes[position] = UInt8(value)
-                XCTAssert(counted(bytes) == naive(bytes), "byte \(value) at \(position)")
-            }
-        }
-        var generator = SplitMix64(seed: 9)
-        for _ in 0..<500 {
-            let bytes = (0..<Int(generator.next() % 200)).map { _ in
-                generator.next() % 4 == 0 ? UInt8(truncatingIfNeeded: generator.next()) : UInt8(0x20 + generator.next() % 0x60)
-            }
-            XCTAssert(counted(bytes) == naive(bytes))
-        }
-    }
-
     func testByteOrderMarkLength() {
         func length(_ bytes: [UInt8]) -> Int { bytes.withUnsafeBufferPointer { $0.byteOrderMarkLength } }
         XCTAssertEqual(length([0xEF, 0xBB, 0xBF, 0x41]), 3)
