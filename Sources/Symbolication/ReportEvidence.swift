@@ -1,5 +1,6 @@
 import CrashReport
 import DebugInfo
+import Platform
 
 /// The names a report gives its frames, as evidence about a debug file nothing else checks.
 ///
@@ -21,9 +22,39 @@ import DebugInfo
 /// addresses the file knows nothing about, say nothing either way.
 ///
 /// The check runs only for images matched without identity; a frame's chain is looked up in
-/// the index first, and the file's symbol table is read (once per image) only for the frames
-/// whose names the chain does not give.
+/// the index first, and the file's symbol table is read (once per file and run, ``Memo``) only
+/// for the frames whose names the chain does not give.
 enum ReportEvidence {
+    /// What the checks of a run's reports share: each debug file's symbols, read once.
+    final class Memo: @unchecked Sendable {
+        private final class Slot: @unchecked Sendable {
+            let lock = Lock()
+            var done = false
+            var aliases: SymbolAliases?
+        }
+
+        private let lock = Lock()
+        private var slots: [DebugFile: Slot] = [:]
+
+        /// The symbols of `file`, read by the first thread that asks (the others wait for it);
+        /// nil when they cannot be read.
+        func aliases(of file: DebugFile) -> SymbolAliases? {
+            let slot = lock.withLock {
+                if let known = slots[file] { return known }
+                let made = Slot()
+                slots[file] = made
+                return made
+            }
+            slot.lock.lock()
+            defer { slot.lock.unlock() }
+            if !slot.done {
+                slot.aliases = try? SymbolAliases(file)
+                slot.done = true
+            }
+            return slot.aliases
+        }
+    }
+
     /// A debug file to check, with what resolves frames through it.
     struct Subject {
         var file: DebugFile
@@ -57,9 +88,9 @@ enum ReportEvidence {
 
     /// For each image of `subjects` (by index into `report.images`), the first frame, in report
     /// order, whose name contradicts the image's debug file; images without one are absent.
-    static func contradictions(in report: CrashReport, subjects: [Int: Subject]) -> [Int: Contradiction] {
+    static func contradictions(in report: CrashReport, subjects: [Int: Subject], memo: Memo) -> [Int: Contradiction] {
         var checks: [Int: ImageCheck] = [:]
-        for (i, subject) in subjects { checks[i] = ImageCheck(subject) }
+        for (i, subject) in subjects { checks[i] = ImageCheck(subject, memo: memo) }
         for thread in report.threads {
             // The frame's place among the thread's frames, as `Symbolicator` counts it: inlined
             // frames of a symbolized log take the place of the frame they are part of.
@@ -160,8 +191,11 @@ private final class ImageCheck {
         var lookup: UInt64
     }
 
-    init(_ subject: ReportEvidence.Subject) {
+    private let memo: ReportEvidence.Memo
+
+    init(_ subject: ReportEvidence.Subject, memo: ReportEvidence.Memo) {
         self.subject = subject
+        self.memo = memo
     }
 
     /// Whether enough frames wait for the symbol table.
@@ -199,7 +233,7 @@ private final class ImageCheck {
         // Per suspect: the symbols holding its lookup address, its address, and its claimed start.
         var addresses: [UInt64] = []
         for claim in suspects { addresses += [claim.lookup, claim.address, claim.claimedStart ?? claim.address] }
-        let symbols = (try? subject.file.symbols(holding: addresses)) ?? []
+        let symbols = memo.aliases(of: subject.file)?.symbols(holding: addresses) ?? []
         for (k, claim) in suspects.enumerated() {
             let held = symbols.count == addresses.count ? Array(symbols[(3 * k)..<(3 * k + 3)]) : []
             if agrees(claim, symbols: held) { continue }

@@ -55,6 +55,8 @@ public final class Symbolicator: @unchecked Sendable {
     private var failures: [DebugFile: DebugInfoError] = [:]
     /// Why each image left unresolved was, by what identifies it: computed once per run.
     private var reasons: [String: MissReason] = [:]
+    /// What the checks of names a report gives share (``ReportEvidence``).
+    private let evidence = ReportEvidence.Memo()
 
     /// One debug file's index, built by the first thread that asks; the others wait for it.
     private final class IndexSlot: @unchecked Sendable {
@@ -327,7 +329,7 @@ public final class Symbolicator: @unchecked Sendable {
                                                      architecture: resolved.architecture)
             }
         }
-        let contradictions = subjects.isEmpty ? [:] : ReportEvidence.contradictions(in: report, subjects: subjects)
+        let contradictions = subjects.isEmpty ? [:] : ReportEvidence.contradictions(in: report, subjects: subjects, memo: evidence)
         for (i, (through, file)) in unchecked.sorted(by: { $0.key < $1.key }) {
             guard let contradiction = contradictions[i] else {
                 warnAboutUncheckedMatch(report.images[i], file, through: through, in: report)
