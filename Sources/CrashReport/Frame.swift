@@ -42,7 +42,8 @@ public struct Frame: Sendable {
     private var storedRestStart: Int32
     /// `image`, or -1 for nil. A report would need 2^31 image lines to overflow it.
     private var storedImage: Int32
-    /// Indices into `text`, or -1 for nil.
+    /// Indices into `text`, or -1 for nil. `nameID` is the name of a `symbol` or `symbolicated`
+    /// form, or `loggedName` of an `unknown` one.
     private var imageNameID: Int32
     private var nameID: Int32 = -1
     private var fileID: Int32 = -1
@@ -172,6 +173,19 @@ public struct Frame: Sendable {
         }
     }
 
+    /// The function a frame line of the `unknown` form names without a source location or an
+    /// offset, as the parser read it: a sanitizer's `#0 0x7f... in gsignal (libc.so.6+0x35417)`,
+    /// LLVM's `#1 0x55... foo(int) (/tmp/prog+0x1234)`, ThreadSanitizer's `#0 main <null>
+    /// (race+0x1249)`. Nil for other forms (their name is the form's) and for lines that name
+    /// none; setting ``form`` clears it, and it can be set only on an `unknown` form.
+    public var loggedName: String? {
+        get { kind == .unknown && nameID >= 0 ? text[nameID] : nil }
+        set {
+            guard kind == .unknown else { return }
+            nameID = newValue.map { text.intern($0) } ?? -1
+        }
+    }
+
     /// The index into `CrashReport.images` of the frame's image: the smallest image whose range
     /// contains `address`, or, when no range does, the first image whose name (or file name)
     /// equals `imageName`; nil if neither finds one.
@@ -252,6 +266,6 @@ extension Frame: Equatable {
         a.index == b.index && a.address == b.address && a.line == b.line && a.restStart == b.restStart
             && a.imageOffset == b.imageOffset && a.storedImage == b.storedImage && a.returnAddress == b.returnAddress
             && a.inlined == b.inlined && a.addressUnknown == b.addressUnknown && a.imageName == b.imageName
-            && a.form == b.form
+            && a.form == b.form && a.loggedName == b.loggedName
     }
 }

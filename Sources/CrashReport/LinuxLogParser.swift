@@ -144,7 +144,7 @@ private struct ParsedFrame {
     var imageOffset: UInt64?
     var form: FrameForm
     /// The function the line names (symbolized, or a dynamic symbol), for recognizing
-    /// signal trampolines.
+    /// signal trampolines, and kept as the frame's `loggedName` when its form has none.
     var function: String?
     /// The byte offset of the replaced text, from the line's first byte.
     var restStart: Int
@@ -596,10 +596,13 @@ private struct LogBuilder {
         let t = threads.count - 1
         let position = threads[t].frames.count
         // The image's path, not the line's copy of it: one string for all the frames of a module.
-        let frame = Frame(index: parsed.number ?? position, imageName: image.flatMap { images[$0].path } ?? parsed.module,
+        var frame = Frame(index: parsed.number ?? position, imageName: image.flatMap { images[$0].path } ?? parsed.module,
                           address: parsed.address,
                           form: parsed.form, image: image, line: line, restStart: parsed.restStart,
                           imageOffset: parsed.imageOffset, text: text)
+        // A sanitizer's, LLVM's or ThreadSanitizer's name without a location or offset (a glibc
+        // `SYMBOL-0xOFF` names a function the address is not in).
+        if parsed.family == .numbered, case .unknown = parsed.form { frame.loggedName = parsed.function }
         if parsed.sanitizer { runIsSanitizer = true }
         trampolines.append(Self.isSignalTrampoline(function: parsed.function, module: parsed.module))
         threads[t].frames.append(frame)

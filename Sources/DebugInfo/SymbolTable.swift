@@ -173,37 +173,17 @@ struct SymbolTable: Sendable {
         return cName(records[i].name)
     }
 
-    /// For each of `addresses`, the name and start of every symbol of `file`'s ELF table whose
-    /// extent holds it (a symbol without a size, its own address only), versions dropped:
-    /// aliases included (`raise`, `gsignal`, `__GI_raise`), of which the table built for
-    /// lookups keeps one per address. Reads the file; a Mach-O file gives none.
-    static func symbols(holding addresses: [UInt64], in file: DebugFile) throws -> [[(name: String, start: UInt64)]] {
-        var found = [[(name: String, start: UInt64)]](repeating: [], count: addresses.count)
-        guard file.format == .elf, !addresses.isEmpty else { return found }
-        let order = addresses.indices.sorted { addresses[$0] < addresses[$1] }
+    /// Every symbol of `file`'s ELF table, versions dropped, in table order, aliases included
+    /// (the table built for lookups keeps one per address); none for a Mach-O file. Reads the file.
+    static func aliases(in file: DebugFile) throws -> (entries: [Entry], strings: [UInt8]) {
+        guard file.format == .elf else { return ([], [0]) }
         let mapped = try MappedFile(path: file.path)
-        try mapped.reading {
-            guard case .elf(let image) = try ObjectLayout(file, in: mapped) else { return }
+        return try mapped.reading {
+            guard case .elf(let image) = try ObjectLayout(file, in: mapped) else { return ([], [0]) }
             var builder = Builder()
             builder.readELF(image, mapped)
-            let strings = FlatArray(builder.strings)
-            for entry in builder.entries {
-                // The first of the sorted addresses at or above the symbol's start, then those below its end.
-                var low = 0, high = order.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if addresses[order[middle]] < entry.address { low = middle + 1 } else { high = middle }
-                }
-                // A symbol without a size has an end of UInt64.max.
-                let end = entry.end == .max ? entry.address &+ 1 : entry.end
-                var k = low
-                while k < order.count, addresses[order[k]] < end {
-                    found[order[k]].append((strings.cString(at: entry.name) ?? "", entry.address))
-                    k += 1
-                }
-            }
+            return (builder.entries.map { Entry(address: $0.address, end: $0.end, name: $0.name) }, builder.strings)
         }
-        return found
     }
 
     /// Collects symbols from the object file's table and sorts them.
@@ -351,12 +331,54 @@ struct SymbolTable: Sendable {
     }
 }
 
+/// Every function symbol of an ELF file's symbol table, aliases included (`raise`, `gsignal`,
+/// `__GI_raise`), of which a ``SymbolIndex`` keeps one per address: what names an address may
+/// go by, for checking the names a report gives. Read from the file once, then asked any
+/// number of times; names are decoded only for the symbols an answer holds. A Mach-O file has
+/// none.
+public final class SymbolAliases: Sendable {
+    private let entries: [SymbolTable.Entry]
+    /// NUL-terminated names; offset 0 is the empty string.
+    private let strings: FlatArray<UInt8>
+
+    /// The symbols of `file`'s table. Reads the file.
+    public init(_ file: DebugFile) throws {
+        let (entries, strings) = try SymbolTable.aliases(in: file)
+        self.entries = entries
+        self.strings = FlatArray(strings)
+    }
+
+    /// For each of `addresses` (file addresses), the name and start of every symbol whose
+    /// extent holds it (a symbol without a size, its own address only), in table order.
+    public func symbols(holding addresses: [UInt64]) -> [[(name: String, start: UInt64)]] {
+        var found = [[(name: String, start: UInt64)]](repeating: [], count: addresses.count)
+        guard !addresses.isEmpty else { return found }
+        let order = addresses.indices.sorted { addresses[$0] < addresses[$1] }
+        for entry in entries {
+            // The first of the sorted addresses at or above the symbol's start, then those below its end.
+            var low = 0, high = order.count
+            while low < high {
+                let middle = (low + high) / 2
+                if addresses[order[middle]] < entry.address { low = middle + 1 } else { high = middle }
+            }
+            // A symbol without a size has an end of UInt64.max.
+            let end = entry.end == .max ? entry.address &+ 1 : entry.end
+            var k = low
+            while k < order.count, addresses[order[k]] < end {
+                found[order[k]].append((strings.cString(at: entry.name) ?? "", entry.address))
+                k += 1
+            }
+        }
+        return found
+    }
+}
+
 extension DebugFile {
     /// For each of `addresses` (file addresses), the name and start of every function symbol of
     /// this ELF file's symbol table whose extent holds it, aliases included: what names an
-    /// address may go by, for checking the names a report gives (an index keeps one name per
-    /// address). Reads the file; a Mach-O file gives none.
+    /// address may go by (``SymbolAliases``, which a caller asking more than once keeps).
+    /// Reads the file; a Mach-O file gives none.
     public func symbols(holding addresses: [UInt64]) throws -> [[(name: String, start: UInt64)]] {
-        try SymbolTable.symbols(holding: addresses, in: self)
+        try SymbolAliases(self).symbols(holding: addresses)
     }
 }

@@ -1,5 +1,6 @@
 import CrashReport
 import DebugInfo
+import Platform
 
 /// The names a report gives its frames, as evidence about a debug file nothing else checks.
 ///
@@ -21,9 +22,39 @@ import DebugInfo
 /// addresses the file knows nothing about, say nothing either way.
 ///
 /// The check runs only for images matched without identity; a frame's chain is looked up in
-/// the index first, and the file's symbol table is read (once per image) only for the frames
-/// whose names the chain does not give.
+/// the index first, and the file's symbol table is read (once per file and run, ``Memo``) only
+/// for the frames whose names the chain does not give.
 enum ReportEvidence {
+    /// What the checks of a run's reports share: each debug file's symbols, read once.
+    final class Memo: @unchecked Sendable {
+        private final class Slot: @unchecked Sendable {
+            let lock = Lock()
+            var done = false
+            var aliases: SymbolAliases?
+        }
+
+        private let lock = Lock()
+        private var slots: [DebugFile: Slot] = [:]
+
+        /// The symbols of `file`, read by the first thread that asks (the others wait for it);
+        /// nil when they cannot be read.
+        func aliases(of file: DebugFile) -> SymbolAliases? {
+            let slot = lock.withLock {
+                if let known = slots[file] { return known }
+                let made = Slot()
+                slots[file] = made
+                return made
+            }
+            slot.lock.lock()
+            defer { slot.lock.unlock() }
+            if !slot.done {
+                slot.aliases = try? SymbolAliases(file)
+                slot.done = true
+            }
+            return slot.aliases
+        }
+    }
+
     /// A debug file to check, with what resolves frames through it.
     struct Subject {
         var file: DebugFile
@@ -57,9 +88,9 @@ enum ReportEvidence {
 
     /// For each image of `subjects` (by index into `report.images`), the first frame, in report
     /// order, whose name contradicts the image's debug file; images without one are absent.
-    static func contradictions(in report: CrashReport, subjects: [Int: Subject]) -> [Int: Contradiction] {
+    static func contradictions(in report: CrashReport, subjects: [Int: Subject], memo: Memo) -> [Int: Contradiction] {
         var checks: [Int: ImageCheck] = [:]
-        for (i, subject) in subjects { checks[i] = ImageCheck(subject) }
+        for (i, subject) in subjects { checks[i] = ImageCheck(subject, memo: memo) }
         for thread in report.threads {
             // The frame's place among the thread's frames, as `Symbolicator` counts it: inlined
             // frames of a symbolized log take the place of the frame they are part of.
@@ -101,59 +132,13 @@ enum ReportEvidence {
         case .symbolicated(let name, let offset, _, _):
             named = (name, offset)
         case .unknown:
-            guard let found = nameInSanitizerLine(frame, of: report) else { return nil }
-            named = found
+            // A sanitizer's, LLVM's or ThreadSanitizer's frame that names its module offset.
+            guard frame.imageOffset != nil, let name = frame.loggedName else { return nil }
+            named = (name, nil)
         default:
             return nil
         }
         return FunctionNameKeys.isPlaceholder(named.0) ? nil : named
-    }
-
-    /// The function a sanitizer or LLVM frame line names without a source location, which the
-    /// parser keeps only as text: `#0 0x7f... in gsignal (/lib/.../libc.so.6+0x35417)`,
-    /// `#1 0x55... foo(int) (/tmp/prog+0x1234)` (LLVM), `#0 main <null> (race+0x1249)`
-    /// (ThreadSanitizer, whose line has no address: its text starts right after `#N `, and the
-    /// last word before the module is the source location).
-    static func nameInSanitizerLine(_ frame: Frame, of report: CrashReport) -> (String, UInt64?)? {
-        guard report.format == .linuxLog, frame.imageOffset != nil, let rest = frame.restStart,
-              let module = frame.imageName, frame.line < report.lines.count else { return nil }
-        let range = report.lines[frame.line]
-        let start = range.lowerBound + rest
-        guard start > range.lowerBound, start < range.upperBound else { return nil }
-        var end = range.upperBound
-        while end > start, report.bytes[end - 1] == 0x0A || report.bytes[end - 1] == 0x0D { end -= 1 }
-        let text = Array(report.bytes[start..<end])
-        let threadSanitizer = isBlank(report.bytes[start - 1])
-        // The last "(MODULE+0x" that starts a word: the module's group.
-        let marker = Array(("(" + module + "+0x").utf8)
-        guard text.count >= marker.count else { return nil }
-        var open = text.count - marker.count
-        while open >= 0 && !(text[open..<(open + marker.count)].elementsEqual(marker) && (open == 0 || isBlank(text[open - 1]))) {
-            open -= 1
-        }
-        guard open > 0 else { return nil }
-        var nameStart = 0, nameEnd = open
-        while nameStart < nameEnd && isBlank(text[nameStart]) { nameStart += 1 }
-        while nameEnd > nameStart && isBlank(text[nameEnd - 1]) { nameEnd -= 1 }
-        if threadSanitizer {
-            // FUNCTION LOCATION: the location is the last word.
-            while nameEnd > nameStart && !isBlank(text[nameEnd - 1]) { nameEnd -= 1 }
-            while nameEnd > nameStart && isBlank(text[nameEnd - 1]) { nameEnd -= 1 }
-        } else if nameEnd - nameStart >= 3, text[nameStart] == UInt8(ascii: "i"), text[nameStart + 1] == UInt8(ascii: "n"),
-                  isBlank(text[nameStart + 2]) {
-            nameStart += 3
-            while nameStart < nameEnd && isBlank(text[nameStart]) { nameStart += 1 }
-        }
-        guard nameStart < nameEnd else { return nil }
-        // A trailing "+0xOFF".
-        var digits = nameEnd
-        while digits > nameStart && hexDigitValue(text[digits - 1]) != nil { digits -= 1 }
-        if digits < nameEnd, digits - 3 > nameStart, text[digits - 1] == UInt8(ascii: "x"), text[digits - 2] == UInt8(ascii: "0"),
-           text[digits - 3] == UInt8(ascii: "+"), nameEnd - digits <= 16 {
-            let offset = text[digits..<nameEnd].reduce(UInt64(0)) { $0 << 4 | UInt64(hexDigitValue($1)!) }
-            return (String(decoding: text[nameStart..<(digits - 3)], as: UTF8.self), offset)
-        }
-        return (String(decoding: text[nameStart..<nameEnd], as: UTF8.self), nil)
     }
 }
 
@@ -206,8 +191,11 @@ private final class ImageCheck {
         var lookup: UInt64
     }
 
-    init(_ subject: ReportEvidence.Subject) {
+    private let memo: ReportEvidence.Memo
+
+    init(_ subject: ReportEvidence.Subject, memo: ReportEvidence.Memo) {
         self.subject = subject
+        self.memo = memo
     }
 
     /// Whether enough frames wait for the symbol table.
@@ -245,7 +233,7 @@ private final class ImageCheck {
         // Per suspect: the symbols holding its lookup address, its address, and its claimed start.
         var addresses: [UInt64] = []
         for claim in suspects { addresses += [claim.lookup, claim.address, claim.claimedStart ?? claim.address] }
-        let symbols = (try? subject.file.symbols(holding: addresses)) ?? []
+        let symbols = memo.aliases(of: subject.file)?.symbols(holding: addresses) ?? []
         for (k, claim) in suspects.enumerated() {
             let held = symbols.count == addresses.count ? Array(symbols[(3 * k)..<(3 * k + 3)]) : []
             if agrees(claim, symbols: held) { continue }
@@ -278,16 +266,5 @@ private final class ImageCheck {
             return true
         }
         return symbols.joined().contains { claim.isStart($0.start) && keys(of: $0.name).agrees(with: logged) }
-    }
-}
-
-private func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-
-private func hexDigitValue(_ byte: UInt8) -> UInt64? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt64(byte - UInt8(ascii: "0"))
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt64(byte - UInt8(ascii: "a") + 10)
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt64(byte - UInt8(ascii: "A") + 10)
-    default: return nil
     }
 }

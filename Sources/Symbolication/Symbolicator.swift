@@ -55,6 +55,8 @@ public final class Symbolicator: @unchecked Sendable {
     private var failures: [DebugFile: DebugInfoError] = [:]
     /// Why each image left unresolved was, by what identifies it: computed once per run.
     private var reasons: [String: MissReason] = [:]
+    /// What the checks of names a report gives share (``ReportEvidence``).
+    private let evidence = ReportEvidence.Memo()
 
     /// One debug file's index, built by the first thread that asks; the others wait for it.
     private final class IndexSlot: @unchecked Sendable {
@@ -105,6 +107,9 @@ public final class Symbolicator: @unchecked Sendable {
         slot.done = true
         return slot.index
     }
+
+    /// How many distinct addresses of one report keep their lookups for the frames that repeat them.
+    static let sharedLookups = 2048
 
     /// Debug files given one by one that no image of any report so far has used.
     public var unusedExplicitFiles: [DebugFile] {
@@ -177,18 +182,14 @@ public final class Symbolicator: @unchecked Sendable {
         var withLines: Set<Int> = []
 
         // Frames at the same address of the same image resolve alike: they share one array of
-        // source frames, looked up once, instead of each holding a copy. A fixed number of
-        // results is kept (twice as many slots as the report has frames, at most 4096), so a
-        // report of distinct addresses costs no more for it, and a short one makes a short
-        // table. Slots are probed in turn from the key's own: the first 2048 addresses (every
-        // address of a report of up to 2048 frames) are all kept, whatever slots their hashes
-        // pick, so that whether two frames share does not depend on the process's hash seed;
-        // once the table is half full, a new address takes its key's own slot.
+        // source frames, looked up once, instead of each holding a copy. The first
+        // `Symbolicator.sharedLookups` addresses of a report (every address of a report of up
+        // to that many frames) are kept, whatever their hashes, so that whether two frames
+        // share does not depend on the process's hash seed; later addresses are looked up
+        // each time, so a report of distinct addresses costs no more than that.
         let frameCount = report.threads.reduce(0) { $0 + $1.frames.count }
-        var slots = 16
-        while slots < 2 * frameCount && slots < 4096 { slots *= 2 }
-        var recent = [(key: ResolvedKey, frames: [SourceFrame])?](repeating: nil, count: slots)
-        var kept = 0
+        var recent: [ResolvedKey: [SourceFrame]] = [:]
+        recent.reserveCapacity(min(frameCount, Symbolicator.sharedLookups))
         for (t, thread) in report.threads.enumerated() {
             // The frame's place among the thread's frames, inlined lines of an already
             // symbolicated report not counted: 0 is the faulting PC.
@@ -216,13 +217,9 @@ public final class Symbolicator: @unchecked Sendable {
                 }
                 if case .symbolicated = frame.form, !options.force { continue }  // already has file and line
                 let key = ResolvedKey(image: imageIndex, address: address, lookup: lookup)
-                let home = key.hashValue & (recent.count - 1)
-                var slot = home
-                // Ends at an empty slot: at most half of them are ever filled.
-                while let known = recent[slot], known.key != key { slot = (slot + 1) & (recent.count - 1) }
                 let sourceFrames: [SourceFrame]
-                if let known = recent[slot] {
-                    sourceFrames = known.frames
+                if let known = recent[key] {
+                    sourceFrames = known
                 } else {
                     // The Swift runtime names frames its own way, and counts a return
                     // address's offset from the byte before it, inlined calls without one.
@@ -238,12 +235,7 @@ public final class Symbolicator: @unchecked Sendable {
                                     column: location.column == 0 ? nil : location.column,
                                     inlined: location.inlined)
                     }
-                    if kept < recent.count / 2 {
-                        recent[slot] = (key, sourceFrames)
-                        kept += 1
-                    } else {
-                        recent[home] = (key, sourceFrames)
-                    }
+                    if recent.count < Symbolicator.sharedLookups { recent[key] = sourceFrames }
                 }
                 guard !sourceFrames.isEmpty else { continue }
                 result.frames[FrameKey(thread: t, frame: f)] = sourceFrames
@@ -337,7 +329,7 @@ public final class Symbolicator: @unchecked Sendable {
                                                      architecture: resolved.architecture)
             }
         }
-        let contradictions = subjects.isEmpty ? [:] : ReportEvidence.contradictions(in: report, subjects: subjects)
+        let contradictions = subjects.isEmpty ? [:] : ReportEvidence.contradictions(in: report, subjects: subjects, memo: evidence)
         for (i, (through, file)) in unchecked.sorted(by: { $0.key < $1.key }) {
             guard let contradiction = contradictions[i] else {
                 warnAboutUncheckedMatch(report.images[i], file, through: through, in: report)

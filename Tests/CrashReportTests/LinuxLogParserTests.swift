@@ -394,6 +394,45 @@ final class LinuxLogParserTests: XCTestCase {
         XCTAssertEqual(prefix(report, f[4]), " #4 0x000055d0c0a01600")
     }
 
+    /// A function a line names without a source location or an offset leaves the form unknown,
+    /// and is kept as the frame's `loggedName` (what a frame's file is checked by): a
+    /// sanitizer's `in NAME`, LLVM's `NAME`, ThreadSanitizer's `NAME <null>`. Lines that name
+    /// none, name `<null>`, or name a symbol the address lies before (glibc's `NAME-0xOFF`)
+    /// keep none, and forms with a name of their own keep it there.
+    func testNameOfAnUnknownFormIsKeptAsTheLoggedName() throws {
+        let sanitizer = try parseLog("""
+                #0 0x7f0b5725a26c in gsignal (/lib/x86_64-linux-gnu/libc.so.6+0x3c26c) (BuildId: 93ac61ec)
+                #1 0x55c9f9e4943d  (/tmp/lx/asan-clang+0x17443d)
+                #2 0x55c9f9e48eee in main+0x12 (/tmp/lx/asan-clang+0x173eee)
+                #3 0x55c9f9e48f00 in crash_here /src/a.c:10:5
+            """)
+        XCTAssertEqual(frames(sanitizer).map(\.loggedName), ["gsignal", nil, nil, nil])
+        XCTAssertEqual(frames(sanitizer)[2].form, .symbol(name: "main", offset: 0x12))
+        let llvm = try parseLog("""
+             #0 0x000055d0c0a01234 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (/usr/bin/clang+0x1234)
+             #1 0x00007f0b57245249 (/lib/x86_64-linux-gnu/libc.so.6+0x3c050)
+            """)
+        XCTAssertEqual(frames(llvm).map(\.loggedName), ["llvm::sys::PrintStackTrace(llvm::raw_ostream&, int)", nil])
+        let threadSanitizer = try parseLog("""
+            WARNING: ThreadSanitizer: data race (pid=19278)
+              Write of size 4 at 0x560cc70e605c by main thread:
+                #0 <null> <null> (race+0x1272)
+                #1 operator new(unsigned long) <null> (libtsan.so.2+0x8c8d5)
+                #2 add_to_counter /src/race.c:9 (race+0x11e7)
+            """)
+        XCTAssertEqual(frames(threadSanitizer).map(\.loggedName), [nil, "operator new(unsigned long)", nil])
+        let glibc = try parseLog("./prog(helper-0x10)[0x1010]\n./prog(main+0x20)[0x1020]\n")
+        XCTAssertEqual(frames(glibc).map(\.loggedName), [nil, nil])
+        // Setting the form clears it; another form takes none.
+        var frame = frames(sanitizer)[0]
+        frame.form = .symbol(name: "raise", offset: 4)
+        frame.loggedName = "gsignal"
+        XCTAssertNil(frame.loggedName)
+        frame.form = .unknown
+        XCTAssertNil(frame.loggedName)
+        XCTAssertNotEqual(frame, frames(sanitizer)[0])
+    }
+
     func testLLVMFrameAfterANamedTrampolineIsThePC() throws {
         let text = """
             #0 0x000055d0c0a01234 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (/usr/bin/clang+0x1234)

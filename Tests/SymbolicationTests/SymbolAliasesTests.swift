@@ -1,5 +1,6 @@
 import DebugInfo
 import Foundation
+@testable import Symbolication
 import TestSupport
 import XCTest
 
@@ -45,6 +46,32 @@ final class SymbolAliasesTests: XCTestCase {
         try assertSymbolsAgreeWithReadelf(debugFile, names: ["raise", "abort", "__libc_start_main_impl"])
         XCTAssertTrue(Set(try holders(debugFile, at: try start(of: "raise", in: debugFile)))
             .isSuperset(of: ["raise", "gsignal", "__GI_raise"]))
+    }
+
+    /// A run reads a file's symbols once, however many reports ask: the memo the checks of
+    /// reports share gives the symbols read the first time, the file gone since.
+    func testAFilesSymbolsAreReadOncePerRun() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("symbol-aliases-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let source = scratch.appendingPathComponent("lib.c")
+        try Self.library.write(to: source, atomically: true, encoding: .utf8)
+        let library = scratch.appendingPathComponent("libaliases.so").path
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc") else { throw XCTSkip("gcc is not installed") }
+        let build = try runProcess("/usr/bin/gcc", ["-O1", "-shared", "-fPIC", "-o", library, source.path])
+        XCTAssertEqual(build.status, 0, build.stderrText)
+        let file = try XCTUnwrap(try DebugFile.identify(path: library).first)
+        let impl = try start(of: "impl", in: library)
+        let expected = try file.symbols(holding: [impl])
+        XCTAssertEqual(Set(expected[0].map(\.name)), ["impl", "alias_one", "alias_weak"])
+
+        let memo = ReportEvidence.Memo()
+        let first = try XCTUnwrap(memo.aliases(of: file))
+        try FileManager.default.removeItem(atPath: library)
+        let second = try XCTUnwrap(memo.aliases(of: file), "asked again, the file gone")
+        XCTAssertTrue(first === second)
+        XCTAssertEqual(second.symbols(holding: [impl])[0].map(\.name), expected[0].map(\.name))
+        XCTAssertNil(ReportEvidence.Memo().aliases(of: file), "a run that had not read it reads it")
     }
 
     /// The symbols of `object`'s symbol table (`.symtab`, else `.dynsym`) as readelf lists them:

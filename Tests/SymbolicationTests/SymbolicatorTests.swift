@@ -165,6 +165,49 @@ final class SymbolicatorTests: XCTestCase {
         XCTAssertGreaterThan(compared, 300, "frames resolved of \(thread.frames.count)")
     }
 
+    /// A report of tens of thousands of distinct addresses, many more than the lookups kept for
+    /// sharing, is symbolicated, each frame as it would be alone: the addresses past those kept
+    /// are looked up each time they come.
+    func testReportOfManyDistinctAddressesIsSymbolicated() throws {
+        let fixtures = try fixtures()
+        let url = fixtures.appendingPathComponent("reports/App-arm64.crash")
+        var report = try ClassicReportParser.parse(Array(try Data(contentsOf: url)), path: url.path)
+        let app = try XCTUnwrap(report.images.firstIndex { $0.name == "App" })
+        let template = try XCTUnwrap(report.threads.flatMap(\.frames).first { $0.image == app })
+        // Every byte from the image's start on, the image made large enough to hold them:
+        // addresses in its functions, and past them, each a lookup of its own.
+        let start = report.images[app].loadAddress
+        let count = 40_000
+        XCTAssertGreaterThan(count, 4 * Symbolicator.sharedLookups)
+        report.images[app].endAddress = start + UInt64(count)
+        var thread = report.threads[0]
+        thread.frames = (0..<count).map { i in
+            var frame = template
+            frame.index = i
+            frame.address = start + UInt64(i)
+            return frame
+        }
+        report.threads = [thread, thread]
+        let diagnostics = Diagnostics { _ in }
+        let locator = DebugFileLocator(paths: [fixtures.appendingPathComponent("macho").path], diagnostics: diagnostics)
+        let symbolicator = Symbolicator(locator: locator, diagnostics: diagnostics) { try SymbolIndex.build($0) }
+        let result = symbolicator.symbolicate(report)
+        var resolved = 0
+        for f in stride(from: 0, to: count, by: 97) {
+            // The frame alone, in a report of its own, resolves alike (0: the faulting PC, looked
+            // up at its address; the others at their call site).
+            var alone = report
+            var single = thread
+            single.frames = f == 0 ? [thread.frames[0]] : [thread.frames[f - 1], thread.frames[f]]
+            alone.threads = [single]
+            let expected = symbolicator.symbolicate(alone).frames[FrameKey(thread: 0, frame: f == 0 ? 0 : 1)]
+            XCTAssertEqual(result.frames[FrameKey(thread: 0, frame: f)], expected, "frame \(f)")
+            XCTAssertEqual(result.frames[FrameKey(thread: 1, frame: f)], expected, "frame \(f), second thread")
+            if expected != nil { resolved += 1 }
+        }
+        XCTAssertGreaterThan(resolved, 10)
+    }
+
     func testAddressArithmeticMatchesTheFixtureScript() throws {
         let fixtures = try fixtures()
         var checked = 0
