@@ -56,9 +56,12 @@ final class SymbolAliasesTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let source = scratch.appendingPathComponent("lib.c")
         try Self.library.write(to: source, atomically: true, encoding: .utf8)
+        let script = scratch.appendingPathComponent("lib.map")
+        try "VERS_2 { global: *; };\n".write(to: script, atomically: true, encoding: .utf8)
         let library = scratch.appendingPathComponent("libaliases.so").path
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc") else { throw XCTSkip("gcc is not installed") }
-        let build = try runProcess("/usr/bin/gcc", ["-O1", "-shared", "-fPIC", "-o", library, source.path])
+        let build = try runProcess("/usr/bin/gcc", ["-O1", "-shared", "-fPIC", "-Wl,--version-script=\(script.path)",
+                                                     "-o", library, source.path])
         XCTAssertEqual(build.status, 0, build.stderrText)
         let file = try XCTUnwrap(try DebugFile.identify(path: library).first)
         let impl = try start(of: "impl", in: library)
