@@ -107,6 +107,7 @@ private struct LineParser {
     }
 
     mutating func run() {
+        threads.reserveCapacity(backtraceHeadersAtMost())
         for lineIndex in lines.indices {
             let range = lines[lineIndex]
             var start = range.lowerBound
@@ -127,6 +128,32 @@ private struct LineParser {
                 threads[t].crashed = true
             }
         }
+    }
+
+    /// At least the number of backtraces the report holds, counted from the lines that could
+    /// open one (`Thread N` but `Thread N name:`, `Last Exception Backtrace`, `Application
+    /// Specific Backtrace`), so that a report of a hundred thousand threads holds them in an
+    /// array of about their number, not in one grown by doubling and then copied.
+    private func backtraceHeadersAtMost() -> Int {
+        var count = 0
+        for range in lines {
+            let p = b.skipBlanks(from: range.lowerBound, to: range.upperBound), e = range.upperBound
+            guard p < e else { continue }
+            switch b[p] {
+            case UInt8(ascii: "T"):
+                guard b.matches("Thread", at: p, end: e), p + 6 < e, isBlank(b[p + 6]) else { continue }
+                let q = b.skipBlanks(from: p + 6, to: e)
+                guard let (_, afterNumber) = b.decimalNumber(at: q, end: e) else { continue }
+                if !b.matches("name", at: b.skipBlanks(from: afterNumber, to: e), end: e) { count += 1 }
+            case UInt8(ascii: "L"):
+                if b.matches("Last Exception Backtrace", at: p, end: e) { count += 1 }
+            case UInt8(ascii: "A"):
+                if b.matches("Application Specific Backtrace", at: p, end: e) { count += 1 }
+            default:
+                continue
+            }
+        }
+        return count
     }
 
     /// Classifies one non-blank line. `start` is the line's first byte, `p..<e` its text without

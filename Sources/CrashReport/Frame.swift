@@ -24,37 +24,37 @@ public enum FrameForm: Sendable, Equatable {
 public struct Frame: Sendable {
     /// The frame's absolute address as printed.
     public var address: UInt64
-    private var text: FrameText
+    var text: FrameText
     // The 64-bit parts first, then the 32-bit ones, then the bytes: no padding between them.
     /// `imageOffset` when `Flags.imageOffset` is set.
-    private var storedImageOffset: UInt64
+    var storedImageOffset: UInt64
     /// The form's first number: its offset (of `unsymbolicated`, `symbol`, `symbolicated`,
     /// `imageOffset`).
-    private var formOffset: UInt64
+    var formOffset: UInt64
     /// The form's second number: the load address of `unsymbolicated`, the source line of
     /// `symbolicated`.
-    private var formValue: UInt64
+    var formValue: UInt64
     /// `index`, or with `Flags.wide` -1.
-    private var storedIndex: Int32
+    var storedIndex: Int32
     /// `line`, or with `Flags.wide` the index of the record of the three in `text`.
-    private var storedLine: Int32
+    var storedLine: Int32
     /// `restStart`, or -1 for nil; with `Flags.wide`, -1.
-    private var storedRestStart: Int32
+    var storedRestStart: Int32
     /// `image`, or -1 for nil. A report would need 2^31 image lines to overflow it.
-    private var storedImage: Int32
+    var storedImage: Int32
     /// Indices into `text`, or -1 for nil. `nameID` is the name of a `symbol` or `symbolicated`
     /// form, or `loggedName` of an `unknown` one.
-    private var imageNameID: Int32
-    private var nameID: Int32 = -1
-    private var fileID: Int32 = -1
-    private var kind: Kind = .unknown
-    private var flags: Flags
+    var imageNameID: Int32
+    var nameID: Int32 = -1
+    var fileID: Int32 = -1
+    var kind: Kind = .unknown
+    var flags: Flags
 
-    private enum Kind: UInt8 {
+    enum Kind: UInt8 {
         case unsymbolicated, symbol, symbolicated, imageOffset, unknown, addressOnly
     }
 
-    private struct Flags: OptionSet {
+    struct Flags: OptionSet {
         let rawValue: UInt8
         static let imageOffset = Flags(rawValue: 1)
         static let returnAddressKnown = Flags(rawValue: 2)
@@ -87,6 +87,26 @@ public struct Frame: Sendable {
         self.form = form
         self.returnAddress = returnAddress
         self.inlined = inlined
+    }
+
+    /// A frame of the given stored parts (``FrameList`` keeps frames in fewer bytes).
+    init(address: UInt64, text: FrameText, storedImageOffset: UInt64, formOffset: UInt64, formValue: UInt64,
+         storedIndex: Int32, storedLine: Int32, storedRestStart: Int32, storedImage: Int32, imageNameID: Int32,
+         nameID: Int32, fileID: Int32, kind: Kind, flags: Flags) {
+        self.address = address
+        self.text = text
+        self.storedImageOffset = storedImageOffset
+        self.formOffset = formOffset
+        self.formValue = formValue
+        self.storedIndex = storedIndex
+        self.storedLine = storedLine
+        self.storedRestStart = storedRestStart
+        self.storedImage = storedImage
+        self.imageNameID = imageNameID
+        self.nameID = nameID
+        self.fileID = fileID
+        self.kind = kind
+        self.flags = flags
     }
 
     /// The frame number as printed; for frames of a parenthesized address list, the position in

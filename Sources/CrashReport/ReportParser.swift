@@ -22,10 +22,19 @@ public enum ReportParser {
     /// UTF-16 text (`UTF16Text`) is turned into UTF-8 first, and the report's `warnings` say so:
     /// it is written out as UTF-8.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
-        guard let encoding = UTF16Text.encoding(of: bytes) else { return try parseUTF8(bytes, path: path) }
-        let decoded = UTF16Text.decode(bytes, encoding)
-        var report = try parseUTF8(decoded.utf8, path: path)
-        report.warnings.append(UTF16Text.note(path: path, encoding: encoding, replaced: decoded.replaced))
+        var report: CrashReport
+        if let encoding = UTF16Text.encoding(of: bytes) {
+            let decoded = UTF16Text.decode(bytes, encoding)
+            report = try parseUTF8(decoded.utf8, path: path)
+            report.warnings.append(UTF16Text.note(path: path, encoding: encoding, replaced: decoded.replaced))
+        } else {
+            report = try parseUTF8(bytes, path: path)
+        }
+        // The room that growing one thread at a time left, given back (a report of many short
+        // backtraces holds many threads).
+        if report.threads.capacity - report.threads.count > report.threads.count / 8 + 2 {
+            report.threads = report.threads.withUnsafeBufferPointer { Array($0) }
+        }
         return report
     }
 

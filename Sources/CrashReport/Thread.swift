@@ -14,29 +14,73 @@ public enum ThreadKind: Sendable, Equatable {
 /// Inside this module `Thread` means this type. Code that also imports Foundation, whose
 /// `Thread` class has the same name, can write `CrashReport.Thread` or `ReportThread`.
 public struct Thread: Sendable, Equatable {
-    /// Which backtrace this is.
-    public var kind: ThreadKind
+    // A report can hold a hundred thousand backtraces of a few frames each, so a thread is
+    // kept in 48 bytes: its kind as a tag and a number, its lines as 32-bit numbers (a report
+    // is read only up to 1 GiB, so its lines number fewer than 2^31).
     /// The thread's name: the text after `Crashed:` or `::` on the header, else the text of a
     /// preceding `Thread N name:` line (e.g. "Dispatch queue: com.apple.main-thread").
     public var name: String?
+    /// The frames in report order (innermost first).
+    public var frames: FrameList
+    /// The number of `kind`, when it has one.
+    private var number: Int
+    /// `headerLine`, or -1 for none.
+    private var storedHeaderLine: Int32 = -1
+    /// The bounds of `addressListLines`, or -1 for none.
+    private var listStart: Int32 = -1
+    private var listEnd: Int32 = -1
+    /// 0 for `thread`, 1 for `lastExceptionBacktrace`, 2 for `applicationSpecificBacktrace`.
+    private var kindTag: UInt8
     /// Whether the header says "Crashed", or the report's "Crashed Thread" / "Triggered by
     /// Thread" names this thread.
     public var crashed: Bool
-    /// The frames in report order (innermost first).
-    public var frames: [Frame]
+
+    /// Which backtrace this is.
+    public var kind: ThreadKind {
+        get {
+            switch kindTag {
+            case 0: return .thread(number)
+            case 1: return .lastExceptionBacktrace
+            default: return .applicationSpecificBacktrace(number)
+            }
+        }
+        set {
+            switch newValue {
+            case .thread(let n): (kindTag, number) = (0, n)
+            case .lastExceptionBacktrace: (kindTag, number) = (1, 0)
+            case .applicationSpecificBacktrace(let n): (kindTag, number) = (2, n)
+            }
+        }
+    }
+
     /// The 0-based index of the header line in the report.
-    public var headerLine: Int?
+    public var headerLine: Int? {
+        get { storedHeaderLine < 0 ? nil : Int(storedHeaderLine) }
+        set { storedHeaderLine = newValue.flatMap { Int32(exactly: $0) } ?? -1 }
+    }
+
     /// For a backtrace printed as a parenthesized list of addresses, the lines the list takes,
     /// from the one with `(` to the one with `)`.
-    public var addressListLines: Range<Int>?
+    public var addressListLines: Range<Int>? {
+        get { listStart < 0 ? nil : Int(listStart)..<Int(listEnd) }
+        set {
+            if let newValue, let start = Int32(exactly: newValue.lowerBound), let end = Int32(exactly: newValue.upperBound) {
+                (listStart, listEnd) = (start, end)
+            } else {
+                (listStart, listEnd) = (-1, -1)
+            }
+        }
+    }
 
     /// Creates a thread from its parts.
-    public init(kind: ThreadKind, name: String? = nil, crashed: Bool = false, frames: [Frame] = [],
+    public init(kind: ThreadKind, name: String? = nil, crashed: Bool = false, frames: FrameList = [],
                 headerLine: Int? = nil) {
-        self.kind = kind
         self.name = name
-        self.crashed = crashed
         self.frames = frames
+        self.number = 0
+        self.kindTag = 0
+        self.crashed = crashed
+        self.kind = kind
         self.headerLine = headerLine
     }
 }
@@ -65,14 +109,4 @@ extension CrashReport {
     /// This module's `Thread`, reachable as `CrashReport.Thread` where Foundation's `Thread`
     /// is also visible.
     public typealias Thread = ReportThread
-}
-
-extension Array where Element == Frame {
-    /// Moves the frames to a buffer of their own size when growing by doubling left much more
-    /// room: a parser calls it as each backtrace ends, so that of a report with many threads
-    /// the spare room of one is held at a time, not of each.
-    mutating func shrinkToFit() {
-        guard capacity - count > count / 8 + 2 else { return }
-        self = withUnsafeBufferPointer { Array($0) }
-    }
 }

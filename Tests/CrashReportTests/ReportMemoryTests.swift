@@ -39,6 +39,8 @@ final class ReportMemoryTests: XCTestCase {
     /// number, line and place in the line take 32 bits each.
     func testAFrameIsCompact() {
         XCTAssertLessThanOrEqual(MemoryLayout<Frame>.stride, 72)
+        XCTAssertEqual(MemoryLayout<FrameList>.stride, 8, "a backtrace's frames are one reference")
+        XCTAssertLessThanOrEqual(MemoryLayout<CrashReport.Thread>.stride, 48)
     }
 
     /// Values past 32 bits — a frame number past 2^31, a line past 2^31 (a report of many

@@ -142,12 +142,12 @@ final class SymbolicatorTests: XCTestCase {
         // addresses inside the app's functions, each looked up on its own.
         let low = try XCTUnwrap(appFrames.map(\.address).min()), high = try XCTUnwrap(appFrames.map(\.address).max())
         var thread = report.threads[0]
-        thread.frames = stride(from: low, through: high, by: 2).enumerated().map { i, address in
+        thread.frames = FrameList(stride(from: low, through: high, by: 2).enumerated().map { i, address in
             var frame = template
             frame.index = i
             frame.address = address
             return frame
-        }
+        })
         report.threads = [thread, thread]
         let diagnostics = Diagnostics { _ in }
         let locator = DebugFileLocator(paths: [fixtures.appendingPathComponent("macho").path], diagnostics: diagnostics)
@@ -181,12 +181,12 @@ final class SymbolicatorTests: XCTestCase {
         XCTAssertGreaterThan(count, 4 * Symbolicator.sharedLookups)
         report.images[app].endAddress = start + UInt64(count)
         var thread = report.threads[0]
-        thread.frames = (0..<count).map { i in
+        thread.frames = FrameList((0..<count).map { i in
             var frame = template
             frame.index = i
             frame.address = start + UInt64(i)
             return frame
-        }
+        })
         report.threads = [thread, thread]
         let diagnostics = Diagnostics { _ in }
         let locator = DebugFileLocator(paths: [fixtures.appendingPathComponent("macho").path], diagnostics: diagnostics)

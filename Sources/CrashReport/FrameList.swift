@@ -1,0 +1,320 @@
+/// The frames of one backtrace, held in 24 bytes each: what a report of millions of frames
+/// costs beside its own bytes.
+///
+/// A ``Frame`` as a value is 64 bytes (its names table, two 64-bit numbers of its form, its
+/// image offset, its number). Most frames need far less: their number is their place in the
+/// backtrace, a load address is the address less the offset, an offset fits in 32 bits, and
+/// at most one of an image offset and a form's offset is given. The list keeps such a frame
+/// as a `PackedFrame` and gives it back as a ``Frame`` when asked; a frame that does not fit
+/// (a symbolicated form, a number that is not its place, a load address that is not the
+/// address less the offset, ...) is kept whole beside the records, which then name it.
+/// Lines are not kept while each frame is on the line after the one before (a backtrace's
+/// lines), only from the first frame that is not.
+///
+/// The frames' names live in one ``FrameText`` per list: the first frame appended brings it
+/// (a parser's frames all share the report's), and a frame from another table has its names
+/// added to this one. The records and what they share are one allocation per list; an empty
+/// list has none.
+public struct FrameList: @unchecked Sendable {
+    /// Changed only when this list holds the one reference to it (copy on write), which makes
+    /// the list as safe to send as an array.
+    private var storage: Storage
+
+    /// No frames (and no allocation: empty lists share one storage until they grow).
+    public init() {
+        storage = Storage.empty
+    }
+
+    /// How many frames the list has room for before it grows.
+    public var capacity: Int { storage.room }
+
+    /// Gives back the room past the last frame when growing left much more than it holds.
+    public mutating func shrinkToFit() {
+        guard storage.room - storage.count > storage.count / 8 + 2 else { return }
+        storage = storage.count == 0 ? Storage.empty : storage.copy(capacity: storage.count)
+    }
+
+    /// Makes the storage this list's own, with room for `room` frames.
+    private mutating func unique(room: Int = 0) {
+        if !isKnownUniquelyReferenced(&storage) || storage.room < room {
+            storage = storage.copy(capacity: Swift.max(room, storage.room))
+        }
+    }
+}
+
+extension FrameList: RandomAccessCollection, MutableCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { storage.count }
+
+    public subscript(position: Int) -> Frame {
+        get {
+            precondition(position >= 0 && position < storage.count, "frame index out of range")
+            return storage.frame(at: position)
+        }
+        set {
+            precondition(position >= 0 && position < storage.count, "frame index out of range")
+            unique()
+            storage.store(newValue, at: position)
+        }
+    }
+}
+
+extension FrameList: RangeReplaceableCollection {
+    public mutating func reserveCapacity(_ n: Int) {
+        unique(room: n)
+    }
+
+    public mutating func append(_ frame: Frame) {
+        let count = storage.count
+        unique(room: count < storage.room ? count + 1 : Swift.max(16, count + count / 2))
+        storage.append(frame)
+    }
+
+    public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Frame {
+        precondition(subrange.lowerBound >= 0 && subrange.upperBound <= storage.count, "frame range out of bounds")
+        unique()
+        // A frame's record depends on its place (its number is stored as "its place"), so the
+        // frames after the change are taken out and put back at their new places.
+        let tail = (subrange.upperBound..<storage.count).map { storage.frame(at: $0) }
+        storage.truncate(to: subrange.lowerBound)
+        for frame in newElements { append(frame) }
+        for frame in tail { append(frame) }
+    }
+}
+
+extension FrameList: ExpressibleByArrayLiteral {
+    public init(arrayLiteral frames: Frame...) {
+        self.init(frames)
+    }
+}
+
+extension FrameList: Equatable {
+    public static func == (a: FrameList, b: FrameList) -> Bool {
+        a.storage === b.storage || a.elementsEqual(b)
+    }
+}
+
+extension FrameList: CustomStringConvertible {
+    public var description: String { Array(self).description }
+}
+
+extension FrameList {
+    /// The bytes a frame takes in the list, when it fits a record (for the tests).
+    static var recordSize: Int { MemoryLayout<PackedFrame>.stride }
+
+    /// The frames kept whole beside the records (for the tests).
+    var framesKeptWhole: Int { storage.overflow.count }
+
+    /// Whether the list keeps each frame's line, rather than the first one's (for the tests).
+    var keepsLines: Bool { storage.keepsLines }
+}
+
+/// A frame in 24 bytes; see ``FrameList``.
+private struct PackedFrame {
+    var address: UInt64
+    /// The form's offset; or the image offset, when the form has none (`imageOffsetHere`).
+    var offset: UInt32
+    /// The form's name or the logged name; for a frame kept whole, its index in the overflow.
+    var nameID: Int32
+    var imageNameID: Int32
+    /// The image index plus one (0: none) in the low 14 bits; `imageOffsetHere` and
+    /// `imageOffsetIsOffset` in the top two.
+    var imageAndOffsetBits: UInt16
+    /// The place of the rest in the line, or `noRest`.
+    var restStart: UInt8
+    /// The kind in the low 3 bits (`wholeKind` for a frame kept whole), the frame's flags in
+    /// the 5 above (`flagBits(_:)`).
+    var bits: UInt8
+
+    static let noRest: UInt8 = .max
+    static let imageMask: UInt16 = 0x3FFF
+    static let imageOffsetHere: UInt16 = 0x8000
+    static let imageOffsetIsOffset: UInt16 = 0x4000
+    static let kindMask: UInt8 = 0x7
+    static let wholeKind: UInt8 = 0x7
+    /// The frame's flags a record keeps: all but `formOffset` (16, of symbolicated forms only)
+    /// and `wide` (64).
+    static let keptFlags = Frame.Flags(rawValue: 0x2F)
+
+    /// `flags` (a subset of `keptFlags`) as the record's bits: `addressUnknown` (32) moved
+    /// down to the free 16, then all above the kind.
+    static func flagBits(_ flags: Frame.Flags) -> UInt8 {
+        ((flags.rawValue & 0xF) | (flags.rawValue & 0x20) >> 1) << 3
+    }
+
+    /// The flags of `bits`, as `flagBits` stored them.
+    static func flags(_ bits: UInt8) -> Frame.Flags {
+        let f = bits >> 3
+        return Frame.Flags(rawValue: (f & 0xF) | (f & 0x10) << 1)
+    }
+
+    var isWhole: Bool { bits & Self.kindMask == Self.wholeKind }
+}
+
+/// What a list's records share: their number, their names, the frames kept whole, and the
+/// lines when they are not one per frame from the first.
+private struct Header {
+    /// The room for records, taken once from the allocation (`ManagedBuffer.capacity` asks
+    /// the allocator each time).
+    var room = 0
+    var count = 0
+    /// The line of frame 0 (then frame k is on line `firstLine + k`), unless `lines` is set.
+    var firstLine = 0
+    /// Each frame's line, once a frame is not on the line after the one before.
+    var lines: [UInt32]?
+    /// Frames that do not fit a record.
+    var overflow: [Frame] = []
+    /// The names of the records' frames; nil until a frame is stored.
+    var text: FrameText?
+}
+
+/// The records and what they share, in one allocation; shared by copies of a list until one
+/// changes. Reached through pointers (`withUnsafeMutablePointers`): a property of a class would
+/// be checked for exclusive access at every frame.
+private final class Storage: ManagedBuffer<Header, PackedFrame> {
+    /// The storage of every empty list.
+    static let empty = Storage.make(capacity: 0)
+
+    static func make(capacity: Int) -> Storage {
+        let buffer = Storage.create(minimumCapacity: capacity) { Header(room: $0.capacity) }
+        return unsafeDowncast(buffer, to: Storage.self)
+    }
+
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+    var room: Int { withUnsafeMutablePointerToHeader { $0.pointee.room } }
+    var overflow: [Frame] { withUnsafeMutablePointerToHeader { $0.pointee.overflow } }
+    var keepsLines: Bool { withUnsafeMutablePointerToHeader { $0.pointee.lines != nil } }
+
+    /// A copy with room for `capacity` records (at least the count).
+    func copy(capacity: Int) -> Storage {
+        withUnsafeMutablePointers { h, records in
+            let copy = Storage.make(capacity: Swift.max(capacity, h.pointee.count))
+            copy.withUnsafeMutablePointers { copyHeader, copyRecords in
+                let room = copyHeader.pointee.room
+                copyHeader.pointee = h.pointee
+                copyHeader.pointee.room = room
+                copyRecords.initialize(from: records, count: h.pointee.count)
+            }
+            return copy
+        }
+    }
+
+    func truncate(to n: Int) {
+        withUnsafeMutablePointerToHeader { h in
+            h.pointee.count = Swift.min(h.pointee.count, n)
+            if h.pointee.count == 0 {
+                h.pointee.lines = nil
+                h.pointee.overflow = []
+            } else if h.pointee.lines != nil {
+                h.pointee.lines!.removeSubrange(Swift.min(h.pointee.count, h.pointee.lines!.count)...)
+            }
+        }
+    }
+
+    /// Appends `frame`; the caller has made room.
+    func append(_ frame: Frame) {
+        withUnsafeMutablePointers { h, records in
+            let i = h.pointee.count
+            h.pointee.count += 1
+            if i == 0 { h.pointee.firstLine = frame.line }
+            (records + i).initialize(to: Self.pack(frame, at: i, replacing: nil, h))
+        }
+    }
+
+    func store(_ frame: Frame, at i: Int) {
+        withUnsafeMutablePointers { h, records in
+            records[i] = Self.pack(frame, at: i, replacing: records[i], h)
+        }
+    }
+
+    func frame(at i: Int) -> Frame {
+        withUnsafeMutablePointers { h, records in
+            let record = records[i]
+            if record.isWhole { return h.pointee.overflow[Int(record.nameID)] }
+            let flags = PackedFrame.flags(record.bits)
+            let kind = Frame.Kind(rawValue: record.bits & PackedFrame.kindMask) ?? .unknown
+            let offset = UInt64(record.offset)
+            let here = record.imageAndOffsetBits & PackedFrame.imageOffsetHere != 0
+            let formOffset = here ? 0 : offset
+            let imageOffset = flags.contains(.imageOffset) ? (here ? offset : formOffset) : 0
+            let line = h.pointee.lines.map { Int32(bitPattern: $0[i]) } ?? Int32(truncatingIfNeeded: h.pointee.firstLine + i)
+            let image = Int32(record.imageAndOffsetBits & PackedFrame.imageMask) - 1
+            return Frame(address: record.address, text: h.pointee.text!, storedImageOffset: imageOffset,
+                         formOffset: formOffset, formValue: kind == .unsymbolicated ? record.address &- formOffset : 0,
+                         storedIndex: Int32(truncatingIfNeeded: i), storedLine: line,
+                         storedRestStart: record.restStart == PackedFrame.noRest ? -1 : Int32(record.restStart),
+                         storedImage: image, imageNameID: record.imageNameID, nameID: record.nameID, fileID: -1,
+                         kind: kind, flags: flags)
+        }
+    }
+
+    /// `frame` as the record at place `i`; a frame that does not fit goes to the overflow (into
+    /// the slot of `old`, when that was a frame kept whole).
+    private static func pack(_ frame: Frame, at i: Int, replacing old: PackedFrame?,
+                             _ h: UnsafeMutablePointer<Header>) -> PackedFrame {
+        if h.pointee.text == nil { h.pointee.text = frame.text }
+        if let record = compact(frame, at: i, h) {
+            place(line: UInt32(frame.storedLine), at: i, h)
+            return record
+        }
+        let slot: Int
+        if let old, old.isWhole {
+            slot = Int(old.nameID)
+            h.pointee.overflow[slot] = frame
+        } else {
+            slot = h.pointee.overflow.count
+            h.pointee.overflow.append(frame)
+        }
+        // A frame kept whole holds its own line; the lines of the others stay as they were.
+        if h.pointee.lines != nil { while h.pointee.lines!.count < h.pointee.count { h.pointee.lines!.append(0) } }
+        return PackedFrame(address: frame.address, offset: 0, nameID: Int32(truncatingIfNeeded: slot), imageNameID: -1,
+                           imageAndOffsetBits: 0, restStart: PackedFrame.noRest, bits: PackedFrame.wholeKind)
+    }
+
+    /// Records that frame `i` is on `line`: implied while every frame is on the line after the
+    /// one before, else in `lines`.
+    private static func place(line: UInt32, at i: Int, _ h: UnsafeMutablePointer<Header>) {
+        if h.pointee.lines == nil {
+            if Int(line) == h.pointee.firstLine + i { return }
+            // Every frame's line from here on is kept: those so far are implied.
+            h.pointee.lines = (0..<h.pointee.count).map { UInt32(truncatingIfNeeded: h.pointee.firstLine + $0) }
+        }
+        while h.pointee.lines!.count < h.pointee.count { h.pointee.lines!.append(0) }
+        h.pointee.lines![i] = line
+    }
+
+    /// `frame` as a record at place `i`, or nil when it does not fit one.
+    private static func compact(_ frame: Frame, at i: Int, _ h: UnsafeMutablePointer<Header>) -> PackedFrame? {
+        guard frame.flags.isSubset(of: PackedFrame.keptFlags), frame.storedIndex == i, frame.storedLine >= 0,
+              frame.storedRestStart < Int32(PackedFrame.noRest), frame.kind != .symbolicated, frame.fileID < 0,
+              frame.storedImage < Int32(PackedFrame.imageMask),
+              let offset = UInt32(exactly: frame.formOffset) else { return nil }
+        switch frame.kind {
+        case .unsymbolicated: guard frame.formValue == frame.address &- frame.formOffset else { return nil }
+        default: guard frame.formValue == 0 else { return nil }
+        }
+        var imageBits = UInt16(frame.storedImage + 1)
+        var stored = offset
+        if frame.flags.contains(.imageOffset) {
+            if frame.storedImageOffset == frame.formOffset {
+                imageBits |= PackedFrame.imageOffsetIsOffset
+            } else if frame.formOffset == 0, frame.kind == .unknown || frame.kind == .addressOnly,
+                      let imageOffset = UInt32(exactly: frame.storedImageOffset) {
+                stored = imageOffset
+                imageBits |= PackedFrame.imageOffsetHere
+            } else {
+                return nil
+            }
+        }
+        var nameID = frame.nameID, imageNameID = frame.imageNameID
+        if frame.text !== h.pointee.text, let text = h.pointee.text {
+            // Names of another table are added to this one.
+            nameID = nameID < 0 ? -1 : text.intern(frame.text[nameID])
+            imageNameID = imageNameID < 0 ? -1 : text.intern(frame.text[imageNameID])
+        }
+        return PackedFrame(address: frame.address, offset: stored, nameID: nameID, imageNameID: imageNameID,
+                           imageAndOffsetBits: imageBits,
+                           restStart: frame.storedRestStart < 0 ? PackedFrame.noRest : UInt8(frame.storedRestStart),
+                           bits: frame.kind.rawValue | PackedFrame.flagBits(frame.flags))
+    }
+}
