@@ -156,6 +156,17 @@ private struct ParsedFrame {
     var isStrong: Bool
     /// Where the module's lowest mapping starts, when the line tells.
     var moduleBase: UInt64?
+    /// The line is a frame of a run whose address cannot be read (`0x1ffffffffffffffffff`,
+    /// `0x`, an offset past 64 bits or past the address): a frame of its backtrace, left as it
+    /// came; nothing else on its line stands in for its address.
+    var unreadable = false
+
+    /// A frame of `family` numbered `number` whose address cannot be read. Weak: it joins a
+    /// run, and starts none.
+    static func unreadable(_ family: Family, number: Int?) -> ParsedFrame {
+        ParsedFrame(family: family, number: number, address: 0, module: nil, buildID: nil, imageOffset: nil, form: .unknown,
+                    function: nil, restStart: 0, sanitizer: false, isStrong: false, unreadable: true)
+    }
 }
 
 /// Reads single lines. `p..<e` is always a line's text without surrounding blanks or its
@@ -227,15 +238,22 @@ private struct LineScanner {
         var moduleEnd = moduleStart
         while moduleEnd < e && !isBlank(b[moduleEnd]) { moduleEnd += 1 }
         let addressStart = b.skipBlanks(from: moduleEnd, to: e)
-        guard moduleEnd > moduleStart, addressStart > moduleEnd,
-              let (address, addressEnd) = b.hexNumber(at: addressStart, end: e), addressEnd < e, isBlank(b[addressEnd])
-        else { return nil }
+        guard moduleEnd > moduleStart, addressStart > moduleEnd else { return nil }
+        let addressEnd = b.skipToken(from: addressStart, to: e)
         let nameStart = b.skipBlanks(from: addressEnd, to: e)
         var digits = e
         while digits > nameStart && isDigit(b[digits - 1]) { digits -= 1 }
-        guard digits < e, digits - 3 > nameStart, b[digits - 1] == ASCII.space, b[digits - 2] == ASCII.plus,
-              b[digits - 3] == ASCII.space, let (offset, _) = b.decimalNumber(at: digits, end: e)
+        guard addressEnd < e, digits < e, digits - 3 > nameStart, b[digits - 1] == ASCII.space,
+              b[digits - 2] == ASCII.plus, b[digits - 3] == ASCII.space
         else { return nil }
+        // The frame's shape with an address or an offset that cannot be read.
+        guard let (address, next) = b.hexNumber(at: addressStart, end: e), next == addressEnd,
+              let (offset, _) = b.decimalNumber(at: digits, end: e)
+        else {
+            let readable = b.hexNumber(at: addressStart, end: e)?.next == addressEnd
+            return readable || b.isUnreadableHexToken(addressStart, addressEnd)
+                ? .unreadable(.indexed, number: Int(number)) : nil
+        }
         let nameEnd = digits - 3
         let module = b.string(moduleStart, moduleEnd)
         var frame = ParsedFrame(family: .indexed, number: Int(number), address: address, module: module, buildID: nil,
@@ -243,7 +261,7 @@ private struct LineScanner {
                                 sanitizer: false, isStrong: false)
         if b.equals("<unavailable>", nameStart, nameEnd) {
             // An offset from the module's base past the address places the module nowhere.
-            guard offset <= address else { return nil }
+            guard offset <= address else { return .unreadable(.indexed, number: Int(number)) }
             frame.moduleBase = address - offset
             frame.isStrong = true
         } else {
@@ -337,9 +355,9 @@ private struct LineScanner {
         else { return nil }
         let addressStart = b.skipBlanks(from: afterNumber, to: e)
         let addressEnd = b.skipToken(from: addressStart, to: e)
-        // `#3 0x1ffffffffffffffffff (prog+0x1234)` is no frame: not ThreadSanitizer's
-        // address-less line either, whose module offset would then stand in for the address.
-        if b.isUnreadableHexToken(addressStart, addressEnd) { return nil }
+        // `#3 0x1ffffffffffffffffff (prog+0x1234)`: a frame whose address cannot be read, not
+        // ThreadSanitizer's address-less line, whose module offset would stand in for it.
+        if b.isUnreadableHexToken(addressStart, addressEnd) { return .unreadable(.numbered, number: Int(number)) }
         guard let (address, next) = b.hexNumber(at: addressStart, end: e), next == addressEnd else {
             return hash == p ? threadSanitizerFrame(lineStart: lineStart, number: Int(number), addressStart, e) : nil
         }
@@ -547,7 +565,8 @@ private struct LogBuilder {
             return
         }
         endRun()
-        if !frame.isStrong && frame.family != .numbered {
+        // A numbered line starts a run, unless its address cannot be read.
+        if !frame.isStrong && (frame.family != .numbered || frame.unreadable) {
             pending.append((line, frame))
             return
         }
@@ -595,6 +614,12 @@ private struct LogBuilder {
         }
         let t = threads.count - 1
         let position = threads[t].frames.count
+        if parsed.unreadable {
+            trampolines.append(false)
+            threads[t].frames.append(Frame.unreadable(index: parsed.number ?? position, imageName: nil, line: line,
+                                                      restStart: nil, text: text))
+            return
+        }
         // The image's path, not the line's copy of it: one string for all the frames of a module.
         var frame = Frame(index: parsed.number ?? position, imageName: image.flatMap { images[$0].path } ?? parsed.module,
                           address: parsed.address,

@@ -93,10 +93,13 @@ public enum SwiftBacktraceParser {
                 } else if b.matches("Images", at: p, end: e) && b[e - 1] == ASCII.colon {
                     section = .images
                 } else if section == .thread, let parsed = frameLine(b, range.lowerBound, p, e) {
-                    threads[threads.count - 1].frames.append(
-                        Frame(index: parsed.index, imageName: nil, address: parsed.address, form: parsed.form,
-                              line: n, restStart: parsed.addressEnd - range.lowerBound,
-                              returnAddress: parsed.returnAddress, inlined: parsed.inlined, text: text))
+                    // A frame whose address cannot be read is a frame of its thread all the same,
+                    // left as it came.
+                    threads[threads.count - 1].frames.append(parsed.unreadable
+                        ? Frame.unreadable(index: parsed.index, imageName: nil, line: n, restStart: nil, text: text)
+                        : Frame(index: parsed.index, imageName: nil, address: parsed.address, form: parsed.form,
+                                line: n, restStart: parsed.addressEnd - range.lowerBound,
+                                returnAddress: parsed.returnAddress, inlined: parsed.inlined, text: text))
                 } else if section == .images, var image = imageLine(b, p, e) {
                     image.line = n
                     images.append(image)
@@ -157,6 +160,8 @@ public enum SwiftBacktraceParser {
         var returnAddress: Bool
         var inlined: Bool
         var form: FrameForm
+        /// The address is there but cannot be read (`0x1ffffffffffffffffff`, `0x`).
+        var unreadable = false
     }
 
     /// `INDEX [ATTR]... 0xADDRESS [NAME [+ OFFSET] in IMAGE [at FILE:LINE:COL]]`.
@@ -177,8 +182,12 @@ public enum SwiftBacktraceParser {
             }
             i = b.skipBlanks(from: close, to: e)
         }
-        guard let (address, addressEnd) = b.hexNumber(at: i, end: e), addressEnd == e || isBlank(b[addressEnd])
-        else { return nil }
+        guard let (address, addressEnd) = b.hexNumber(at: i, end: e), addressEnd == e || isBlank(b[addressEnd]) else {
+            let tokenEnd = b.skipToken(from: i, to: e)
+            guard b.isUnreadableHexToken(i, tokenEnd) else { return nil }
+            return ParsedFrame(index: Int(index), address: 0, addressEnd: tokenEnd, returnAddress: returnAddress,
+                               inlined: inlined, form: .unknown, unreadable: true)
+        }
         let rest = b.skipBlanks(from: addressEnd, to: e)
         return ParsedFrame(index: Int(index), address: address, addressEnd: addressEnd, returnAddress: returnAddress,
                            inlined: inlined, form: rest < e ? symbolicatedForm(b, rest, e) : .unknown)

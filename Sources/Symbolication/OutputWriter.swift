@@ -7,7 +7,8 @@ import Platform
 
 /// Buffered output to a file descriptor, written in large chunks.
 ///
-/// When the reader goes away (`symbolicate ... | head`, EPIPE), writing stops quietly:
+/// When the reader goes away (`symbolicate ... | head`, EPIPE: the program ignores SIGPIPE, in
+/// `Entry.main`, so that a closed pipe is an error of the write), writing stops quietly:
 /// `closed` becomes true and later writes are dropped, so the run can end without an error
 /// message. Any other write error (a full disk, an I/O error, a descriptor that is not open
 /// for writing) stops writing too, and is kept in `failure` for the run to report and fail on.
@@ -29,7 +30,6 @@ public final class OutputWriter {
         self.name = name
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
-        signal(SIGPIPE, SIG_IGN)
     }
 
     deinit { flush() }

@@ -154,7 +154,10 @@ final class SwiftBacktraceParserTests: XCTestCase {
         let report = try ReportParser.parse(Array(log.utf8), path: "odd.log")
         XCTAssertEqual(report.format, .swiftBacktrace)
         XCTAssertEqual(report.threads.count, 1)
-        XCTAssertEqual(report.threads[0].frames.count, 0)
+        // `1 [ra] 0x` and an address of more than 64 bits are frames whose address cannot be
+        // read: frames of the thread, resolved by nothing, written as they came.
+        XCTAssertEqual(report.threads[0].frames.map(\.index), [1, 2])
+        XCTAssertTrue(report.threads[0].frames.allSatisfy { $0.addressUnknown && $0.image == nil })
         XCTAssertEqual(report.images.count, 0)
         var out: [UInt8] = []
         TextRenderer().render(SymbolicatedReport(report: report), into: &out)
