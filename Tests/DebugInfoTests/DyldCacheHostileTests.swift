@@ -177,3 +177,28 @@ final class DyldCacheHostileTests: XCTestCase {
         }
     }
 }
+
+extension DyldCacheHostileTests {
+    /// A cache opened once in a run is opened anew when another file takes its path (another
+    /// OS build copied over it): the images asked for then are the new file's, not those of
+    /// the opening kept from before.
+    func testACacheReplacedAtItsPathIsOpenedAnew() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dyld-replaced-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let path = scratch.appendingPathComponent("dyld_shared_cache_arm64").path
+        try FileManager.default.copyItem(atPath: try DyldCacheOracleTests.fixture("ios14/dyld_shared_cache_arm64"), toPath: path)
+        let first = try DyldSharedCache.opened(path: path)
+        XCTAssertTrue(try DyldSharedCache.opened(path: path) === first, "the same file: the same opening")
+        // An iOS 15 split cache in its place: the main file over the old one, its parts beside it.
+        let split = try DyldCacheOracleTests.fixture("ios15/dyld_shared_cache_arm64")
+        try FileManager.default.removeItem(atPath: path)
+        for suffix in ["", ".1", ".2", ".symbols"] {
+            try FileManager.default.copyItem(atPath: split + suffix, toPath: path + suffix)
+        }
+        let second = try DyldSharedCache.opened(path: path)
+        XCTAssertFalse(second === first)
+        XCTAssertEqual(second.uuid, try DyldSharedCache(path: split).uuid)
+        XCTAssertNotEqual(second.uuid, first.uuid)
+    }
+}
