@@ -141,6 +141,12 @@ public final class IndexStore: @unchecked Sendable {
         let index = try SymbolIndex.build(file)
         // A file that changed while it was read is not stored: the next run reads it again.
         guard DebugFileStamp(path: file.path) == stamp else { return index }
+        // Nor is the index of a dyld cache image read without some of the cache's files (its
+        // `.symbols`, a sub-cache): it is keyed by the main file, which does not change when
+        // the missing file is put beside it, and would stand for the whole image from then on.
+        if file.format == .dyldCache, (try? DyldSharedCache.opened(path: file.path))?.missingFiles.isEmpty != true {
+            return index
+        }
         do {
             try store(index, stamp: stamp)
         } catch {

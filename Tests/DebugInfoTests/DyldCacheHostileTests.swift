@@ -202,3 +202,44 @@ extension DyldCacheHostileTests {
         XCTAssertNotEqual(second.uuid, first.uuid)
     }
 }
+
+extension DyldCacheHostileTests {
+    /// An image of a split cache indexed without its `.symbols` (only exported names) is not
+    /// stored in the index cache: the main file, which keys it, does not change when the
+    /// `.symbols` file is put beside it, and the poorer index would answer from then on. Put
+    /// there, it is read: the cache is opened again and the local names are given.
+    func testAnImageIndexedWithoutTheLocalSymbolsIsNotStored() throws {
+        let folder = scratch.appendingPathComponent("cache")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let source = try DyldCacheOracleTests.fixture("ios15/dyld_shared_cache_arm64")
+        let path = folder.path + "/dyld_shared_cache_arm64"
+        for suffix in ["", ".1", ".2"] { try FileManager.default.copyItem(atPath: source + suffix, toPath: path + suffix) }
+        let indexes = scratch.appendingPathComponent("indexes").path
+        let store = IndexStore(directory: indexes)
+        let files = try DyldSharedCache.opened(path: path).debugFiles()
+        XCTAssertEqual(try DyldSharedCache.opened(path: path).missingFiles, ["dyld_shared_cache_arm64.symbols"])
+
+        // Every image's names, without and then with the local symbols.
+        let full = try DyldSharedCache(path: source)
+        func names(_ index: SymbolIndex, _ image: DyldSharedCache.Image) -> Set<String> {
+            Set(stride(from: image.textAddress, to: image.textAddress + image.textSize, by: 4).compactMap { index.symbolName(startingAt: $0) })
+        }
+        let stored = { (try? FileManager.default.contentsOfDirectory(atPath: indexes))?.filter { $0.hasSuffix(".index") }.count ?? 0 }
+        var partial: [Set<String>] = []
+        for file in files {
+            let image = try XCTUnwrap(full.images.first { $0.uuid == file.identifier })
+            partial.append(names(try store.index(for: file), image))
+        }
+        XCTAssertEqual(stored(), 0, "no index read without .symbols is stored")
+        try FileManager.default.copyItem(atPath: source + ".symbols", toPath: path + ".symbols")
+        var fewer = 0
+        for (k, file) in files.enumerated() {
+            let image = try XCTUnwrap(full.images.first { $0.uuid == file.identifier })
+            let complete = names(try store.index(for: file), image)
+            XCTAssertTrue(complete.isSuperset(of: partial[k]))
+            if complete.count > partial[k].count { fewer += 1 }
+        }
+        XCTAssertEqual(stored(), files.count, "the complete indexes are stored")
+        XCTAssertGreaterThan(fewer, 0, "the local symbols name functions the exports do not")
+    }
+}

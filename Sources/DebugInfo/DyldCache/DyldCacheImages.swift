@@ -36,10 +36,17 @@ extension DyldSharedCache {
         openLock.lock()
         defer { openLock.unlock() }
         let stamp = FileStamp(path: path)
-        if let known = opened[path], let stamp, known.stamp == stamp { return known.cache }
+        if let known = opened[path], let stamp, known.stamp == stamp, !foundSince(known.cache) { return known.cache }
         let cache = try DyldSharedCache(path: path)
         if let stamp { opened[path] = (cache, stamp) }
         return cache
+    }
+
+    /// Whether a file `cache` was opened without (its `.symbols`, a sub-cache) is beside its
+    /// main file now.
+    private static func foundSince(_ cache: DyldSharedCache) -> Bool {
+        let folder = Path.deletingLastComponent(cache.path)
+        return cache.missingFiles.contains { System.status(Path.join(folder, $0)) != nil }
     }
 
     /// The symbol table of the cache image `file` stands for (found by its UUID).
