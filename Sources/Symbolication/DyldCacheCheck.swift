@@ -18,7 +18,7 @@ enum DyldCacheCheck {
         guard DebugFile.isDyldCacheFile(path: path) else { return nil }
         let cache: DyldSharedCache
         do {
-            cache = try DyldSharedCache(path: path)
+            cache = try DyldSharedCache.opened(path: path)
         } catch DebugInfoError.partOfDyldCache {
             var entry = DebugFileCheck.Entry(path: path, file: nil, fileSize: size, survey: nil,
                                              verdict: .partial("a sub-cache or .symbols file, read with its main file"))

@@ -204,9 +204,10 @@ public final class DyldSharedCache: @unchecked Sendable {
         }
     }
 
-    /// The images of the cache whose main file is at `path`, as debug files.
+    /// The images of the cache whose main file is at `path`, as debug files: from the
+    /// opening their symbols are read from later (``opened(path:)``), the files mapped once.
     static func debugFiles(path: String) throws -> [DebugFile] {
-        try DyldSharedCache(path: path).debugFiles()
+        try opened(path: path).debugFiles()
     }
 
     /// The function symbols of image `index`, and what of them could not be read (a table in
