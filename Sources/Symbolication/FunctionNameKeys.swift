@@ -15,12 +15,19 @@ import DebugInfo
 ///   and what follows it: `ns::foo(int) const` → `ns::foo`) and its *leaf* (the base's last
 ///   component, template arguments left out: `ns::Box<int>::get` → `get`).
 ///
-/// Two names agree when their keys meet: `raise` and `__GI_raise` do not (aliases are the
-/// symbol table's business), `gsignal` and `set_binding_values.part.0` do not, `foo` and
-/// `foo.part.0` do, `ns::Ledger::post(int)` and `_ZN2ns6Ledger4postEi` do.
+/// Two names agree when their forms or bases meet, or when the leaf of one is the whole of
+/// the other, a name without qualifiers (`outer` and `d.outer(Swift.Int)`, `run` and
+/// `ns::Foo::run()`): `raise` and `__GI_raise` do not (aliases are the symbol table's
+/// business), `gsignal` and `set_binding_values.part.0` do not, `Foo::run()` and `Bar::run()`
+/// do not (two leaves alike are two methods of two types), `foo` and `foo.part.0` do,
+/// `ns::Ledger::post(int)` and `_ZN2ns6Ledger4postEi` do.
 struct FunctionNameKeys {
-    /// The comparable forms, each without blanks.
+    /// The comparable forms and their bases, each without blanks.
     private(set) var keys: Set<String> = []
+    /// The leaves of the forms, which meet only a name without qualifiers.
+    private(set) var leaves: Set<String> = []
+    /// The keys without a qualifier (`::` or `.`).
+    private var unqualified: Set<String> { keys.filter { !$0.contains(":") && !$0.contains(".") } }
 
     /// The keys of `name`.
     init(_ name: String) {
@@ -37,16 +44,17 @@ struct FunctionNameKeys {
             keys.insert(key)
             if let base = FunctionNameKeys.base(of: key) {
                 keys.insert(base)
-                if let leaf = FunctionNameKeys.leaf(of: base) { keys.insert(leaf) }
+                if let leaf = FunctionNameKeys.leaf(of: base) { leaves.insert(leaf) }
             } else if let leaf = FunctionNameKeys.leaf(of: key) {
-                keys.insert(leaf)
+                leaves.insert(leaf)
             }
         }
     }
 
     /// Whether the two names may be one function's.
     func agrees(with other: FunctionNameKeys) -> Bool {
-        !keys.isDisjoint(with: other.keys)
+        !keys.isDisjoint(with: other.keys) || !leaves.isDisjoint(with: other.unqualified)
+            || !other.leaves.isDisjoint(with: unqualified)
     }
 
     /// Whether a report's name for a frame says nothing: empty, or a placeholder (`??`,

@@ -57,6 +57,20 @@ final class FunctionNameKeysTests: XCTestCase {
         XCTAssertFalse(agree("outer(_:_:)", "$s1d5inneryS2i_SitF"))
         XCTAssertFalse(agree("raise", "__GI_raise"))  // aliases are the symbol table's to say
         XCTAssertFalse(agree("operator new(unsigned long)", "operator delete(void*)"))
+        // Methods of one name in two types, mangled or not, C++ or Swift.
+        XCTAssertFalse(agree("Foo::run()", "Bar::run()"))
+        XCTAssertFalse(agree("_ZN3Foo3runEv", "_ZN3Bar3runEv"))
+        XCTAssertFalse(agree("books::Ledger::post(int)", "_ZN5books7Journal4postEi"))
+        XCTAssertFalse(agree("d.Foo.run() -> ()", "d.Bar.run() -> ()"))
+    }
+
+    /// A name without qualifiers (a debug file without linkage names, a C-style log) agrees
+    /// with a qualified name whose last component it is.
+    func testAnUnqualifiedNameAgreesWithTheQualifiedOneItEnds() {
+        XCTAssertTrue(agree("run", "_ZN3Foo3runEv"))
+        XCTAssertTrue(agree("ns::Foo::run() const", "run"))
+        XCTAssertTrue(agree("outer", "d.outer(Swift.Int, Swift.Int) -> Swift.Int"))
+        XCTAssertFalse(agree("walk", "_ZN3Foo3runEv"))
     }
 
     /// `??`, `<null>`, `<unknown>`, `<redacted>` and addresses are no name at all.
