@@ -103,9 +103,6 @@ struct Atos: ParsableCommand {
 }
 
 extension Atos: ManyPositionalArguments {
-    static let valueOptions: Set<String> = Set(["--arch"]).union(CacheOptions.valueOptions)
-    static let valueShortOptions: Set<Character> = ["o", "l"]
-
     var positionalArguments: [String] {
         get { addresses }
         set { addresses = newValue }

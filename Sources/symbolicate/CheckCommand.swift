@@ -67,9 +67,6 @@ struct CheckCommand: ParsableCommand {
 }
 
 extension CheckCommand: ManyPositionalArguments {
-    static let valueOptions: Set<String> = ["--format", "--jobs"]
-    static let valueShortOptions: Set<Character> = ["j"]
-
     var positionalArguments: [String] {
         get { paths }
         set { paths = newValue }

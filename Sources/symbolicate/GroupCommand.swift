@@ -127,10 +127,6 @@ struct GroupCommand: ParsableCommand {
 }
 
 extension GroupCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--format", "--html", "--examples"])
-        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
-    static let valueShortOptions: Set<Character> = ["d", "j"]
-
     var positionalArguments: [String] {
         get { batch.reports }
         set { batch.reports = newValue }

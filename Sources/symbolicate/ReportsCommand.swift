@@ -111,10 +111,6 @@ struct ReportsCommand: ParsableCommand {
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--format", "--output", "--color"])
-        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
-    static let valueShortOptions: Set<Character> = ["d", "o", "j"]
-
     var positionalArguments: [String] {
         get { batch.reports }
         set { batch.reports = newValue }

@@ -203,38 +203,79 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(written.count, 2, "\(written)")
     }
 
-    /// The options the report paths (and atos addresses) are told apart from take a value
-    /// exactly as the command line parser defines them, in every subcommand that sets its
-    /// positional arguments aside.
+    /// The options the report paths (and atos addresses) are told apart from, the program's
+    /// ``ValueOptions`` (compiled here too), are exactly those that take a value as the
+    /// command line parser describes the subcommands that set their positional arguments
+    /// aside (those with a repeating one), and none of their flags has a name among them.
     func testTheOptionsTakingAValueAreKnown() throws {
         let result = try CLI.run(["--experimental-dump-help"])
         XCTAssertEqual(result.status, 0, result.summary(["--experimental-dump-help"]))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any])
         let root = try XCTUnwrap(json["command"] as? [String: Any])
-        let subcommands = try XCTUnwrap(root["subcommands"] as? [[String: Any]])
-        let expected: [String: (long: Set<String>, short: Set<String>)] = [
-            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color",
-                         "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout", "--cache-dir",
-                         "--shared-cache"], ["d", "o", "j"]),
-            "atos": (["--arch", "--cache-dir", "--shared-cache"], ["o", "l"]),
-            "group": (["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size", "--reports-from",
-                       "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout", "--cache-dir",
-                       "--shared-cache"], ["d", "j"]),
-            "check": (["--format", "--jobs"], ["j"]),
-        ]
-        for (name, options) in expected {
-            let command = try XCTUnwrap(subcommands.first { $0["commandName"] as? String == name }, name)
-            var long: Set<String> = [], short: Set<String> = []
-            for argument in try XCTUnwrap(command["arguments"] as? [[String: Any]]) where argument["kind"] as? String == "option" {
-                for name in argument["names"] as? [[String: Any]] ?? [] {
-                    guard let text = name["name"] as? String else { continue }
-                    if name["kind"] as? String == "short" { short.insert(text) } else { long.insert("--" + text) }
+        XCTAssertEqual(root["defaultSubcommand"] as? String, "reports")
+        var long: Set<String> = [], short: Set<Character> = []
+        var flags: Set<String> = [], commands: Set<String> = []
+        for command in try XCTUnwrap(root["subcommands"] as? [[String: Any]]) {
+            let name = try XCTUnwrap(command["commandName"] as? String)
+            let arguments = command["arguments"] as? [[String: Any]] ?? []
+            guard name != "help", arguments.contains(where: { $0["kind"] as? String == "positional" && $0["isRepeating"] as? Bool == true })
+            else { continue }
+            commands.insert(name)
+            for argument in arguments {
+                for option in argument["names"] as? [[String: Any]] ?? [] {
+                    let text = try XCTUnwrap(option["name"] as? String)
+                    let isShort = option["kind"] as? String == "short"
+                    switch argument["kind"] as? String {
+                    case "option":
+                        XCTAssertEqual(argument["parsingStrategy"] as? String, "default", "\(name) \(text): takes more than the next argument")
+                        if isShort { short.formUnion(text) } else { long.insert("--" + text) }
+                    case "flag":
+                        flags.insert(isShort ? "-" + text : "--" + text)
+                    default:
+                        break
+                    }
                 }
             }
-            XCTAssertEqual(long, options.long, "\(name): valueOptions")
-            XCTAssertEqual(short, options.short, "\(name): valueShortOptions")
         }
-        XCTAssertEqual(root["defaultSubcommand"] as? String, "reports")
+        XCTAssertEqual(commands, ["reports", "atos", "group", "check"])
+        XCTAssertEqual(ValueOptions.long, long, "ValueOptions.long")
+        XCTAssertEqual(ValueOptions.short, short, "ValueOptions.short")
+        let clashing = flags.filter { ValueOptions.long.contains($0) || ($0.count == 2 && ValueOptions.short.contains($0.last!)) }
+        XCTAssertEqual(clashing, [], "flags named as options that take a value")
+    }
+
+    /// Every option that takes a value keeps it in every subcommand whose positional
+    /// arguments are set aside before the argument parser (those it describes as repeating):
+    /// after a first path, an option's value that looks like a path is the option's, not a
+    /// second path. Were it taken for one, the parser would see the option without a value.
+    func testEveryOptionTakingAValueKeepsItsValue() throws {
+        let result = try CLI.run(["--experimental-dump-help"])
+        XCTAssertEqual(result.status, 0, result.summary(["--experimental-dump-help"]))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any])
+        let root = try XCTUnwrap(json["command"] as? [String: Any])
+        let folder = try temporaryDirectory("value-options").path
+        let (first, value) = (folder + "/first", folder + "/value")
+        var checked: [String: Int] = [:]
+        for command in try XCTUnwrap(root["subcommands"] as? [[String: Any]]) {
+            let name = try XCTUnwrap(command["commandName"] as? String)
+            let arguments = command["arguments"] as? [[String: Any]] ?? []
+            guard name != "help", arguments.contains(where: { $0["kind"] as? String == "positional" && $0["isRepeating"] as? Bool == true })
+            else { continue }
+            for argument in arguments where argument["kind"] as? String == "option" {
+                for option in argument["names"] as? [[String: Any]] ?? [] {
+                    let text = try XCTUnwrap(option["name"] as? String)
+                    let spelled = option["kind"] as? String == "short" ? "-" + text : "--" + text
+                    // The default subcommand also unnamed.
+                    for prefix in name == "reports" ? [[name], []] : [[name]] {
+                        let line = prefix + [first, spelled, value]
+                        let result = try CLI.run(line)
+                        XCTAssertFalse(result.stderrText.contains("Missing value for"), result.summary(line))
+                        checked[name, default: 0] += 1
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(Set(checked.keys), ["reports", "atos", "group", "check"], "the subcommands checked: \(checked)")
     }
 
     func testHelpMentionsTheExitCodes() throws {
