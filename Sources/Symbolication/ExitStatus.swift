@@ -2,6 +2,9 @@
 /// (`symbolicate --help` lists them under EXIT STATUS, made from these cases; `check` and
 /// `index` say what theirs mean). The small numbers are the program's own; 64 and 74 are those
 /// of sysexits.h. When several apply, the highest is the one returned (``worse(_:)``).
+///
+/// This file imports nothing: the end-to-end tests, which run the program rather than import
+/// it, compile it too (`Tests/CLITests/ExitStatus.swift` is a link to it).
 public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// Everything was read and written; warnings may still be on stderr.
     case success = 0
