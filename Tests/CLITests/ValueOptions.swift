@@ -1,1 +1,1 @@
-../../Sources/symbolicate/ValueOptions.swift
+../../Sources/symbolicate/Options/ValueOptions.swift
