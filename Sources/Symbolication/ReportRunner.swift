@@ -85,20 +85,6 @@ public final class ReportRunner {
         }
     }
 
-    /// How a run ended, as the process exit status; the worst of its reports decides.
-    public enum Status: Int32, Sendable {
-        /// Every report was read and written.
-        case success = 0
-        /// Some report could not be read or parsed; the others were written.
-        case reportFailed = 1
-        /// Some output could not be written (standard output or an output file: a full disk,
-        /// an I/O error, two reports for one output path); EX_IOERR of sysexits.h.
-        case outputFailed = 74
-
-        /// The worse of two outcomes: an output lost outweighs a report unread.
-        func worse(_ other: Status) -> Status { rawValue >= other.rawValue ? self : other }
-    }
-
     private let symbolicator: Symbolicator
     private let options: Options
     private let diagnostics: Diagnostics
@@ -126,10 +112,10 @@ public final class ReportRunner {
     struct Outcome {
         var pieces: [[UInt8]]?
         var rendered: SymbolicatedReport?
-        var status: Status
+        var status: ExitStatus
         var tally: Tally
 
-        init(pieces: [[UInt8]]?, rendered: SymbolicatedReport? = nil, status: Status, tally: Tally) {
+        init(pieces: [[UInt8]]?, rendered: SymbolicatedReport? = nil, status: ExitStatus, tally: Tally) {
             self.pieces = pieces
             self.rendered = rendered
             self.status = status
@@ -148,9 +134,10 @@ public final class ReportRunner {
     static let renderedWhenWritten = 4 << 20
 
     /// Symbolicates the reports at `inputs` (files, directories of `*.crash` / `*.ips`
-    /// files, or `-` for standard input) and writes them to `output` or to files.
-    public func run(inputs: [String], output: OutputWriter) -> Status {
-        var status = Status.success
+    /// files, or `-` for standard input) and writes them to `output` or to files; the worst
+    /// status of its reports is the run's.
+    public func run(inputs: [String], output: OutputWriter) -> ExitStatus {
+        var status = ExitStatus.success
         var jobs = expand(inputs, status: &status)
         if options.destination != .stream, jobs.contains(where: { $0.path == "-" }) {
             diagnostics.warn("standard input cannot be written to a file: use a report file with -o or --in-place")
@@ -210,8 +197,8 @@ public final class ReportRunner {
     /// report that cannot be read or parsed (said on stderr) is handed over as nil. The memory
     /// of a run is that of the reports in flight, one per worker, and of what `consume` keeps.
     public func summarize<Summary>(inputs: [String], _ summarize: @escaping (SymbolicatedReport) -> Summary,
-                                   consume: (String, Summary?) -> Void) -> Status {
-        var status = Status.success
+                                   consume: (String, Summary?) -> Void) -> ExitStatus {
+        var status = ExitStatus.success
         let jobs = expand(inputs, status: &status)
         let progress = Progress(total: jobs.count, enabled: options.progress && jobs.count > 3)
         var total = Tally()
@@ -474,7 +461,7 @@ public final class ReportRunner {
 
     /// Files as named, and the `*.crash` / `*.ips` files under each directory (relative paths
     /// kept for `-o`).
-    func expand(_ inputs: [String], status: inout Status) -> [Job] {
+    func expand(_ inputs: [String], status: inout ExitStatus) -> [Job] {
         var jobs: [Job] = []
         for input in inputs {
             if input != "-", System.isDirectory(input) {

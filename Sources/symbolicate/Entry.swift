@@ -60,21 +60,25 @@ struct Symbolicate: ParsableCommand {
         """
 
     /// The exit codes every subcommand shares.
-    static let exitStatus = """
-        EXIT STATUS
-          0   every report was read and written (warnings may still be on stderr)
-          1   some report could not be read or parsed, or (atos) the object
-              could not be used or an address could not be read
-          2   a path named with -d gave nothing to use (missing, a symbolic
-              link loop, a FIFO or device, not an object file); the reports
-              were still written
-          64  the command line was wrong
-          74  some output could not be written: standard output or an output
-              file (a full disk, an I/O error, a closed descriptor; two
-              reports for one output file). A reader that goes away (| head)
-              is not an error.
-          The highest code that applies is the one returned.
-        """
+    static let exitStatus = exitStatusSection([
+        .success: "every report was read and written (warnings may still be on stderr)",
+        .reportFailed: """
+            some report could not be read or parsed, or (atos) the object
+            could not be used or an address could not be read
+            """,
+        .unusableDebugPath: """
+            a path named with -d gave nothing to use (missing, a symbolic
+            link loop, a FIFO or device, not an object file); the reports
+            were still written
+            """,
+        .usage: "the command line was wrong",
+        .outputFailed: """
+            some output could not be written: standard output or an output
+            file (a full disk, an I/O error, a closed descriptor; two
+            reports for one output file). A reader that goes away (| head)
+            is not an error.
+            """,
+    ], closing: "The highest code that applies is the one returned.")
 
     /// The subcommands whose positional arguments can be many thousands (those that are
     /// ``ManyPositionalArguments``), by name.
@@ -119,19 +123,27 @@ struct Symbolicate: ParsableCommand {
 
     /// Ends the run as `command.exit(withError:)` does, except that the text of a clean exit
     /// (help, version) goes through an ``OutputWriter``: like any other output, when it
-    /// cannot be written (a closed or full standard output) the run says so and exits 74; a
-    /// reader that went away stays quiet.
+    /// cannot be written (a closed or full standard output) the run says so and ends with
+    /// ``ExitStatus/outputFailed``; a reader that went away stays quiet.
     private static func end(_ command: any ParsableCommand.Type, withError error: Error) -> Never {
         let message = command.fullMessage(for: error, columns: nil)
         guard command.exitCode(for: error) == .success, !message.isEmpty else { command.exit(withError: error) }
         let output = OutputWriter()
         output.write(message + "\n")
         let written = output.finish(diagnostics: Diagnostics())
-        let status = written ? ExitCode.success.rawValue : ReportRunner.Status.outputFailed.rawValue
+        let status: ExitStatus = written ? .success : .outputFailed
         #if canImport(Glibc)
-        Glibc.exit(status)
+        Glibc.exit(status.rawValue)
         #else
-        Darwin.exit(status)
+        Darwin.exit(status.rawValue)
         #endif
+    }
+}
+
+extension ExitCode {
+    /// The argument parser's exit with `status`: thrown by a command's `run()`, it ends the
+    /// run with that status and no message.
+    init(_ status: ExitStatus) {
+        self.init(status.rawValue)
     }
 }

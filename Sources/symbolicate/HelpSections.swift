@@ -1,3 +1,5 @@
+import Symbolication
+
 /// The sections of the root command's help that are not options: `symbolicate --help` prints
 /// them, and the manual page symbolicate(1) is made from that help (`make man`:
 /// swift-argument-parser's generate-manual, then `packaging/manpage.py`, which turns each
@@ -10,8 +12,25 @@
 /// - prose indented two spaces, with single spaces (in EXAMPLES, what an example does);
 /// - commands indented four spaces after prose (in EXAMPLES, the example itself).
 ///
+/// (EXIT STATUS is made by ``Symbolicate/exitStatusSection(_:closing:)``, from ``ExitStatus``.)
+///
 /// New environment variables and files go here, in the section they belong to.
 extension Symbolicate {
+    /// An EXIT STATUS section (of the root's help or of a subcommand's): each status, as
+    /// ``ExitStatus`` numbers it, then what it means for the command, its lines after the first
+    /// indented under the first; then `closing`, as prose.
+    static func exitStatusSection(_ meanings: KeyValuePairs<ExitStatus, String>, closing: String? = nil) -> String {
+        var lines = ["EXIT STATUS"]
+        for (status, meaning) in meanings {
+            let number = String(status.rawValue)
+            let text = meaning.split(separator: "\n", omittingEmptySubsequences: false)
+            lines.append("  " + number + String(repeating: " ", count: max(1, 4 - number.count)) + text[0])
+            lines += text.dropFirst().map { "      " + $0 }
+        }
+        if let closing { lines.append("  " + closing) }
+        return lines.joined(separator: "\n")
+    }
+
     /// The variables the program reads.
     static let environment = """
         ENVIRONMENT

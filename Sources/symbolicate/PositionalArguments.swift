@@ -3,12 +3,9 @@ import ArgumentParser
 /// A command whose positional arguments (report paths, addresses) can be many thousands: the
 /// argument parser takes time quadratic in their number (6.5 s for 16,000 report paths,
 /// 22 s for 20,000 atos addresses), so all but the first are set aside before it parses and
-/// added afterwards (``Symbolicate/parseAndRun(_:)``).
+/// added afterwards (``Symbolicate/parseAndRun(_:)``). The values of options are told apart
+/// from positional arguments by ``ValueOptions``.
 protocol ManyPositionalArguments: ParsableCommand {
-    /// The long options that take a value (the next argument, when not attached).
-    static var valueOptions: Set<String> { get }
-    /// The short options that take a value.
-    static var valueShortOptions: Set<Character> { get }
     /// Where the positional arguments go.
     var positionalArguments: [String] { get set }
 }
@@ -33,13 +30,13 @@ extension ManyPositionalArguments {
                 isPositional = false
             } else if argument.hasPrefix("--") {
                 isPositional = false
-                takesValue = valueOptions.contains(argument)
+                takesValue = ValueOptions.long.contains(argument)
             } else if argument.hasPrefix("-"), argument != "-" {
                 isPositional = false
                 // A group of short options: a value option last takes the next argument;
                 // one earlier in the group takes the rest of the group as its value.
                 let letters = argument.dropFirst()
-                if let value = letters.firstIndex(where: { valueShortOptions.contains($0) }) {
+                if let value = letters.firstIndex(where: { ValueOptions.short.contains($0) }) {
                     takesValue = letters.index(after: value) == letters.endIndex
                 }
             } else {

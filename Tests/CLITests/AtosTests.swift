@@ -72,7 +72,7 @@ final class AtosTests: XCTestCase {
     private func check(_ arguments: [String], input: Data? = nil, expected: [(label: String, lines: [ExpectedLine])],
                        file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try CLI.run(arguments, input: input)
-        XCTAssertEqual(result.status, 0, result.summary(arguments), file: file, line: line)
+        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
         XCTAssertEqual(result.stderrText, "", "no warnings expected: \(CLI.describe(arguments))", file: file, line: line)
         let got = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let wantAll = expected.flatMap(\.lines)
@@ -163,7 +163,7 @@ final class AtosTests: XCTestCase {
         let addresses = sampleAddresses(subject).map { hex(subject.runtime($0)) }
         let base = ["atos", "-o", subject.object, "-l", hex(subject.loadAddress), "-i", "--no-demangle"]
         let byArguments = try CLI.run(base + addresses)
-        XCTAssertEqual(byArguments.status, 0, byArguments.summary(base + addresses))
+        XCTAssertEqual(byArguments.status, .success, byArguments.summary(base + addresses))
         // Several per line, separated by spaces and tabs, and one per line; with and without 0x.
         var input = ""
         for (k, address) in addresses.enumerated() {
@@ -172,7 +172,7 @@ final class AtosTests: XCTestCase {
         }
         input += "\n"
         let piped = try CLI.run(base, input: Data(input.utf8))
-        XCTAssertEqual(piped.status, 0, piped.summary(base + ["<", "(addresses)"]))
+        XCTAssertEqual(piped.status, .success, piped.summary(base + ["<", "(addresses)"]))
         XCTAssertEqual(piped.stderrText, "")
         XCTAssertFalse(piped.stdoutText.isEmpty, "atos printed nothing for addresses on stdin")
         XCTAssertEqual(piped.stdoutText, byArguments.stdoutText, "addresses from stdin should give what arguments give")
@@ -217,7 +217,7 @@ final class AtosTests: XCTestCase {
         }
         input.fileHandleForWriting.closeFile()
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(process.terminationStatus, .success)
     }
 
     func testAddressesOutsideAnyFunctionArePrintedBack() throws {
@@ -240,7 +240,7 @@ final class AtosTests: XCTestCase {
         let object = try Fixtures.path("macho/App-universal.dSYM")
         let arguments = ["atos", "-o", object, "0x100000908"]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssertEqual(result.stdoutText, "", "nothing on stdout when no slice is chosen")
         XCTAssertEqual(result.stderrLines.count, 1, "one line on stderr: \(result.summary(arguments))")
         let message = result.stderrText
@@ -288,7 +288,7 @@ final class AtosTests: XCTestCase {
         let object = try Fixtures.path("macho/App-universal.dSYM")
         let arguments = ["atos", "-o", object, "--arch", "armv7", "0x100000908"]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssertEqual(result.stderrLines.count, 1, "one line on stderr: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains("armv7"), "the message should name the missing slice: \(result.stderrText)")
     }
@@ -297,32 +297,32 @@ final class AtosTests: XCTestCase {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).dSYM").path
         var arguments = ["atos", "-o", missing, "0x1000"]
         var result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssertEqual(result.stderrLines.count, 1, "one line on stderr: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(missing), "the message should name the object: \(result.stderrText)")
 
         let notObject = try Fixtures.path("manifest.txt")
         arguments = ["atos", "-o", notObject, "0x1000"]
         result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssert(result.stderrText.contains("manifest.txt"), "the message should name the object: \(result.stderrText)")
 
         let object = try Fixtures.path("macho/App-arm64.dSYM")
         arguments = ["atos", "-o", object, "0x100004204", "zzz", "0x100004340"]
         result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, "a bad address: \(result.summary(arguments))")
+        XCTAssertEqual(result.status, .reportFailed, "a bad address: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains("zzz"), "the message should name the bad address: \(result.stderrText)")
         XCTAssertEqual(result.stdoutText.split(separator: "\n").count, 2, "the good addresses are still answered: \(result.summary(arguments))")
 
         arguments = ["atos", "-o", object, "-l", "nothex", "0x100004204"]
         result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 64, "a bad -l is a usage error: \(result.summary(arguments))")
+        XCTAssertEqual(result.status, .usage, "a bad -l is a usage error: \(result.summary(arguments))")
     }
 
     func testAtosHelpDescribesAtos() throws {
         for arguments in [["atos", "--help"], ["atos", "-h"]] {
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssert(result.stdoutText.contains("-o") && result.stdoutText.contains("-l") && result.stdoutText.contains("--arch"),
                       "\(CLI.describe(arguments)) should describe atos's options: \(result.summary(arguments))")
         }
@@ -335,7 +335,7 @@ final class AtosTests: XCTestCase {
         let addresses = (1...20_000).map { "0x" + String(0x1_0000_0000 + $0 * 4, radix: 16) }
         let arguments = ["atos", "-o", dsym] + addresses
         let (result, seconds) = try CPUTime.ofChildren { try CLI.run(arguments) }
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.stdoutText.split(separator: "\n").count, 20_000)
         XCTAssertLessThan(seconds, 15, "20,000 addresses took \(seconds) s of CPU")
     }

@@ -42,7 +42,7 @@ final class BatchTests: XCTestCase {
         for source in Set(batch.reports.map(\.source)) {
             let arguments = ["-d", macho, "-j", "1"] + extra + [source]
             let run = try CLI.run(arguments)
-            XCTAssertEqual(run.status, 0, run.summary(arguments))
+            XCTAssertEqual(run.status, .success, run.summary(arguments))
             result[source] = run.stdout
         }
         return result
@@ -60,7 +60,7 @@ final class BatchTests: XCTestCase {
         }
         let arguments = ["-d", try Fixtures.path("macho"), batch.root.path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.problemLines, [], result.stderrText)
         XCTAssert(result.stdout == expected, "the batch output should be each report's own output, in path order; "
                   + CorpusTests.firstDifference(expected, result.stdout))
@@ -103,7 +103,7 @@ final class BatchTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: out) }
         let arguments = ["-d", try Fixtures.path("macho"), "-o", out.path, batch.root.path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stdout.count, 0, "nothing on stdout with -o")
         var wrong = 0
         for report in batch.reports {
@@ -129,7 +129,7 @@ final class BatchTests: XCTestCase {
         chmod(batch.reports[0].path, 0o600)
         let arguments = ["-d", try Fixtures.path("macho"), "--in-place", batch.root.path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         var wrong = 0
         for report in batch.reports {
             let expected = report.source.hasSuffix(".ips") ? singlesIPS[report.source] : singles[report.source]
@@ -213,7 +213,7 @@ final class BatchTests: XCTestCase {
         let macho = try Fixtures.path("macho")
         let arguments = ["-d", macho, "--format", "frames", batch.root.path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         XCTAssertFalse(lines.isEmpty)
         let fields = lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
@@ -254,7 +254,7 @@ final class BatchTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let macho = try Fixtures.path("macho")
         let result = try CLI.run(["-d", macho, "--format", "json", batch.root.path])
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         let document = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
         let reports = document?["reports"] as? [[String: Any]] ?? []
         XCTAssertEqual(reports.map { $0["path"] as? String ?? "" }, batch.reports.map(\.path))
@@ -335,7 +335,7 @@ final class CacheTests: XCTestCase {
         environment["XDG_CACHE_HOME"] = home.path
         let arguments = ["-d", macho, "-q"] + reports
         let cold = try runProcess(binary, arguments, environment: environment)
-        XCTAssertEqual(cold.status, 0, cold.stderrText)
+        XCTAssertEqual(cold.status, .success, cold.stderrText)
         let indexes = home.appendingPathComponent("symbolicate/indexes").path
         let stored = (try? FileManager.default.contentsOfDirectory(atPath: indexes)) ?? []
         XCTAssertFalse(stored.isEmpty, "the cold run stores the indexes it built")

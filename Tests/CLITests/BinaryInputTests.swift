@@ -60,7 +60,7 @@ final class BinaryInputTests: XCTestCase {
         ]
         for input in inputs {
             let (result, peak) = try runMeasured("\"$SYMBOLICATE\" -q -d \(quoted(macho)) \(quoted(input.path)) \(quoted(report))")
-            XCTAssertEqual(result.status, 1, "\(input.path): \(result.stderrText)")
+            XCTAssertEqual(result.status, .reportFailed, "\(input.path): \(result.stderrText)")
             XCTAssertEqual(result.problemLines.count, 1, "\(input.path): \(result.stderrText)")
             XCTAssert(result.problemLines.allSatisfy { isRefusal($0, of: input.path, input.reason) },
                       "\(input.path): \(result.problemLines)")
@@ -75,7 +75,7 @@ final class BinaryInputTests: XCTestCase {
         for command in ["\"$SYMBOLICATE\" -q < /dev/zero", "bash -c 'cat /dev/zero | \"$SYMBOLICATE\" -q -'",
                         "\"$SYMBOLICATE\" -q - < /dev/urandom"] {
             let (result, peak) = try runMeasured(command)
-            XCTAssertEqual(result.status, 1, "\(command): \(result.stderrText)")
+            XCTAssertEqual(result.status, .reportFailed, "\(command): \(result.stderrText)")
             XCTAssertEqual(result.problemLines.count, 1, "\(command): \(result.stderrText)")
             XCTAssert(result.problemLines.allSatisfy {
                 isRefusal($0, of: "<stdin>", "(its first 64 KiB are all NUL bytes|[0-9]+% of its first 64 KiB are neither text nor UTF-16)")
@@ -128,6 +128,6 @@ final class BinaryInputTests: XCTestCase {
         XCTAssertEqual(result.stderrLines.filter { $0.contains("binary data") }, [], result.summary(arguments))
         XCTAssertEqual(result.stderrLines.filter { $0.contains(": read as UTF-16") }.count, made.count - 1,
                        result.summary(arguments))
-        XCTAssertLessThanOrEqual(result.status, 1, result.summary(arguments))
+        XCTAssertLessThanOrEqual(result.status, ExitStatus.reportFailed.rawValue, result.summary(arguments))
     }
 }

@@ -22,7 +22,7 @@ final class BugTypeTests: XCTestCase {
 
     private func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         let result = try CLI.run(arguments, file: file, line: line)
-        XCTAssertEqual(result.status, 0, result.summary(arguments), file: file, line: line)
+        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
         return result
     }
 

@@ -77,6 +77,25 @@ enum CLI {
     }
 }
 
+// MARK: - Exit statuses
+
+// The program's exit statuses are named as the program names them: `ExitStatus.swift` here is a
+// link to `Sources/Symbolication/ExitStatus.swift`, compiled into the tests too (they run the
+// program, they do not import it). A test says which status it expects; a failure still shows
+// the numbers.
+
+/// Asserts that the program (or a script whose status is the program's) exited with `expected`.
+func XCTAssertEqual(_ status: @autoclosure () throws -> Int32, _ expected: ExitStatus,
+                    _ message: @autoclosure () -> String = "", file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(try status(), expected.rawValue, message(), file: file, line: line)
+}
+
+/// Asserts that the program exited with another status than `unexpected`.
+func XCTAssertNotEqual(_ status: @autoclosure () throws -> Int32, _ unexpected: ExitStatus,
+                       _ message: @autoclosure () -> String = "", file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertNotEqual(try status(), unexpected.rawValue, message(), file: file, line: line)
+}
+
 extension ProcessResult {
     /// stderr split in lines, without empty ones.
     var stderrLines: [String] {

@@ -30,7 +30,7 @@ final class CacheCommandTests: XCTestCase {
     private func reference() throws -> (report: String, debug: String, output: Data) {
         let report = try Fixtures.path("reports/App-arm64.crash"), debug = try Fixtures.path("macho")
         let plain = try CLI.run(["--no-cache", "-d", debug, report])
-        XCTAssertEqual(plain.status, 0, plain.summary([]))
+        XCTAssertEqual(plain.status, .success, plain.summary([]))
         XCTAssertTrue(plain.stdoutText.contains("parse_record + 28 (parser.c:27)"))
         return (report, debug, plain.stdout)
     }
@@ -44,7 +44,7 @@ final class CacheCommandTests: XCTestCase {
         let cache = folder("built")
         let arguments = ["index", "-d", root + "/macho", "-d", root + "/elf", "--cache-dir", cache, "-j", "2"]
         let first = try CLI.run(arguments)
-        XCTAssertEqual(first.status, 0, first.summary(arguments))
+        XCTAssertEqual(first.status, .success, first.summary(arguments))
         let lines = first.stdoutText.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         let withDWARF = try Self.filesWithDWARF(under: [root + "/macho", root + "/elf"])
         XCTAssertEqual(lines.map { $0[0] }.sorted(), withDWARF, "every debug file with DWARF, each slice")
@@ -60,11 +60,11 @@ final class CacheCommandTests: XCTestCase {
         XCTAssertTrue(first.stderrText.hasPrefix("symbolicate: \(withDWARF.count) debug files: "), first.stderrText)
 
         let second = try CLI.run(arguments)
-        XCTAssertEqual(second.status, 0, second.summary(arguments))
+        XCTAssertEqual(second.status, .success, second.summary(arguments))
         XCTAssertTrue(second.stdoutText.split(separator: "\n").allSatisfy { $0.hasSuffix("\talready indexed") }, second.stdoutText)
 
         let missing = try CLI.run(["index", "-d", folder("nothing-here"), "--cache-dir", cache])
-        XCTAssertEqual(missing.status, 2, missing.stderrText)
+        XCTAssertEqual(missing.status, .unusableDebugPath, missing.stderrText)
     }
 
     /// The files under `folders` with DWARF, once per slice, as readelf (ELF: a .debug_info
@@ -100,15 +100,15 @@ final class CacheCommandTests: XCTestCase {
 
         let fromEnvironment = folder("environment")
         let shell = try CLI.shell("SYMBOLICATE_CACHE_DIR='\(fromEnvironment)' \"$SYMBOLICATE\" -d '\(debug)' '\(report)' > /dev/null")
-        XCTAssertEqual(shell.status, 0, shell.stderrText)
+        XCTAssertEqual(shell.status, .success, shell.stderrText)
         XCTAssertEqual(indexFiles(fromEnvironment).count, 2)
 
         let atos = try CLI.run(["atos", "--cache-dir", folder("atos"), "-o", debug + "/App-arm64.dSYM", "0x100004204"])
-        XCTAssertEqual(atos.status, 0, atos.stderrText)
+        XCTAssertEqual(atos.status, .success, atos.stderrText)
         XCTAssertEqual(indexFiles(folder("atos")).count, 1)
 
         let both = try CLI.run(["--no-cache", "--cache-dir", named, report])
-        XCTAssertEqual(both.status, 64, both.stderrText)
+        XCTAssertEqual(both.status, .usage, both.stderrText)
     }
 
     // MARK: - Shared caches
@@ -121,7 +121,7 @@ final class CacheCommandTests: XCTestCase {
         let (report, debug, output) = try reference()
         let shared = folder("shared")
         let built = try CLI.run(["index", "-d", debug, "--cache-dir", shared])
-        XCTAssertEqual(built.status, 0, built.summary([]))
+        XCTAssertEqual(built.status, .success, built.summary([]))
         let before = try snapshot(shared)
 
         let fresh = folder("fresh")
@@ -139,7 +139,7 @@ final class CacheCommandTests: XCTestCase {
             script = run
         }
         let result = try CLI.shell(script)
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.stdout, output, "the same output as without a cache")
         XCTAssertEqual(result.problemLines, [], "no warning: \(result.stderrText)")
         XCTAssertEqual(indexFiles(fresh), [], "every index came from the shared cache")
@@ -181,9 +181,9 @@ final class CacheCommandTests: XCTestCase {
         let cache = folder("kept")
         _ = try CLI.run(["--cache-dir", cache, "-d", debug, report])
         let indexed = try CLI.run(["index", "--cache-dir", cache, "-d", try Fixtures.path("elf/app-nopie")])
-        XCTAssertEqual(indexed.status, 0, indexed.stderrText)
+        XCTAssertEqual(indexed.status, .success, indexed.stderrText)
         let list = try CLI.run(["cache", "list", "--cache-dir", cache])
-        XCTAssertEqual(list.status, 0, list.stderrText)
+        XCTAssertEqual(list.status, .success, list.stderrText)
         let lines = list.stdoutText.split(separator: "\n").map(String.init)
         let indexes = lines.filter { $0.contains(".index\t") }
         XCTAssertEqual(indexes.count, 3, list.stdoutText)
@@ -194,10 +194,10 @@ final class CacheCommandTests: XCTestCase {
         XCTAssertTrue(lines.last?.hasPrefix("total\t3 index files\t") ?? false, list.stdoutText)
 
         let pruneNothing = try CLI.run(["cache", "prune", "--cache-dir", cache])
-        XCTAssertEqual(pruneNothing.status, 0, pruneNothing.stderrText)
+        XCTAssertEqual(pruneNothing.status, .success, pruneNothing.stderrText)
         XCTAssertEqual(pruneNothing.stdoutText.split(separator: "\n").count, 1, "nothing to remove: the total only")
         let prune = try CLI.run(["cache", "prune", "--cache-dir", cache, "--max-size", "1"])
-        XCTAssertEqual(prune.status, 0, prune.stderrText)
+        XCTAssertEqual(prune.status, .success, prune.stderrText)
         let removed = prune.stdoutText.split(separator: "\n").filter { $0.hasPrefix("removed\t") }
         XCTAssertEqual(removed.count, 3, prune.stdoutText)
         XCTAssertTrue(removed.allSatisfy { $0.hasSuffix("\tthe least recently used, over the size bound") })

@@ -114,7 +114,7 @@ Binary Images:
 
     private func run(_ arguments: [String]) throws -> ProcessResult {
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         return result
     }
 

@@ -174,7 +174,7 @@ final class CheckTests: XCTestCase {
         let root = try Fixtures.root().path
         let relocatable = root + "/obj/app-arm64/main.o"
         let (objects, text, result) = try check([root + "/macho", root + "/elf", root + "/debuglink", relocatable])
-        XCTAssertEqual(result.status, 1, "the .o is not usable: " + result.stderrText)
+        XCTAssertEqual(result.status, .reportFailed, "the .o is not usable: " + result.stderrText)
         XCTAssertGreaterThanOrEqual(objects.count, 30)
         var kinds: Set<String> = []
         for (object, line) in zip(objects, text) {
@@ -224,7 +224,7 @@ final class CheckTests: XCTestCase {
         let strip = try runProcess(try Self.tool("strip"), ["-s", "-o", stripped, source])
         XCTAssertEqual(strip.status, 0, strip.stderrText)
         let (objects, text, result) = try check([zdebug, stripped])
-        XCTAssertEqual(result.status, 1, "the stripped program is not usable")
+        XCTAssertEqual(result.status, .reportFailed, "the stripped program is not usable")
         XCTAssertEqual(objects.count, 2)
         for object in objects {
             let path = try XCTUnwrap(object["path"] as? String)
@@ -257,7 +257,7 @@ final class CheckTests: XCTestCase {
         try make("empty", Data(), "not usable: not a Mach-O or ELF file")
         try make("notes.txt", Data("not an object\n".utf8), "not usable: not a Mach-O or ELF file")
         let (objects, text, result) = try check(expected.map(\.0) + ["/nonexistent/App.dSYM"])
-        XCTAssertEqual(result.status, 2, "a missing path: " + result.summary([]))
+        XCTAssertEqual(result.status, .unusableDebugPath, "a missing path: " + result.summary([]))
         XCTAssertTrue(result.stderrText.contains("/nonexistent/App.dSYM: no such file or directory"), result.stderrText)
         XCTAssertEqual(objects.count, expected.count)
         for ((path, verdict), line) in zip(expected, text) {
@@ -279,14 +279,14 @@ final class CheckTests: XCTestCase {
                                          toPath: folder.appendingPathComponent("App").path)
         try Data("<plist/>".utf8).write(to: scratch.appendingPathComponent("dSYMs/nested/App.dSYM/Contents/Info.plist"))
         let (objects, _, result) = try check([scratch.appendingPathComponent("dSYMs").path])
-        XCTAssertEqual(result.status, 0, result.summary([]))
+        XCTAssertEqual(result.status, .success, result.summary([]))
         XCTAssertEqual(objects.map { $0["usable"] as? String }, ["usable"])
         let none = scratch.appendingPathComponent("none")
         try FileManager.default.createDirectory(at: none, withIntermediateDirectories: true)
         let empty = try CLI.run(["check", none.path])
-        XCTAssertEqual(empty.status, 2)
+        XCTAssertEqual(empty.status, .unusableDebugPath)
         XCTAssertEqual(empty.stderrLines, ["symbolicate: \(none.path): no Mach-O or ELF file in this folder"])
         let nothing = try CLI.run(["check"])
-        XCTAssertEqual(nothing.status, 64, nothing.stderrText)
+        XCTAssertEqual(nothing.status, .usage, nothing.stderrText)
     }
 }

@@ -38,7 +38,7 @@ final class ColourTests: XCTestCase {
         let command = (["exec", "env"] + (environment["NO_COLOR"] == nil ? ["-u", "NO_COLOR"] : []) + assignments
             + ["\"$SYMBOLICATE\""] + arguments.map(Self.quoted)).joined(separator: " ") + " " + redirect
         let result = try CLI.shell("script -qec \(Self.quoted(command)) /dev/null < /dev/null")
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         return Self.lines(result.stdoutText).joined(separator: "\n")
     }
 
@@ -62,7 +62,7 @@ final class ColourTests: XCTestCase {
         let arguments = ["-d", try Fixtures.path("macho"), report]
         let terminal = try onTerminal(arguments, redirect: "2>/dev/null")
         let plain = try CLI.run(arguments)
-        XCTAssertEqual(plain.status, 0, plain.stderrText)
+        XCTAssertEqual(plain.status, .success, plain.stderrText)
         XCTAssertFalse(plain.stdoutText.contains("\u{1B}"), "no escape sequence into a pipe")
         XCTAssertEqual(Self.unmarked(terminal), Self.lines(plain.stdoutText).joined(separator: "\n"),
                        "the marks are all a terminal gets more")
@@ -96,7 +96,7 @@ final class ColourTests: XCTestCase {
         let reports = [try Fixtures.path("reports/App-arm64.crash"), "--color", "auto", try Fixtures.path("reports/App-x86_64.crash")]
         let terminal = try onTerminal(reports, redirect: ">/dev/null")
         let plain = try CLI.run(reports)
-        XCTAssertEqual(plain.status, 0, plain.stderrText)
+        XCTAssertEqual(plain.status, .success, plain.stderrText)
         XCTAssertFalse(plain.stderrText.contains("\u{1B}"), "no escape sequence on stderr that is not a terminal")
         // The warnings come as the reports are done, in any order; the summary last, in order.
         let plainLines = Self.lines(plain.stderrText).filter { !$0.isEmpty }
@@ -146,7 +146,7 @@ final class ColourTests: XCTestCase {
         let dir = try makeTemporaryDirectory("colour-files")
         defer { try? FileManager.default.removeItem(at: dir) }
         let written = try CLI.run(["--color", "always", "-o", dir.path] + example)
-        XCTAssertEqual(written.status, 0, written.stderrText)
+        XCTAssertEqual(written.status, .success, written.stderrText)
         let file = try String(contentsOf: dir.appendingPathComponent("App-arm64.crash"), encoding: .utf8)
         XCTAssertEqual(file, plain.stdoutText, "a file written with -o is never marked")
         for format in ["json", "frames", "ips"] {

@@ -37,7 +37,7 @@ final class CorpusTests: XCTestCase {
             let input = try Data(contentsOf: URL(fileURLWithPath: path))
             for arguments in [[path], ["-d", debug, path], ["-d", debug, "--full-path", path]] {
                 let result = try CLI.run(arguments)
-                XCTAssertEqual(result.status, 0, result.summary(arguments))
+                XCTAssertEqual(result.status, .success, result.summary(arguments))
                 // A report cut before its threads (xcode16.txt) is said to have no backtrace.
                 let text = String(decoding: input, as: UTF8.self)
                 let hasFrames = text.range(of: #"(?m)^[0-9]+[ \t]+\S.*0x[0-9a-fA-F]+"#, options: .regularExpression) != nil
@@ -62,7 +62,7 @@ final class CorpusTests: XCTestCase {
         for path in try Self.reports(corpus) {
             let input = try Data(contentsOf: URL(fileURLWithPath: path))
             let result = try CLI.run(["-d", debug], input: input)
-            XCTAssertEqual(result.status, 0, result.summary(["-d", debug, "<", path]))
+            XCTAssertEqual(result.status, .success, result.summary(["-d", debug, "<", path]))
             if result.stdout != input {
                 XCTFail("symbolicate -d \(debug) < \(path): " + Self.firstDifference(input, result.stdout))
             }
@@ -80,7 +80,7 @@ final class CorpusTests: XCTestCase {
         }
         for arguments in [paths, ["-d", corpus.appendingPathComponent("debug").path] + paths] {
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             let headers = result.stdoutText.components(separatedBy: "\n").filter { $0.hasPrefix("==> ") }
             XCTAssertEqual(headers, paths.map { "==> \($0) <==" }, "one header per report, in order: \(CLI.describe(arguments))")
             if result.stdout != expected {

@@ -38,7 +38,7 @@ final class DebuginfodTests: XCTestCase {
             var environment: [String: String?] = ["DEBUGINFOD_CACHE_PATH": cache.path, "XDG_CACHE_HOME": cacheHome()]
             if viaEnvironment { environment["DEBUGINFOD_URLS"] = server.url }
             let result = try runTool(arguments, environment)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stdoutText, oracle, "through debuginfod, not as with -d: " + result.summary(arguments))
             XCTAssertEqual(result.problemLines, [], result.summary(arguments))
             for file in ["elf/app-gcc-dwarf4.debug", "elf/libgreeter.so"] {
@@ -67,7 +67,7 @@ final class DebuginfodTests: XCTestCase {
         for run in 1...2 {
             if run == 2 { usleep(1_100_000) }  // past libdebuginfod's memory of the miss
             let result = try CLI.shell("export DEBUGINFOD_CACHE_PATH='\(cache.path)' XDG_CACHE_HOME='\(cacheHome())'; " + script)
-            XCTAssertEqual(result.status, 0, result.summary([script]))
+            XCTAssertEqual(result.status, .success, result.summary([script]))
             XCTAssertEqual(result.problemLines, [], "a miss is not a problem: " + result.summary([script]))
             XCTAssertEqual(result.stdoutText.components(separatedBy: lines[0]).count - 1, 3,
                            "the frames are left as they were: " + result.summary([script]))
@@ -83,7 +83,7 @@ final class DebuginfodTests: XCTestCase {
             let arguments = order.flatMap { ["--debuginfod", $0] } + [log]
             let cache = dir.appendingPathComponent("client-cache-\(order[0] == empty.url)")
             let result = try runTool(arguments, ["DEBUGINFOD_CACHE_PATH": cache.path, "XDG_CACHE_HOME": cacheHome()])
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stdoutText, oracle, result.summary(arguments))
             XCTAssertEqual(result.problemLines, [], result.summary(arguments))
         }
@@ -100,7 +100,7 @@ final class DebuginfodTests: XCTestCase {
         let result = try runTool(arguments, ["DEBUGINFOD_CACHE_PATH": dir.appendingPathComponent("c").path,
                                              "XDG_CACHE_HOME": cacheHome()])
         XCTAssertLessThan(Date().timeIntervalSince(start), 30, "a refused connection is not waited for")
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stdoutText, input, result.summary(arguments))
         XCTAssertEqual(result.problemLines, ["symbolicate: debuginfod: http://127.0.0.1:\(port): connection refused; "
                                              + "debuginfod is not asked again in this run"], result.summary(arguments))
@@ -121,7 +121,7 @@ final class DebuginfodTests: XCTestCase {
                                              "DEBUGINFOD_TIMEOUT": "1", "XDG_CACHE_HOME": cacheHome()])
         let seconds = Date().timeIntervalSince(start)
         XCTAssertLessThan(seconds, 30, "DEBUGINFOD_TIMEOUT=1 bounds the run")
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stdoutText, input.joined(separator: "\n"), result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, result.summary(arguments))
         XCTAssertTrue(result.problemLines.first?.contains("no answer within DEBUGINFOD_TIMEOUT") == true, result.summary(arguments))
@@ -185,7 +185,7 @@ final class DebuginfodTests: XCTestCase {
         let log = try write("asan-\(label).log", lines.joined(separator: "\n") + "\n")
         let arguments = files.flatMap { ["-d", (try? Fixtures.path($0)) ?? $0] } + [log]
         let result = try runTool(arguments, ["XDG_CACHE_HOME": cacheHome()])
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let unresolved = result.stdoutText.split(separator: "\n").filter { $0.contains("/srv/gone/") }
         XCTAssertEqual(unresolved, [], "the oracle run leaves frames unresolved: " + result.summary(arguments))
         return (log, result.stdoutText)

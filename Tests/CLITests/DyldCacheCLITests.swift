@@ -46,7 +46,7 @@ final class DyldCacheCLITests: XCTestCase {
             for report in ["system.crash", "system.ips"] {
                 for given in [folder + "/" + main, folder] {
                     let frames = try CLI.run(["--no-demangle", "-d", given, "--format", "frames", folder + "/" + report])
-                    XCTAssertEqual(frames.status, 0, frames.stderrText)
+                    XCTAssertEqual(frames.status, .success, frames.stderrText)
                     let rows = frames.stdoutText.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
                     for e in expected {
                         let row = rows.first { $0.count > 5 && $0[1] == "0" && $0[2] == String(e.frame) }
@@ -54,7 +54,7 @@ final class DyldCacheCLITests: XCTestCase {
                     }
                 }
                 let text = try CLI.run(["--no-demangle", "-d", folder, folder + "/" + report])
-                XCTAssertEqual(text.status, 0, text.stderrText)
+                XCTAssertEqual(text.status, .success, text.stderrText)
                 let json = try CLI.run(["--no-demangle", "-d", folder, "--format", "json", folder + "/" + report])
                 for e in expected {
                     XCTAssertTrue(text.stdoutText.contains("\(e.function) + \(e.offset)"), "\(name) \(report): \(e.function) + \(e.offset)")
@@ -116,7 +116,7 @@ final class DyldCacheCLITests: XCTestCase {
             let folder = try Self.folder(name)
             let main = Self.caches.first { $0.0 == name }!.1
             let result = try CLI.run(["check", folder + "/" + main])
-            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.status, .success, result.stderrText)
             XCTAssertTrue(result.stdoutText.contains(head), result.stdoutText)
             XCTAssertTrue(result.stdoutText.contains("images=6\t" + parts), result.stdoutText)
             XCTAssertTrue(result.stdoutText.hasSuffix("\tusable\n"), result.stdoutText)
@@ -141,7 +141,7 @@ final class DyldCacheCLITests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let shared = scratch.appendingPathComponent("shared").path
         let built = try CLI.run(["index", "-d", folder + "/dyld_shared_cache_arm64", "--cache-dir", shared])
-        XCTAssertEqual(built.status, 0, built.stderrText)
+        XCTAssertEqual(built.status, .success, built.stderrText)
         XCTAssertEqual(built.stdoutText.split(separator: "\n").filter { $0.hasSuffix("\tbuilt") }.count, 6, built.stdoutText)
         let own = scratch.appendingPathComponent("own").path
         let result = try CLI.run(["--no-demangle", "--shared-cache", shared, "--cache-dir", own, "-d", folder + "/dyld_shared_cache_arm64",

@@ -20,7 +20,7 @@ final class ErrorTests: XCTestCase {
 
     private func single(_ path: String, _ macho: String) throws -> String {
         let result = try CLI.run(["-d", macho, "--no-demangle", path])
-        XCTAssertEqual(result.status, 0, result.summary(["-d", macho, "--no-demangle", path]))
+        XCTAssertEqual(result.status, .success, result.summary(["-d", macho, "--no-demangle", path]))
         return result.stdoutText
     }
 
@@ -30,7 +30,7 @@ final class ErrorTests: XCTestCase {
         let missing = try temporaryDirectory("missing").appendingPathComponent("gone.crash").path
         let arguments = ["-d", macho, "--no-demangle", reports[0], missing, reports[1]]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, "one line on stderr: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(missing), "the message should name \(missing): \(result.stderrText)")
         let out = result.stdoutText
@@ -48,7 +48,7 @@ final class ErrorTests: XCTestCase {
         let missing = try temporaryDirectory("missing-first").appendingPathComponent("gone.crash").path
         let arguments = ["-d", macho, "--no-demangle", missing, report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         let out = result.stdoutText
         XCTAssert(out.hasPrefix("==> "),
                   "the output should start with the header of the first report written, not a blank line; "
@@ -65,13 +65,13 @@ final class ErrorTests: XCTestCase {
         let report = try Fixtures.path("reports/App-arm64.crash")
         var arguments = [binary]
         var result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssertEqual(result.stdout, Data(), "nothing of the binary is written")
         XCTAssertEqual(result.stderrLines, ["symbolicate: \(binary): cannot read: binary data, not a text report (a Mach-O file)"])
 
         arguments = [binary, report]
         result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssert(result.stdoutText.contains("==> \(report) <==\n" + (try String(contentsOfFile: report, encoding: .utf8))),
                   "the text report is still written: \(result.summary(arguments))")
 
@@ -79,7 +79,7 @@ final class ErrorTests: XCTestCase {
         try Data().write(to: empty)
         arguments = [empty.path]
         result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, "an empty report: \(result.summary(arguments))")
+        XCTAssertEqual(result.status, .reportFailed, "an empty report: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(empty.path), "the message should name the file: \(result.stderrText)")
     }
 
@@ -90,7 +90,7 @@ final class ErrorTests: XCTestCase {
         let missing = try temporaryDirectory("missing-d").appendingPathComponent("nothing.dSYM").path
         let arguments = ["-d", missing, report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 2, result.summary(arguments))
+        XCTAssertEqual(result.status, .unusableDebugPath, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(missing), "the warning should name \(missing): \(result.stderrText)")
         XCTAssertEqual(result.stdoutText, try String(contentsOfFile: report, encoding: .utf8),
@@ -103,7 +103,7 @@ final class ErrorTests: XCTestCase {
         let macho = try Fixtures.path("macho")
         let arguments = ["-d", text, "-d", macho, "--no-demangle", report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 2, result.summary(arguments))
+        XCTAssertEqual(result.status, .unusableDebugPath, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains(text), "the warning should name \(text): \(result.stderrText)")
         XCTAssertEqual(result.stdoutText, try single(report, macho), "the other debug files are still used")
@@ -117,7 +117,7 @@ final class ErrorTests: XCTestCase {
         }
         let arguments = ["-d", bundle, report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, "one warning line: \(result.summary(arguments))")
         XCTAssert(result.stderrText.contains("App-x86_64"), "the warning should name the file: \(result.stderrText)")
         XCTAssert(compactUUID(result.stderrText).contains(entry.compactIdentifier),
@@ -142,7 +142,7 @@ final class ErrorTests: XCTestCase {
 
         let arguments = ["-d", copy.path, "--no-demangle", report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertGreaterThanOrEqual(result.problemLines.count, 1, "a warning expected: \(result.summary(arguments))")
         XCTAssert(result.problemLines.allSatisfy { $0.contains(dwarf.path) || $0.contains(copy.path) },
                   "each warning should name the corrupt file: \(result.stderrText)")
@@ -166,7 +166,7 @@ final class ErrorTests: XCTestCase {
         let report = try Fixtures.path("reports/App-arm64.crash")
         for arguments in [["--format", "nonsense", report], ["--no-such-option", report], ["-d"]] {
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 64, result.summary(arguments))
+            XCTAssertEqual(result.status, .usage, result.summary(arguments))
             XCTAssertEqual(result.stdoutText, "", "nothing on stdout for a usage error: \(CLI.describe(arguments))")
             XCTAssertFalse(result.stderrText.isEmpty, "a message on stderr for \(CLI.describe(arguments))")
         }
@@ -181,7 +181,7 @@ final class ErrorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(reports.count, 3)
         let (a, b, c) = (reports[0], reports[1], reports[2])
         let reference = try CLI.run(["-d", macho, "--format", "frames", "-q", "-j", "2", a, b, c])
-        XCTAssertEqual(reference.status, 0, reference.summary(["-d", macho, "--format", "frames", a, b, c]))
+        XCTAssertEqual(reference.status, .success, reference.summary(["-d", macho, "--format", "frames", a, b, c]))
         for path in [a, b, c] { XCTAssert(reference.stdoutText.contains(path + "\t"), "frames of \(path)") }
         for arguments in [
             [a, "-d", macho, b, "--format", "frames", "-q", c, "-j", "2"],
@@ -190,59 +190,105 @@ final class ErrorTests: XCTestCase {
             ["-d", macho, "--format", "frames", "-q", "-j", "2", "--", a, b, c],
         ] {
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stdoutText, reference.stdoutText, CLI.describe(arguments))
         }
         // An option's value that looks like a report path stays the option's value.
         let output = try temporaryDirectory("order").path
         let arguments = [a, "-o", output, "-d", macho, b]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.problemLines, [], result.summary(arguments))
         let written = try FileManager.default.subpathsOfDirectory(atPath: output).filter { $0.hasSuffix(".crash") }
         XCTAssertEqual(written.count, 2, "\(written)")
     }
 
-    /// The options the report paths (and atos addresses) are told apart from take a value
-    /// exactly as the command line parser defines them, in every subcommand that sets its
-    /// positional arguments aside.
+    /// The options the report paths (and atos addresses) are told apart from, the program's
+    /// ``ValueOptions`` (compiled here too), are exactly those that take a value as the
+    /// command line parser describes the subcommands that set their positional arguments
+    /// aside (those with a repeating one), and none of their flags has a name among them.
     func testTheOptionsTakingAValueAreKnown() throws {
         let result = try CLI.run(["--experimental-dump-help"])
-        XCTAssertEqual(result.status, 0, result.summary(["--experimental-dump-help"]))
+        XCTAssertEqual(result.status, .success, result.summary(["--experimental-dump-help"]))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any])
         let root = try XCTUnwrap(json["command"] as? [String: Any])
-        let subcommands = try XCTUnwrap(root["subcommands"] as? [[String: Any]])
-        let expected: [String: (long: Set<String>, short: Set<String>)] = [
-            "reports": (["--debug-files", "--format", "--output", "--jobs", "--max-report-size", "--reports-from", "--color",
-                         "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout", "--cache-dir",
-                         "--shared-cache"], ["d", "o", "j"]),
-            "atos": (["--arch", "--cache-dir", "--shared-cache"], ["o", "l"]),
-            "group": (["--debug-files", "--format", "--html", "--examples", "--jobs", "--max-report-size", "--reports-from",
-                       "--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout", "--cache-dir",
-                       "--shared-cache"], ["d", "j"]),
-            "check": (["--format", "--jobs"], ["j"]),
-        ]
-        for (name, options) in expected {
-            let command = try XCTUnwrap(subcommands.first { $0["commandName"] as? String == name }, name)
-            var long: Set<String> = [], short: Set<String> = []
-            for argument in try XCTUnwrap(command["arguments"] as? [[String: Any]]) where argument["kind"] as? String == "option" {
-                for name in argument["names"] as? [[String: Any]] ?? [] {
-                    guard let text = name["name"] as? String else { continue }
-                    if name["kind"] as? String == "short" { short.insert(text) } else { long.insert("--" + text) }
+        XCTAssertEqual(root["defaultSubcommand"] as? String, "reports")
+        var long: Set<String> = [], short: Set<Character> = []
+        var flags: Set<String> = [], commands: Set<String> = []
+        for command in try XCTUnwrap(root["subcommands"] as? [[String: Any]]) {
+            let name = try XCTUnwrap(command["commandName"] as? String)
+            let arguments = command["arguments"] as? [[String: Any]] ?? []
+            guard name != "help", arguments.contains(where: { $0["kind"] as? String == "positional" && $0["isRepeating"] as? Bool == true })
+            else { continue }
+            commands.insert(name)
+            for argument in arguments {
+                for option in argument["names"] as? [[String: Any]] ?? [] {
+                    let text = try XCTUnwrap(option["name"] as? String)
+                    let isShort = option["kind"] as? String == "short"
+                    switch argument["kind"] as? String {
+                    case "option":
+                        XCTAssertEqual(argument["parsingStrategy"] as? String, "default", "\(name) \(text): takes more than the next argument")
+                        if isShort { short.formUnion(text) } else { long.insert("--" + text) }
+                    case "flag":
+                        flags.insert(isShort ? "-" + text : "--" + text)
+                    default:
+                        break
+                    }
                 }
             }
-            XCTAssertEqual(long, options.long, "\(name): valueOptions")
-            XCTAssertEqual(short, options.short, "\(name): valueShortOptions")
         }
-        XCTAssertEqual(root["defaultSubcommand"] as? String, "reports")
+        XCTAssertEqual(commands, ["reports", "atos", "group", "check"])
+        XCTAssertEqual(ValueOptions.long, long, "ValueOptions.long")
+        XCTAssertEqual(ValueOptions.short, short, "ValueOptions.short")
+        let clashing = flags.filter { ValueOptions.long.contains($0) || ($0.count == 2 && ValueOptions.short.contains($0.last!)) }
+        XCTAssertEqual(clashing, [], "flags named as options that take a value")
     }
 
+    /// Every option that takes a value keeps it in every subcommand whose positional
+    /// arguments are set aside before the argument parser (those it describes as repeating):
+    /// after a first path, an option's value that looks like a path is the option's, not a
+    /// second path. Were it taken for one, the parser would see the option without a value.
+    func testEveryOptionTakingAValueKeepsItsValue() throws {
+        let result = try CLI.run(["--experimental-dump-help"])
+        XCTAssertEqual(result.status, .success, result.summary(["--experimental-dump-help"]))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any])
+        let root = try XCTUnwrap(json["command"] as? [String: Any])
+        let folder = try temporaryDirectory("value-options").path
+        let (first, value) = (folder + "/first", folder + "/value")
+        var checked: [String: Int] = [:]
+        for command in try XCTUnwrap(root["subcommands"] as? [[String: Any]]) {
+            let name = try XCTUnwrap(command["commandName"] as? String)
+            let arguments = command["arguments"] as? [[String: Any]] ?? []
+            guard name != "help", arguments.contains(where: { $0["kind"] as? String == "positional" && $0["isRepeating"] as? Bool == true })
+            else { continue }
+            for argument in arguments where argument["kind"] as? String == "option" {
+                for option in argument["names"] as? [[String: Any]] ?? [] {
+                    let text = try XCTUnwrap(option["name"] as? String)
+                    let spelled = option["kind"] as? String == "short" ? "-" + text : "--" + text
+                    // The default subcommand also unnamed.
+                    for prefix in name == "reports" ? [[name], []] : [[name]] {
+                        let line = prefix + [first, spelled, value]
+                        let result = try CLI.run(line)
+                        XCTAssertFalse(result.stderrText.contains("Missing value for"), result.summary(line))
+                        checked[name, default: 0] += 1
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(Set(checked.keys), ["reports", "atos", "group", "check"], "the subcommands checked: \(checked)")
+    }
+
+    /// The statuses are the documented ones (docs/usage.md; 64 and 74 are sysexits.h's, 64 the
+    /// argument parser's too), and --help explains them.
     func testHelpMentionsTheExitCodes() throws {
+        XCTAssertEqual(ExitStatus.allCases.map(\.rawValue), [0, 1, 2, 64, 74])
         let result = try CLI.run(["--help"])
-        XCTAssertEqual(result.status, 0, result.summary(["--help"]))
+        XCTAssertEqual(result.status, .success, result.summary(["--help"]))
         let help = result.stdoutText
-        for (code, meaning) in [("0", "written"), ("1", "could not be read"), ("64", "command line"),
-                                ("74", "could not be written")] {
+        for (status, meaning) in [(ExitStatus.success, "written"), (.reportFailed, "could not be read"),
+                                  (.unusableDebugPath, "gave nothing to use"), (.usage, "command line"),
+                                  (.outputFailed, "could not be written")] {
+            let code = String(status.rawValue)
             let mentioned = help.split(separator: "\n").contains { line in
                 line.split(whereSeparator: { $0 == " " }).first.map(String.init) == code && line.contains(meaning)
             }
@@ -285,6 +331,6 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(String(decoding: first, as: UTF8.self), "==> \(report) <==\n", "the first line")
         XCTAssertEqual(process.terminationReason, .exit, "the tool should end by itself, not by a signal (status \(process.terminationStatus))")
         XCTAssertEqual(String(decoding: errors, as: UTF8.self), "", "no error text on stderr when the reader goes away")
-        XCTAssertEqual(process.terminationStatus, 0, "every report read: exit 0")
+        XCTAssertEqual(process.terminationStatus, .success, "every report read: exit 0")
     }
 }

@@ -41,7 +41,7 @@ final class FileNameTests: XCTestCase {
 
         // A walked folder: every report, with its header in its own bytes.
         var result = try CLI.shell("\"$SYMBOLICATE\" -q -d '\(macho)' '\(root.path)/in'")
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         var expected: [UInt8] = []
         for (i, name) in names.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }).enumerated() {
             if i > 0 { expected.append(0x0a) }
@@ -54,13 +54,13 @@ final class FileNameTests: XCTestCase {
         result = try CLI.shell("\"$SYMBOLICATE\" -q -o '\(root.path)/out' \(named) && cd '\(root.path)/out' && "
                                + names.map { "cmp -s '\(report)' \"$(printf '\($0.printf)')\" || echo differs" }
                                .joined(separator: " && ") + " && ls | wc -l")
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "4",
                        "(no debug files: each output is its report) four files, each named as its report, none differing: \(result.stdoutText)")
 
         // An error names the file with its bytes too.
         result = try CLI.shell("\"$SYMBOLICATE\" -q \"$(printf '\(root.path)/in/gone\\x80.crash')\"")
-        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.status, .reportFailed)
         XCTAssertEqual(Array(result.stderr), Array("symbolicate: \(root.path)/in/gone".utf8) + [0x80]
                        + Array(".crash: cannot read: no such file or directory\n".utf8))
     }
@@ -76,7 +76,7 @@ final class FileNameTests: XCTestCase {
         for name in names {
             let path = Array((root.path + "/in/").utf8) + name.bytes
             let result = try CLI.shell("\"$SYMBOLICATE\" -q --format frames -d '\(macho)' \"$(printf '\(root.path)/in/\(name.printf)')\"")
-            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.status, .success, result.stderrText)
             let lines = Array(result.stdout).split(separator: 0x0a)
             XCTAssertEqual(lines.count, plainLines.count, name.printf)
             for (line, plainLine) in zip(lines, plainLines) {
@@ -88,7 +88,7 @@ final class FileNameTests: XCTestCase {
     func testJSONSpellsRawBytesAsReplacementCharacters() throws {
         _ = try setUpReports()
         let result = try CLI.shell("\"$SYMBOLICATE\" -q --format json \"$(printf '\(root.path)/in/a\\x80.crash')\"")
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertNotNil(String(data: result.stdout, encoding: .utf8), "the JSON is valid UTF-8")
         XCTAssert(result.stdoutText.contains("\"path\":\"\(root.path)/in/a\u{FFFD}.crash\""), result.stdoutText.prefix(300) + "")
     }

@@ -12,7 +12,7 @@ final class GroupTests: XCTestCase {
         let (folder, labels) = try groupFixtures()
         let arguments = ["group", "--format", "json", "--examples", "1000", "-d", macho(), folder.path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let groups = try parseGroups(result)
         XCTAssertEqual(groups.reports, labels.count)
         assertPartition(groups.idOf, labels)
@@ -20,7 +20,7 @@ final class GroupTests: XCTestCase {
         // The same groups and IDs in another order, one report at a time.
         let files = labels.keys.sorted().reversed().map { folder.appendingPathComponent($0).path }
         let again = try CLI.run(["group", "--format", "json", "--examples", "1000", "-j", "1", "-d", macho()] + files)
-        XCTAssertEqual(again.status, 0, again.summary(arguments))
+        XCTAssertEqual(again.status, .success, again.summary(arguments))
         let other = try parseGroups(again)
         for (path, id) in groups.idOf { XCTAssertEqual(other.idOf[path], id, path) }
         XCTAssertEqual(other.order, groups.order, "most reports first, ties by ID")
@@ -56,7 +56,7 @@ final class GroupTests: XCTestCase {
         let names = ["null-deref-1.crash", "null-deref-2.crash", "null-deref-3.crash", "null-deref-dwarf5.crash"]
         let arguments = ["group", "--format", "json", "--no-cache"] + names.map { folder.appendingPathComponent($0).path }
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let groups = try parseGroups(result)
         let ids = names.map { groups.idOf[folder.appendingPathComponent($0).path] }
         XCTAssertEqual(ids[0], ids[1])
@@ -106,7 +106,7 @@ final class GroupTests: XCTestCase {
         }
         let arguments = ["group", "--format", "json", "--examples", "100"] + logs.keys.sorted()
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let groups = try parseGroups(result)
         XCTAssertEqual(groups.order.count, 2, result.stdoutText)
         assertPartition(groups.idOf, logs)
@@ -135,7 +135,7 @@ final class GroupTests: XCTestCase {
         let page = dir.appendingPathComponent("groups.html")
         let arguments = ["group", "--format", "json", "--html", page.path, "-d", macho(), folder.path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let groups = try parseGroups(result)
         let html = try String(contentsOf: page, encoding: .utf8)
         for remote in ["http://", "https://", "//cdn"] where html.contains("src=\"\(remote)") || html.contains("href=\"\(remote)") {
@@ -180,7 +180,7 @@ final class GroupTests: XCTestCase {
         let arguments = ["group", "-d", macho(), bad.path, folder.appendingPathComponent("greeter.crash").path,
                          dir.appendingPathComponent("missing.crash").path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssertTrue(result.stdoutText.hasPrefix("1 group in 1 report (2 could not be read)\n"), result.stdoutText)
         XCTAssertTrue(result.stderrText.contains(bad.path), result.stderrText)
         XCTAssertTrue(result.stderrText.contains("missing.crash"), result.stderrText)
@@ -192,7 +192,7 @@ final class GroupTests: XCTestCase {
         let list = labels.keys.sorted().map { folder.appendingPathComponent($0).path }.joined(separator: "\0")
         let arguments = ["group", "--format", "tsv", "-d", macho(), "--reports-from", "-"]
         let result = try CLI.run(arguments, input: Data(list.utf8))
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let lines = result.stdoutText.split(separator: "\n")
         XCTAssertEqual(lines.count, 1 + Set(labels.values).count, result.stdoutText)
         XCTAssertEqual(lines.dropFirst().map { Int($0.split(separator: "\t")[1]) ?? 0 }.reduce(0, +), labels.count)
@@ -216,7 +216,7 @@ final class GroupTests: XCTestCase {
             try (0..<count).map { files[$0 % files.count] }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
             let result = try CLI.shell("/usr/bin/time -f '%M' -o \(dir.path)/rss-\(count) \"$SYMBOLICATE\" group -q -d '\(macho())' --reports-from '\(list.path)' > /dev/null",
                                        timeout: 600)
-            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.status, .success, result.stderrText)
             let rss = try String(contentsOf: dir.appendingPathComponent("rss-\(count)"), encoding: .utf8)
             peaks.append(Int(rss.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
         }
@@ -227,7 +227,7 @@ final class GroupTests: XCTestCase {
 
     func testHelpDocumentsTheSignatureRules() throws {
         let result = try CLI.run(["help", "group"])
-        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.status, .success)
         let help = result.stdoutText.replacingOccurrences(of: "\n", with: " ")
             .replacingOccurrences(of: "  ", with: " ")
         for word in ["SIGNATURE", "abort", "__pthread_kill", "objc_exception_throw", "__cxa_throw", "_assertionFailure",

@@ -40,7 +40,7 @@ final class HostileNameTests: XCTestCase {
         }
 
         let (result, seconds) = try CPUTime.ofChildren { try CLI.run(["--format", "frames", "-j", "2", "-d", binary] + reports) }
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertLessThan(seconds, 30, "seconds of CPU")
         let functions = result.stdoutText.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false)[5] }
         XCTAssertEqual(functions.map(String.init), Array(Array(repeating: Self.names, count: reports.count).joined()))

@@ -40,7 +40,7 @@ final class IPSTests: XCTestCase {
 
     private static func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         let result = try CLI.run(arguments, file: file, line: line)
-        XCTAssertEqual(result.status, 0, result.summary(arguments), file: file, line: line)
+        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
         return result
     }
 
@@ -396,7 +396,7 @@ final class IPSTests: XCTestCase {
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
         let arguments = ["-d", macho, "--no-demangle", cut, good]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, result.summary(arguments))
         XCTAssert(result.stderrText.hasPrefix("symbolicate: \(cut): not a valid .ips report: the JSON body is not valid JSON")
                   || result.stderrText.contains("\(cut): not a valid .ips report: the JSON body is not valid JSON"),

@@ -222,7 +222,7 @@ enum Packaging {
     static func checkProgram(_ binary: String, file: StaticString = #filePath, line: UInt = #line)
         throws -> (number: String, commit: String) {
         let version = try runProcess(binary, ["--version"])
-        XCTAssertEqual(version.status, 0, file: file, line: line)
+        XCTAssertEqual(version.status, .success, file: file, line: line)
         let text = version.stdoutText.trimmingCharacters(in: .newlines)
         guard let match = text.range(of: #"^[0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)$"#,
                                      options: .regularExpression), match == text.startIndex..<text.endIndex
@@ -241,7 +241,7 @@ enum Packaging {
         let example = ["-d", try Fixtures.path("macho"), try Fixtures.path("reports/App-arm64.crash")]
         let installed = try runProcess(binary, example, environment: CLI.environment)
         let underTest = try CLI.run(example)
-        XCTAssertEqual(installed.status, 0, installed.stderrText, file: file, line: line)
+        XCTAssertEqual(installed.status, .success, installed.stderrText, file: file, line: line)
         XCTAssertEqual(installed.stdoutText, underTest.stdoutText, "the installed program symbolicates the example as the program under test",
                        file: file, line: line)
         XCTAssertTrue(installed.stdoutText.contains(" (parser.c:"), "the example's frames are resolved", file: file, line: line)

@@ -42,7 +42,7 @@ final class JSONFrameCountTests: XCTestCase {
             let expected = try Self.frameCount(data, name: (path as NSString).lastPathComponent)
             let arguments = ["--format", "json", path]
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             let report = try IPSTests.jsonReport(result, arguments)
             let found = (report["threads"] as? [[String: Any]] ?? []).reduce(0) { $0 + (($1["frames"] as? [Any])?.count ?? 0) }
             XCTAssertEqual(found, expected, "\((path as NSString).lastPathComponent): frames in JSON vs frames in the report")

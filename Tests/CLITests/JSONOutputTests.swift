@@ -135,7 +135,7 @@ final class JSONOutputTests: XCTestCase {
             let report = try FixtureReport.load(path)
             let arguments = ["-d", macho, "--no-demangle", "--format", "json", path]
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stderrText, "", "no warnings expected: \(CLI.describe(arguments))")
             let reports = try Self.parse(result, arguments)
             XCTAssertEqual(reports.count, 1, "one report object")
@@ -255,7 +255,7 @@ final class JSONOutputTests: XCTestCase {
         let reports = try Fixtures.reports()
         let arguments = ["-d", macho, "--format", "json"] + reports
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let parsed = try Self.parse(result, arguments)
         XCTAssertEqual(parsed.compactMap { $0["path"] as? String }, reports, "one object per report, in order")
         XCTAssertFalse(result.stdoutText.contains("==> "), "no text headers in JSON output")
@@ -266,7 +266,7 @@ final class JSONOutputTests: XCTestCase {
         for path in try CorpusTests.reports(corpus) {
             let arguments = ["-d", corpus.appendingPathComponent("debug").path, "--format", "json", path]
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             let reports = try Self.parse(result, arguments)
             guard let report = reports.first else {
                 XCTFail("\(path): no report object")

@@ -24,7 +24,7 @@ final class LegacySwiftTraceTests: XCTestCase {
 
         let arguments = ["--no-demangle", "-d", program, logPath]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let output = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var cursor = 0
         var compared = 0

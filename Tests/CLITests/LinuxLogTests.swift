@@ -63,7 +63,7 @@ final class LinuxLogTests: XCTestCase {
         try log.write(toFile: logPath, atomically: true, encoding: .utf8)
         let arguments = ["-d", debug, logPath]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         guard result.stdoutText != log else {
             return XCTFail("`\(CLI.describe(arguments))` resolved nothing in a glibc log of the stripped program: "
                 + result.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -144,7 +144,7 @@ final class LinuxLogTests: XCTestCase {
         try log.write(toFile: logPath, atomically: true, encoding: .utf8)
         let arguments = ["-d", debug, logPath]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         try assertReadingBackChangesNothing(result.stdoutText, debugArgument: debug, label: label, in: dir)
         return (arguments, OutputLines.split(result.stdoutText))
     }
@@ -164,7 +164,7 @@ final class LinuxLogTests: XCTestCase {
         for extra in [[], ["--force"]] {
             let arguments = extra + ["-d", debugArgument, path]
             let again = try CLI.run(arguments)
-            XCTAssertEqual(again.status, 0, again.summary(arguments))
+            XCTAssertEqual(again.status, .success, again.summary(arguments))
             XCTAssertEqual(again.stdoutText, output, "\(label): `\(CLI.describe(arguments))` changed the output")
         }
     }

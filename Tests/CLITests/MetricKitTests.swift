@@ -19,7 +19,7 @@ final class MetricKitTests: XCTestCase {
 
     private static func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         let result = try CLI.run(arguments, file: file, line: line)
-        XCTAssertEqual(result.status, 0, result.summary(arguments), file: file, line: line)
+        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
         return result
     }
 
@@ -190,7 +190,7 @@ final class MetricKitTests: XCTestCase {
         try bytes.prefix(bytes.count / 2).write(to: temporary)
         let arguments = ["-q", temporary.path, path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 1, result.summary(arguments))
+        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
         let errors = result.stderrText.split(separator: "\n")
         XCTAssertEqual(errors.count, 1, result.summary(arguments))
         XCTAssertTrue(errors.first?.hasPrefix("symbolicate: \(temporary.path): not a valid MetricKit payload: ") == true

@@ -47,7 +47,7 @@ final class MissReasonTests: XCTestCase {
         if !FileManager.default.fileExists(atPath: copy) { try FileManager.default.copyItem(atPath: original, toPath: copy) }
         let arguments = debug.flatMap { ["-d", $0] } + [original, copy]
         let text = try CLI.run(arguments)
-        XCTAssertEqual(text.status, 0, text.summary(arguments), file: file, line: line)
+        XCTAssertEqual(text.status, .success, text.summary(arguments), file: file, line: line)
         let lines = text.stderrLines.filter { $0.contains(": no debug file for \(image) (") }
         XCTAssertEqual(lines.count, 1, "one line per image, however many reports: " + text.summary(arguments), file: file, line: line)
         let said = try XCTUnwrap(lines.first, text.summary(arguments), file: file, line: line)
@@ -106,7 +106,7 @@ final class MissReasonTests: XCTestCase {
              + "    #0 0x555555555139  (/srv/app+0x1139)\n").write(toFile: log, atomically: true, encoding: .utf8)
         let arguments = ["--no-module-paths", "--format", "json", log]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stderrLines, ["symbolicate: \(log): no debug file for app (no build-id in the log; "
                                             + "--no-module-paths); its frames are left as they are"])
         let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
@@ -255,7 +255,7 @@ final class MissReasonTests: XCTestCase {
         try Data(bytes).write(to: target)
         let arguments = ["--format", "json", "-d", scratch.appendingPathComponent("corrupt").path, try Fixtures.path("reports/App-arm64.crash")]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
         let images = ((object?["reports"] as? [[String: Any]])?.first?["images"] as? [[String: Any]]) ?? []
         let unresolved = try XCTUnwrap(images.first { $0["name"] as? String == "App" }?["unresolved"] as? [String: Any],
@@ -290,7 +290,7 @@ final class MissReasonTests: XCTestCase {
 
         let arguments = ["--format", "json", "-d", folder, report]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let skipped = result.stderrLines.filter { $0.contains("part of the DWARF could not be read") }
         XCTAssertEqual(skipped, ["symbolicate: \(dsym.path): part of the DWARF could not be read: compile unit at "
                                  + "0x\(String(second - info.offset, radix: 16)): damaged DIEs, skipped"], result.summary(arguments))
@@ -318,7 +318,7 @@ final class MissReasonTests: XCTestCase {
         try kept.joined(separator: "\n").write(to: only, atomically: true, encoding: .utf8)
         let onlyArguments = ["--format", "json", "-d", folder, only.path]
         let partial = try CLI.run(onlyArguments)
-        XCTAssertEqual(partial.status, 0, partial.summary(onlyArguments))
+        XCTAssertEqual(partial.status, .success, partial.summary(onlyArguments))
         XCTAssertFalse(partial.stderrText.contains("cannot be used"), partial.summary(onlyArguments))
         let partialObject = try JSONSerialization.jsonObject(with: partial.stdout) as? [String: Any]
         let images = ((partialObject?["reports"] as? [[String: Any]])?.first?["images"] as? [[String: Any]]) ?? []

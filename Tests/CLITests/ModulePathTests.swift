@@ -47,7 +47,7 @@ final class ModulePathTests: XCTestCase {
         let logs = [try writeLog("a.log", frames), try writeLog("b.log", frames)]
         let arguments = ["-q"] + logs
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let said = pathLines(result)
         XCTAssertEqual(said.count, 2, result.summary(arguments))
         for module in [server, worker] {
@@ -64,7 +64,7 @@ final class ModulePathTests: XCTestCase {
         let log = try writeLog("asan.log", ["    #0 0x555555554cc4  (\(server)+0xcc4)", "    #1 0x555555554904  (\(server)+0x904)"])
         let arguments = ["--no-module-paths", log]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stdout, try Data(contentsOf: URL(fileURLWithPath: log)), result.summary(arguments))
         XCTAssertEqual(pathLines(result), [], result.summary(arguments))
         let missing = result.stderrLines.filter { $0.contains("no debug file for") }
@@ -81,7 +81,7 @@ final class ModulePathTests: XCTestCase {
         for extra in [[], ["--no-module-paths"]] {
             let arguments = extra + ["-d", server, log]
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(pathLines(result), [], result.summary(arguments))
             XCTAssertTrue(result.stdoutText.contains("#0 0x555555554cc4 in "), result.summary(arguments))
         }

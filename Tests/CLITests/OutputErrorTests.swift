@@ -11,7 +11,7 @@ final class OutputErrorTests: XCTestCase {
     private func assertOutputFails(_ script: String, saying problem: String,
                                    file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try CLI.shell(script)
-        XCTAssertEqual(result.status, 74, "\(script): \(result.stderrText)", file: file, line: line)
+        XCTAssertEqual(result.status, .outputFailed, "\(script): \(result.stderrText)", file: file, line: line)
         XCTAssertEqual(result.problemLines, ["symbolicate: " + problem], script, file: file, line: line)
     }
 
@@ -95,7 +95,7 @@ final class OutputErrorTests: XCTestCase {
                ["--help"], ["--version"]]
         for arguments in commands {
             let result = try runIntoAClosedPipe(arguments)
-            XCTAssertEqual(result.status, 0, "\(CLI.describe(arguments)): \(result.problems)")
+            XCTAssertEqual(result.status, .success, "\(CLI.describe(arguments)): \(result.problems)")
             XCTAssertEqual(result.problems, [], CLI.describe(arguments))
         }
     }
@@ -108,7 +108,7 @@ final class OutputErrorTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let output = root.appendingPathComponent("out").path
         let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) -o \(quoted(output)) \(quoted(report)) >&-")
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.problemLines, [])
         let written = try String(contentsOfFile: output + "/App-arm64.crash", encoding: .utf8)
         XCTAssertEqual(written, try CLI.run(["-q", "-d", macho, report]).stdoutText)
@@ -129,7 +129,7 @@ final class OutputErrorTests: XCTestCase {
         try Data("a file, not a folder".utf8).write(to: output.appendingPathComponent("a"))
         let arguments = ["-q", "-o", output.path, input.path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 74, result.summary(arguments))
+        XCTAssertEqual(result.status, .outputFailed, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, result.summary(arguments))
         XCTAssert(result.stderrText.contains(output.appendingPathComponent("a").path), result.summary(arguments))
         XCTAssert(FileManager.default.fileExists(atPath: output.appendingPathComponent("b/x.crash").path),

@@ -35,7 +35,7 @@ final class OutputFolderTests: XCTestCase {
         try copyReport(to: "b/x.crash", "reports/App-x86_64.crash")
         let arguments = ["-q", "-o", path("out"), path("a/x.crash"), path("b/x.crash")]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 74, result.summary(arguments))
+        XCTAssertEqual(result.status, .outputFailed, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, result.summary(arguments))
         XCTAssert(result.stderrText.contains(path("b/x.crash")) && result.stderrText.contains(path("a/x.crash")),
                   "the line names both reports: \(result.stderrText)")
@@ -44,7 +44,7 @@ final class OutputFolderTests: XCTestCase {
 
         let twice = ["-q", "-o", path("out2"), path("a/x.crash"), path("a/./x.crash")]
         let again = try CLI.run(twice)
-        XCTAssertEqual(again.status, 74, again.summary(twice))
+        XCTAssertEqual(again.status, .outputFailed, again.summary(twice))
         XCTAssertEqual(again.problemLines.count, 1, again.summary(twice))
     }
 
@@ -56,7 +56,7 @@ final class OutputFolderTests: XCTestCase {
         for output in [path("in/out"), path("in"), path("link"), path("link/deeper/out"), path("in/../in/out")] {
             let arguments = ["-q", "-o", output, path("in")]
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 64, result.summary(arguments))
+            XCTAssertEqual(result.status, .usage, result.summary(arguments))
             XCTAssert(result.stderrText.contains("inside") || result.stderrText.contains(" is the folder"),
                       result.summary(arguments))
         }
@@ -65,7 +65,7 @@ final class OutputFolderTests: XCTestCase {
         try copyReport(to: "in/unique-\(getpid()).crash")
         let arguments = ["-q", "-o", "", path("in/unique-\(getpid()).crash")]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 64, result.summary(arguments))
+        XCTAssertEqual(result.status, .usage, result.summary(arguments))
         let stray = FileManager.default.currentDirectoryPath + "/unique-\(getpid()).crash"
         XCTAssertFalse(FileManager.default.fileExists(atPath: stray), "nothing written in the current folder")
         try? FileManager.default.removeItem(atPath: stray)
@@ -79,7 +79,7 @@ final class OutputFolderTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: path("out/sub"), withDestinationPath: path("elsewhere"))
         let arguments = ["-q", "-o", path("out"), path("in")]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 74, result.summary(arguments))
+        XCTAssertEqual(result.status, .outputFailed, result.summary(arguments))
         XCTAssertEqual(result.problemLines.count, 1, result.summary(arguments))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("elsewhere")), [],
                        "nothing written through the link: \(result.summary(arguments))")
@@ -98,7 +98,7 @@ final class OutputFolderTests: XCTestCase {
         for file in [stale, live, other] { try Data("partial".utf8).write(to: URL(fileURLWithPath: file)) }
         let arguments = ["-q", "-o", path("out"), path("in")]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "the dead run's temporary is removed")
         XCTAssert(FileManager.default.fileExists(atPath: live), "a live process's temporary is kept")
         XCTAssert(FileManager.default.fileExists(atPath: other), "a file that is not ours is kept")

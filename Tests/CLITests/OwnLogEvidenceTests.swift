@@ -36,7 +36,7 @@ final class OwnLogEvidenceTests: XCTestCase {
         XCTAssertTrue(frames.contains { $0.symbol?.hasPrefix("_ZN5books") ?? false }, "C++ names:\n\(log)")
         let arguments = [path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(Evidence.contradictionLines(result), [], result.summary(arguments))
         try Evidence.assertProgramFramesAgreeWithTheOracle(log: log, output: result.stdoutText, module: binary, object: binary,
                                                   arguments: arguments)

@@ -57,12 +57,12 @@ final class ParallelRecipeTests: XCTestCase {
         let work = scratch.path
         // The prebuilt shared cache, as the indexer machine makes it.
         let indexed = try CLI.run(["index", "-d", debug, "--cache-dir", work + "/shared"])
-        XCTAssertEqual(indexed.status, 0, indexed.summary([]))
+        XCTAssertEqual(indexed.status, .success, indexed.summary([]))
 
         // One run: the reference.
         let one = try CLI.shell("\"$SYMBOLICATE\" -q --format frames -d '\(debug)' --reports-from '\(list)' > '\(work)/one.tsv'",
                                 timeout: 300)
-        XCTAssertEqual(one.status, 0, one.stderrText)
+        XCTAssertEqual(one.status, .success, one.stderrText)
 
         // The recipe: blocks of 100 paths on the workers' standard input, each worker a
         // symbolicate with a fresh cache of its own ({%}: its job slot) and the shared one,

@@ -40,13 +40,13 @@ final class ReportEncodingTests: XCTestCase {
         let text = try String(contentsOfFile: original, encoding: .utf8)
         for format in ["text", "json"] {
             let expected = try CLI.run(arguments + ["--format", format, original])
-            XCTAssertEqual(expected.status, 0, expected.summary(arguments))
+            XCTAssertEqual(expected.status, .success, expected.summary(arguments))
             for variant in Variant.allCases {
                 let path = scratch.appendingPathComponent("\(variant)-\(fileName)").path
                 try variant.encode(text).write(to: URL(fileURLWithPath: path))
                 let arguments = arguments + ["--format", format, path]
                 let result = try CLI.run(arguments)
-                XCTAssertEqual(result.status, 0, result.summary(arguments))
+                XCTAssertEqual(result.status, .success, result.summary(arguments))
                 let note = "symbolicate: \(path): read as \(variant.name), written as UTF-8"
                 XCTAssertEqual(result.stderrLines.filter { $0 == note }.count, 1, result.summary(arguments))
                 XCTAssertEqual(result.problemLines.filter { $0 != note }.map { $0.replacingOccurrences(of: path, with: original) },
@@ -110,7 +110,7 @@ final class ReportEncodingTests: XCTestCase {
         bytes.insert(contentsOf: [0x00, 0xD8], at: 4)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let result = try CLI.run(["-d", try Fixtures.path("macho"), path])
-        XCTAssertEqual(result.status, 0, result.summary([path]))
+        XCTAssertEqual(result.status, .success, result.summary([path]))
         XCTAssertEqual(result.problemLines.filter { $0.contains("read as UTF-16") },
                        ["symbolicate: \(path): read as UTF-16LE, written as UTF-8 (1 invalid UTF-16 code unit replaced by U+FFFD)"])
         XCTAssertTrue(result.stdoutText.hasPrefix("I\u{FFFD}ncident Identifier:"), String(result.stdoutText.prefix(40)))

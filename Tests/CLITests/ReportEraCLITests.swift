@@ -15,7 +15,7 @@ final class ReportEraCLITests: XCTestCase {
         let debug = try Fixtures.path("macho")
         let path = try Fixtures.path("reports/App-arm64.crash")
         let result = try CLI.run(["-d", debug, path])
-        XCTAssertEqual(result.status, 0, result.summary(["-d", debug, path]))
+        XCTAssertEqual(result.status, .success, result.summary(["-d", debug, path]))
         return (try String(contentsOfFile: path, encoding: .utf8), result.stdoutText, debug)
     }
 
@@ -41,7 +41,7 @@ final class ReportEraCLITests: XCTestCase {
             .replacingOccurrences(of: "Thread 1:\n", with: "Thread 1 Attributed:\n")
         let path = try write(variant, named: "resource.crash")
         let text = try CLI.run(["-d", plain.debug, path])
-        XCTAssertEqual(text.status, 0, text.summary([path]))
+        XCTAssertEqual(text.status, .success, text.summary([path]))
         let expected = ReportVariantTests.frames(in: plain.output, after: "Thread 1:")
         XCTAssertGreaterThan(expected.filter { $0.image == "App" }.count, 3)
         XCTAssertEqual(ReportVariantTests.frames(in: text.stdoutText, after: "Thread 1 Attributed:"), expected)
@@ -63,7 +63,7 @@ final class ReportEraCLITests: XCTestCase {
         XCTAssertNotEqual(variant, plain.text)
         let path = try write(variant, named: "watchdog.crash")
         let result = try CLI.run(["-d", plain.debug, path])
-        XCTAssertEqual(result.status, 0, result.summary([path]))
+        XCTAssertEqual(result.status, .success, result.summary([path]))
         XCTAssert(result.stdoutText.contains("Thread 2:\n" + frame), "the frame is kept as it is")
         let expected = ReportVariantTests.frames(in: plain.output, after: "Thread 2:").filter { $0.number > 0 }
         XCTAssertEqual(ReportVariantTests.frames(in: result.stdoutText, after: "Thread 2:"), expected)
@@ -92,7 +92,7 @@ final class ReportEraCLITests: XCTestCase {
         }
         let path = try write(variant, named: "named.crash")
         let result = try CLI.run(["-d", plain.debug, path])
-        XCTAssertEqual(result.status, 0, result.summary([path]))
+        XCTAssertEqual(result.status, .success, result.summary([path]))
         XCTAssertEqual(result.stdoutText, plain.output, "each frame resolves as the unsymbolicated one did")
 
         // Cut before its Binary Images: the frame named by its UUID still resolves.
@@ -110,7 +110,7 @@ final class ReportEraCLITests: XCTestCase {
         let metadata = #"{"app_name":"App","bug_type":"309","os_version":"iPhone OS 14.4 (18D52)"}"# + "\n"
         let path = try write(metadata + plain.text, named: "text-body.ips")
         let result = try CLI.run(["-d", plain.debug, path])
-        XCTAssertEqual(result.status, 0, result.summary([path]))
+        XCTAssertEqual(result.status, .success, result.summary([path]))
         XCTAssertEqual(result.stdoutText, metadata + plain.output)
     }
 
@@ -121,13 +121,13 @@ final class ReportEraCLITests: XCTestCase {
         let broken = #"{"app_name":"App","bug_type":"309"}"# + "\n{\n  \"threads\" : [{\"frames\" : [\n"
         let path = try write(broken, named: "broken.ips")
         let text = try CLI.run([path])
-        XCTAssertEqual(text.status, 1, text.summary([path]))
+        XCTAssertEqual(text.status, .reportFailed, text.summary([path]))
         XCTAssertEqual(text.stdoutText, broken)
         XCTAssertEqual(text.stderrLines.count, 1, text.summary([path]))
         XCTAssert(text.stderrText.contains("\(path): not a valid .ips report:"), text.stderrText)
 
         let json = try CLI.run(["--format", "json", path])
-        XCTAssertEqual(json.status, 1, json.summary([path]))
+        XCTAssertEqual(json.status, .reportFailed, json.summary([path]))
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
         let entry = try XCTUnwrap((document["reports"] as? [[String: Any]])?.first)
         XCTAssertEqual(entry["path"] as? String, path)
@@ -135,7 +135,7 @@ final class ReportEraCLITests: XCTestCase {
         XCTAssertEqual((entry["threads"] as? [Any])?.count, 0)
 
         let frames = try CLI.run(["--format", "frames", path])
-        XCTAssertEqual(frames.status, 1)
+        XCTAssertEqual(frames.status, .reportFailed)
         XCTAssertEqual(frames.stdoutText, "")
         XCTAssertEqual(frames.stderrLines.count, 1, frames.summary([path]))
 
@@ -145,7 +145,7 @@ final class ReportEraCLITests: XCTestCase {
         XCTAssertEqual(both.stdoutText, "==> \(path) <==\n" + broken + "\n==> \(report) <==\n" + plain.output)
         let folder = try makeTemporaryDirectory("eras-out").appendingPathComponent("out").path
         let out = try CLI.run(["-q", "-o", folder, path])
-        XCTAssertEqual(out.status, 1, out.summary([path]))
+        XCTAssertEqual(out.status, .reportFailed, out.summary([path]))
         XCTAssertEqual(try String(contentsOfFile: folder + "/broken.ips", encoding: .utf8), broken)
     }
 

@@ -114,7 +114,7 @@ final class ReportEvidenceTests: XCTestCase {
         try FileManager.default.copyItem(atPath: rebuilt, toPath: module)
         let arguments = [log]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let logText = try String(contentsOfFile: log, encoding: .utf8)
         let output = OutputLines.split(result.stdoutText)
         for (line, got) in zip(OutputLines.split(logText), output) where line.contains(module + "(") {
@@ -145,7 +145,7 @@ final class ReportEvidenceTests: XCTestCase {
         let (log, module, _, rebuilt) = try rebuiltProgramLog()
         let arguments = ["-d", rebuilt, log]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let logText = try String(contentsOfFile: log, encoding: .utf8)
         for (line, got) in zip(OutputLines.split(logText), OutputLines.split(result.stdoutText)) where line.contains(module + "(") {
             XCTAssertEqual(got, line, result.summary(arguments))
@@ -163,7 +163,7 @@ final class ReportEvidenceTests: XCTestCase {
         try FileManager.default.copyItem(atPath: crashed, toPath: module)
         let arguments = [log]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(Evidence.contradictionLines(result), [], result.summary(arguments))
         XCTAssertTrue(result.stderrLines.contains { $0.contains(": \(module): no build-id in the log; resolved through") },
                       result.summary(arguments))
@@ -269,7 +269,7 @@ final class ReportEvidenceTests: XCTestCase {
         try text.write(toFile: log, atomically: true, encoding: .utf8)
         let arguments = [log]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stdoutText, text, result.summary(arguments))
         let said = Evidence.contradictionLines(result)
         XCTAssertEqual(said.count, 1, result.summary(arguments))
@@ -295,7 +295,7 @@ enum Evidence {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let arguments = extra + [path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         return (result, arguments)
     }
 

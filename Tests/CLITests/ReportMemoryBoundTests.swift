@@ -26,7 +26,7 @@ final class ReportMemoryBoundTests: XCTestCase {
     private func peakKiB(_ command: String) throws -> Int {
         let measure = path("peak")
         let result = try CLI.shell("/usr/bin/time -f %M -o \(quoted(measure)) \(command) > /dev/null", timeout: 300)
-        XCTAssertEqual(result.status, 0, "\(command): \(result.stderrText)")
+        XCTAssertEqual(result.status, .success, "\(command): \(result.stderrText)")
         let text = try String(contentsOfFile: measure, encoding: .utf8)
         return try XCTUnwrap(text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
                              "no peak from GNU time: \(text)")

@@ -53,7 +53,7 @@ final class ReportVariantTests: XCTestCase {
         let path = try Fixtures.path("reports/App-arm64.crash")
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let result = try CLI.run(["-d", debug, path])
-        XCTAssertEqual(result.status, 0, result.summary(["-d", debug, path]))
+        XCTAssertEqual(result.status, .success, result.summary(["-d", debug, path]))
         return (path, text, result.stdoutText, debug)
     }
 
@@ -84,7 +84,7 @@ final class ReportVariantTests: XCTestCase {
             with: "Last Exception Backtrace:\n(" + list.joined(separator: " ") + ")\n\nThread 0 name:")
         let path = try write(variant, named: "leb.crash")
         let result = try CLI.run(["-d", plain.debug, path])
-        XCTAssertEqual(result.status, 0, result.summary([path]))
+        XCTAssertEqual(result.status, .success, result.summary([path]))
         let numbered = Self.frames(in: result.stdoutText, after: "Last Exception Backtrace:")
         var expected: [OutputFrame] = []
         for (k, frame) in returnFrames.enumerated() {
@@ -148,7 +148,7 @@ final class ReportVariantTests: XCTestCase {
         XCTAssert(signed.originals.allSatisfy { $0 >> 36 == 0 }, "the fixture's App addresses fit in 36 bits")
         let path = try write(signed.text, named: "pac.crash")
         let result = try CLI.run(["-d", plain.debug, path])
-        XCTAssertEqual(result.status, 0, result.summary([path]))
+        XCTAssertEqual(result.status, .success, result.summary([path]))
         // Undo the signing in the output: it must then equal the plain report's output.
         var output = result.stdoutText
         for address in Set(signed.originals) {
@@ -170,14 +170,14 @@ final class ReportVariantTests: XCTestCase {
             return XCTFail("\(path) should be a macOS report (OS Version: macOS …)")
         }
         let plain = try CLI.run(["-d", debug, path])
-        XCTAssertEqual(plain.status, 0, plain.summary(["-d", debug, path]))
+        XCTAssertEqual(plain.status, .success, plain.summary(["-d", debug, path]))
 
         // Above bit 47: stripped.
         let high = Self.signing(text, with: 0x7f80_0000_0000_0000, format: "0x%llx")
         XCTAssertGreaterThan(high.lines.count, 0)
         let highPath = try write(high.text, named: "pac-macos.crash")
         let highResult = try CLI.run(["-d", debug, highPath])
-        XCTAssertEqual(highResult.status, 0, highResult.summary(["-d", debug, highPath]))
+        XCTAssertEqual(highResult.status, .success, highResult.summary(["-d", debug, highPath]))
         let resolvedPlain = Self.frames(in: plain.stdoutText, after: "Thread 0 Crashed:").map(\.rest)
         let resolvedSigned = Self.frames(in: highResult.stdoutText, after: "Thread 0 Crashed:").map(\.rest)
         XCTAssertEqual(resolvedSigned, resolvedPlain)
@@ -187,7 +187,7 @@ final class ReportVariantTests: XCTestCase {
         XCTAssertGreaterThan(middle.lines.count, 0)
         let middlePath = try write(middle.text, named: "pac-macos-kept.crash")
         let middleResult = try CLI.run(["-d", debug, middlePath])
-        XCTAssertEqual(middleResult.status, 0, middleResult.summary(["-d", debug, middlePath]))
+        XCTAssertEqual(middleResult.status, .success, middleResult.summary(["-d", debug, middlePath]))
         let signedAddresses = Set(middle.originals.map { $0 | Self.bitsBetweenTheWidths })
         let outputLines = middleResult.stdoutText.components(separatedBy: "\n").filter { line in
             Self.parseFrame(line).map { signedAddresses.contains($0.address) } ?? false
@@ -237,7 +237,7 @@ final class ReportVariantTests: XCTestCase {
         let path = try Fixtures.path("reports/App-arm64.crash")
         let copy = try write(try String(contentsOfFile: path, encoding: .utf8), named: "again.crash")
         let result = try CLI.run([path, copy])
-        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.status, .success)
         let report = try String(contentsOfFile: path, encoding: .utf8)
         guard let imageLine = report.components(separatedBy: "\n").first(where: { $0.contains(" App arm64") || $0.contains("+App arm64") }),
               let uuidRange = imageLine.range(of: #"<[0-9a-fA-F-]{32,36}>"#, options: .regularExpression)

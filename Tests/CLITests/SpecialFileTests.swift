@@ -20,7 +20,7 @@ final class SpecialFileTests: XCTestCase {
 
     private func expectedOutput(_ report: String, _ macho: String) throws -> String {
         let result = try CLI.run(["-q", "-d", macho, report])
-        XCTAssertEqual(result.status, 0, result.summary(["-q", "-d", macho, report]))
+        XCTAssertEqual(result.status, .success, result.summary(["-q", "-d", macho, report]))
         return result.stdoutText
     }
 
@@ -38,20 +38,20 @@ final class SpecialFileTests: XCTestCase {
         let expected = try expectedOutput(report, macho)
 
         var result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("fifo"))) -d \(quoted(macho)) \(quoted(report))", timeout: 120)
-        XCTAssertEqual(result.status, 2, result.stderrText)
+        XCTAssertEqual(result.status, .unusableDebugPath, result.stderrText)
         XCTAssertEqual(result.problemLines, ["symbolicate: \(path("fifo")): a FIFO, not a debug file: passed over"])
         XCTAssertEqual(result.stdoutText, expected)
 
         result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("debug"))) -d \(quoted(macho)) \(quoted(report))", timeout: 120)
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.stdoutText, expected)
 
         result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) \(quoted(path("reports")))", timeout: 120)
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.stdoutText, expected, "the FIFO is passed over: one report, without a header")
 
         result = try CLI.shell("\"$SYMBOLICATE\" atos -o \(quoted(path("fifo"))) 0x1000", timeout: 120)
-        XCTAssertEqual(result.status, 1, result.stderrText)
+        XCTAssertEqual(result.status, .reportFailed, result.stderrText)
         XCTAssertEqual(result.stderrLines, ["symbolicate: \(path("fifo")): a FIFO, not a Mach-O or ELF file"])
     }
 
@@ -59,7 +59,7 @@ final class SpecialFileTests: XCTestCase {
     func testAPipeNamedAsAReportIsRead() throws {
         let macho = try Fixtures.path("macho"), report = try Fixtures.path("reports/App-arm64.crash")
         let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(macho)) <(cat \(quoted(report)))", timeout: 120)
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.stdoutText, try expectedOutput(report, macho))
     }
 
@@ -68,17 +68,17 @@ final class SpecialFileTests: XCTestCase {
     /// its first block: BinaryInputTests.)
     func testAReportIsReadUpToTheLimit() throws {
         var result = try CLI.shell("yes 'Thread 0:' | \"$SYMBOLICATE\" -q --max-report-size 1M -", timeout: 120)
-        XCTAssertEqual(result.status, 1, result.stderrText)
+        XCTAssertEqual(result.status, .reportFailed, result.stderrText)
         XCTAssertEqual(result.stderrLines, ["symbolicate: <stdin>: cannot read: larger than the limit of 1 MiB"])
 
         let report = try Fixtures.path("reports/App-arm64.crash")
         result = try CLI.shell("yes | \"$SYMBOLICATE\" -q --max-report-size 1K \(quoted(report)) -", timeout: 120)
-        XCTAssertEqual(result.status, 1, result.stderrText)
+        XCTAssertEqual(result.status, .reportFailed, result.stderrText)
         XCTAssertEqual(result.problemLines, ["symbolicate: \(report): cannot read: larger than the limit of 1 KiB",
                                              "symbolicate: <stdin>: cannot read: larger than the limit of 1 KiB"])
 
         result = try CLI.shell("\"$SYMBOLICATE\" -q --max-report-size 0 \(quoted(report))")
-        XCTAssertEqual(result.status, 64, result.stderrText)
+        XCTAssertEqual(result.status, .usage, result.stderrText)
     }
 
     /// A Linux log names the modules of its frames, and the tool looks at those files: never
@@ -95,7 +95,7 @@ final class SpecialFileTests: XCTestCase {
                 "$SYMBOLICATE" -q '\(path("asan.log"))'
                 """
             let result = try CLI.shell(script, timeout: 120)
-            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.status, .success, result.stderrText)
             let parts = result.stdoutText.components(separatedBy: "---\n")
             XCTAssertEqual(parts.count, 2, result.stdoutText)
             XCTAssert(parts[0].contains("\(module)+0x"), parts[0])
@@ -117,7 +117,7 @@ final class SpecialFileTests: XCTestCase {
         }
         try FileManager.default.createSymbolicLink(atPath: path("debug/Contents"), withDestinationPath: path("debug/App.dSYM/Contents"))
         let result = try CLI.shell("\"$SYMBOLICATE\" -q -d \(quoted(path("debug"))) \(quoted(report))", timeout: 120)
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.status, .success, result.stderrText)
         XCTAssertEqual(result.stdoutText, try expectedOutput(report, macho + "/App-arm64.dSYM"))
     }
 
@@ -126,19 +126,19 @@ final class SpecialFileTests: XCTestCase {
         let report = try Fixtures.path("reports/App-arm64.crash")
         try FileManager.default.createSymbolicLink(atPath: path("loop"), withDestinationPath: "loop")
         var result = try CLI.run(["-q", "-d", path("loop"), "-d", path("missing"), report])
-        XCTAssertEqual(result.status, 2, "debug paths that give nothing are said, and the exit status tells: \(result.stderrText)")
+        XCTAssertEqual(result.status, .unusableDebugPath, "debug paths that give nothing are said, and the exit status tells: \(result.stderrText)")
         XCTAssertEqual(result.problemLines, [
             "symbolicate: \(path("loop")): a symbolic link loop (too many levels of symbolic links)",
             "symbolicate: \(path("missing")): no such file or directory",
         ])
         result = try CLI.run(["-q", path("loop"), path("missing")])
-        XCTAssertEqual(result.status, 1, result.stderrText)
+        XCTAssertEqual(result.status, .reportFailed, result.stderrText)
         XCTAssertEqual(result.problemLines.sorted(), [
             "symbolicate: \(path("loop")): cannot read: a symbolic link loop (too many levels of symbolic links)",
             "symbolicate: \(path("missing")): cannot read: no such file or directory",
         ])
         result = try CLI.run(["atos", "-o", root.path, "0x1000"])
-        XCTAssertEqual(result.status, 1, result.stderrText)
+        XCTAssertEqual(result.status, .reportFailed, result.stderrText)
         XCTAssertEqual(result.stderrLines, ["symbolicate: \(root.path): a directory, not a Mach-O or ELF file"])
     }
 
@@ -147,7 +147,7 @@ final class SpecialFileTests: XCTestCase {
         let report = try Fixtures.path("reports/App-arm64.crash")
         for jobs in ["9223372036854775807", "100000", "-1", "99999999999999999999999"] {
             let result = try CLI.run(["-q", "-j", jobs, report])
-            XCTAssertEqual(result.status, 64, "-j \(jobs): \(result.stderrText)")
+            XCTAssertEqual(result.status, .usage, "-j \(jobs): \(result.stderrText)")
         }
     }
 }

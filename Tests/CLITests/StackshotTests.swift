@@ -10,7 +10,7 @@ final class StackshotTests: XCTestCase {
 
     private func run(_ arguments: [String]) throws -> ProcessResult {
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         return result
     }
 
@@ -103,7 +103,7 @@ final class StackshotTests: XCTestCase {
         let good = try Fixtures.path("reports/App-arm64.crash")
         let arguments = ["-d", try Fixtures.path("macho"), cut, good]
         let result = try CLI.run(arguments)
-        XCTAssertNotEqual(result.status, 0, result.summary(arguments))
+        XCTAssertNotEqual(result.status, .success, result.summary(arguments))
         let errors = result.stderrText.split(separator: "\n").filter { $0.contains(cut) }
         XCTAssertEqual(errors.count, 1, result.stderrText)
         XCTAssertTrue(errors.first?.contains("cut short") ?? false, result.stderrText)

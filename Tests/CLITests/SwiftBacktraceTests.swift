@@ -64,7 +64,7 @@ final class SwiftBacktraceTests: XCTestCase {
                     let log = dir.appendingPathComponent("\(variant)-\(mode)-\(format).log")
                     try Data(input.utf8).write(to: log)
                     let result = try CLI.run(["-d", program, log.path])
-                    XCTAssertEqual(result.status, 0, "\(label): \(result.stderrText)")
+                    XCTAssertEqual(result.status, .success, "\(label): \(result.stderrText)")
                     let want = programFrames(expected, image: name, format: format)
                     let got = programFrames(result.stdoutText, image: name, format: format)
                     XCTAssertEqual(got.count, raw.count, "\(label): every thread of the log is written")

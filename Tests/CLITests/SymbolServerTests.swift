@@ -34,7 +34,7 @@ final class SymbolServerTests: XCTestCase {
             let cache = dir.appendingPathComponent("cache-\(layout)").path
             let arguments = ["--symbol-server", url] + reports + reports  // every report twice
             let result = try runTool(arguments, ["XDG_CACHE_HOME": cache])
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stdoutText, oracle, "\(layout): not as with -d: " + result.summary(arguments))
             XCTAssertEqual(result.problemLines, [], result.summary(arguments))
             let requests = server.requests(containing: "/")
@@ -69,7 +69,7 @@ final class SymbolServerTests: XCTestCase {
             let cache = dir.appendingPathComponent("cache-file-\(layout)").path
             let arguments = ["--symbol-server", "file://" + tree.path + "#" + layout] + reports
             let result = try runTool(arguments, ["XDG_CACHE_HOME": cache])
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stdoutText, oracle, "\(layout) over file://: " + result.summary(arguments))
             XCTAssertEqual(result.problemLines, [], result.summary(arguments))
             XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "/symbolicate/downloads"),
@@ -110,7 +110,7 @@ final class SymbolServerTests: XCTestCase {
             let start = Date()
             let result = try runTool(arguments, ["XDG_CACHE_HOME": dir.appendingPathComponent("cache-\(port)").path])
             XCTAssertLessThan(Date().timeIntervalSince(start), 30, "\(mode): the run is not bounded")
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stdoutText, "==> \(report) <==\n" + input + "\n==> \(report) <==\n" + input,
                            "\(mode): " + result.summary(arguments))
             XCTAssertEqual(result.problemLines.count, 1, "\(mode): one line: " + result.summary(arguments))
@@ -132,7 +132,7 @@ final class SymbolServerTests: XCTestCase {
         let cache = dir.appendingPathComponent("cache").path
         let arguments = ["--symbol-server", server.url, "--max-download-size", "1K", report]
         let result = try runTool(arguments, ["XDG_CACHE_HOME": cache])
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stdoutText, input, result.summary(arguments))
         XCTAssertFalse(result.problemLines.isEmpty, result.summary(arguments))
         for line in result.problemLines {
@@ -210,7 +210,7 @@ final class SymbolServerTests: XCTestCase {
             var environment = CLI.environment
             environment["XDG_CACHE_HOME"] = dir.appendingPathComponent("cache").path
             let result = try runProcess("/usr/bin/strace", arguments, environment: environment)
-            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.status, .success, result.stderrText)
             let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
             let network = lines.filter { $0.contains("AF_INET") }
             let libraries = lines.filter { ($0.contains("libcurl") || $0.contains("libdebuginfod")) && !$0.contains("ENOENT") }
@@ -251,7 +251,7 @@ final class SymbolServerTests: XCTestCase {
         let reports = try Fixtures.reports()
         let arguments = ["-d", try Fixtures.path("macho")] + Array(repeating: reports, count: times).flatMap { $0 }
         let result = try runTool(arguments, ["XDG_CACHE_HOME": dir.appendingPathComponent("cache-oracle").path])
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertTrue(result.stdoutText.contains("parse_record"), "the oracle resolves nothing: " + result.summary(arguments))
         return (reports, result.stdoutText)
     }

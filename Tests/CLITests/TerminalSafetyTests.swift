@@ -106,7 +106,7 @@ final class TerminalSafetyTests: XCTestCase {
         let dsym = try Fixtures.path("macho/App-arm64.dSYM")
 
         let text = try CLI.run(["-d", dsym, report.path])
-        XCTAssertEqual(text.status, 0, text.stderrText)
+        XCTAssertEqual(text.status, .success, text.stderrText)
         XCTAssertEqual(hostileBytes(in: text.stdout, allowing: [0x0A]), [], text.stdoutText)
         XCTAssertTrue(text.stdoutText.contains("UIKit\\x1b[31m\\x0a\\x09Core\\xc2\\x9b"), text.stdoutText)
         XCTAssertTrue(text.stdoutText.contains("Dispatch queue: main\\x1b]0;owned\\x07\\x0d\\x0athread\n"), text.stdoutText)
@@ -119,7 +119,7 @@ final class TerminalSafetyTests: XCTestCase {
 
         for format in ["json", "ips"] {
             let result = try CLI.run(["--format", format, "-d", dsym, report.path])
-            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.status, .success, result.stderrText)
             XCTAssertEqual(hostileBytes(in: result.stdout, allowing: [0x0A]), [], "\(format): \(result.stdoutText)")
             XCTAssertNoThrow(try JSONSerialization.jsonObject(with: format == "ips"
                 ? Data(result.stdout.drop(while: { $0 != 0x0A }).dropFirst()) : result.stdout), format)

@@ -78,7 +78,7 @@ final class TextOutputTests: XCTestCase {
             }
             let arguments = ["-d", macho, "--no-demangle", path]
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments))
+            XCTAssertEqual(result.status, .success, result.summary(arguments))
             XCTAssertEqual(result.stderrText, "", "no warnings expected: \(CLI.describe(arguments))")
             let failures = Self.differences(output: result.stdoutText, report: report)
             XCTAssert(failures.isEmpty, "\(CLI.describe(arguments)):\n" + failures.joined(separator: "\n"))
@@ -102,7 +102,7 @@ final class TextOutputTests: XCTestCase {
         let report = try FixtureReport.load(path)
         let arguments = ["-d", macho, "--no-demangle", "--full-path", path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let failures = Self.differences(output: result.stdoutText, report: report, fullPath: true)
         XCTAssert(failures.isEmpty, "\(CLI.describe(arguments)):\n" + failures.joined(separator: "\n"))
     }
@@ -115,7 +115,7 @@ final class TextOutputTests: XCTestCase {
                          "-d", try Fixtures.path("macho/libGreeter.dylib.dSYM/Contents/Resources/DWARF/libGreeter.dylib"),
                          "--no-demangle", path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stderrText, "", "both debug files match an image: \(CLI.describe(arguments))")
         let failures = Self.differences(output: result.stdoutText, report: report)
         XCTAssert(failures.isEmpty, "\(CLI.describe(arguments)):\n" + failures.joined(separator: "\n"))
@@ -127,12 +127,12 @@ final class TextOutputTests: XCTestCase {
         var expected = ""
         for (k, path) in reports.enumerated() {
             let single = try CLI.run(["-d", macho, "--no-demangle", path])
-            XCTAssertEqual(single.status, 0, single.summary(["-d", macho, "--no-demangle", path]))
+            XCTAssertEqual(single.status, .success, single.summary(["-d", macho, "--no-demangle", path]))
             expected += (k > 0 ? "\n" : "") + "==> \(path) <==\n" + single.stdoutText
         }
         let arguments = ["-d", macho, "--no-demangle"] + reports
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         XCTAssertEqual(result.stdoutText, expected,
                        "each report, preceded by `==> path <==` (and a blank line between reports), as each alone")
     }
@@ -143,10 +143,10 @@ final class TextOutputTests: XCTestCase {
             let byPath = try CLI.run(["-d", macho, "--no-demangle", path])
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             let piped = try CLI.run(["-d", macho, "--no-demangle"], input: bytes)
-            XCTAssertEqual(piped.status, 0, piped.summary(["-d", macho, "--no-demangle", "<", path]))
+            XCTAssertEqual(piped.status, .success, piped.summary(["-d", macho, "--no-demangle", "<", path]))
             XCTAssertEqual(piped.stdoutText, byPath.stdoutText, "symbolicate -d macho < \(path) differs from naming the file")
             let dash = try CLI.run(["-d", macho, "--no-demangle", "-"], input: bytes)
-            XCTAssertEqual(dash.status, 0, dash.summary(["-d", macho, "--no-demangle", "-", "<", path]))
+            XCTAssertEqual(dash.status, .success, dash.summary(["-d", macho, "--no-demangle", "-", "<", path]))
             XCTAssertEqual(dash.stdoutText, byPath.stdoutText, "symbolicate -d macho - < \(path) differs from naming the file")
         }
     }
@@ -158,7 +158,7 @@ final class TextOutputTests: XCTestCase {
         let byName = try CLI.run(["-d", macho, "--no-demangle"] + reports)
         let arguments = ["-d", macho, "--no-demangle", directory]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         // The headers name the files; compare the reports themselves.
         func bodies(_ text: String) -> [String] {
             text.components(separatedBy: "\n").filter { !($0.hasPrefix("==> ") && $0.hasSuffix(" <==")) }

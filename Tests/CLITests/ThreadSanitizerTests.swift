@@ -24,7 +24,7 @@ final class ThreadSanitizerTests: XCTestCase {
 
         let arguments = ["-d", binary, log]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let expected = Self.framesByModuleOffset(symbolized, module: "race")
         let got = Self.framesByModuleOffset(result.stdoutText, module: "race")
         XCTAssertFalse(expected.isEmpty, "the symbolized report has frames in the program:\n\(symbolized)")

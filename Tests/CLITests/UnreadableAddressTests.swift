@@ -187,7 +187,7 @@ final class UnreadableAddressTests: XCTestCase {
 
             let arguments = ["--format", format, "-d", debug, path]
             let result = try CLI.run(arguments)
-            XCTAssertEqual(result.status, 0, result.summary(arguments), file: file, line: line)
+            XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
             let kept = damage.kept ?? damage.damaged
             XCTAssertTrue(result.stdoutText.contains(kept),
                           "\(damage.label): \(kept.debugDescription) is not written as it came\n\(result.summary(arguments))",
@@ -226,7 +226,7 @@ final class UnreadableAddressTests: XCTestCase {
     private func frames(_ path: String, debug: String) throws -> [FrameEntries] {
         let arguments = ["--format", "json", "-d", debug, path]
         let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, 0, result.summary(arguments))
+        XCTAssertEqual(result.status, .success, result.summary(arguments))
         let report = try IPSTests.jsonReport(result, arguments)
         var list: [FrameEntries] = []
         for (t, thread) in (report["threads"] as? [[String: Any]] ?? []).enumerated() {

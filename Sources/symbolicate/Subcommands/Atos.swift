@@ -60,7 +60,7 @@ struct Atos: ParsableCommand {
                                                         diagnostics: diagnostics))
         } catch {
             diagnostics.warn("\(error)")
-            throw ExitCode(1)
+            throw ExitCode(.reportFailed)
         }
         let output = OutputWriter()
         var lines: [UInt8] = []
@@ -97,15 +97,12 @@ struct Atos: ParsableCommand {
         } else {
             for text in addresses where !output.closed { answer(text) }
         }
-        if !output.finish(diagnostics: diagnostics) { throw ExitCode(ReportRunner.Status.outputFailed.rawValue) }
-        if failed { throw ExitCode(1) }
+        if !output.finish(diagnostics: diagnostics) { throw ExitCode(.outputFailed) }
+        if failed { throw ExitCode(.reportFailed) }
     }
 }
 
 extension Atos: ManyPositionalArguments {
-    static let valueOptions: Set<String> = Set(["--arch"]).union(CacheOptions.valueOptions)
-    static let valueShortOptions: Set<Character> = ["o", "l"]
-
     var positionalArguments: [String] {
         get { addresses }
         set { addresses = newValue }

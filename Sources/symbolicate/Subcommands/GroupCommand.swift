@@ -87,7 +87,7 @@ struct GroupCommand: ParsableCommand {
 
     func run() throws {
         let diagnostics = Diagnostics()
-        guard let inputs = batch.inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
+        guard let inputs = batch.inputs(diagnostics: diagnostics) else { throw ExitCode(.reportFailed) }
         let environment = common.cache.environment()
         let (locator, symbolicator) = debugFiles.symbolicator(common: common, environment: environment, diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
@@ -103,7 +103,7 @@ struct GroupCommand: ParsableCommand {
             ReportFacts(symbolicated, example: withExamples, fullPath: fullPath)
         }, consume: { path, facts in
             table.add(facts, path: path)
-        }).rawValue
+        })
         locator.saveCache()
 
         let output = OutputWriter()
@@ -112,25 +112,21 @@ struct GroupCommand: ParsableCommand {
         case .tsv: output.write(GroupReport.tsv(table))
         case .json: output.write(GroupReport.json(table))
         }
-        if !output.finish(diagnostics: diagnostics) { status = max(status, ReportRunner.Status.outputFailed.rawValue) }
+        if !output.finish(diagnostics: diagnostics) { status = status.worse(.outputFailed) }
         if let html {
             do {
                 try AtomicFile.write(GroupPage.render(table), to: html, permissionsFrom: nil, below: nil)
             } catch {
                 diagnostics.warn("\(html): cannot write: \(error)")
-                status = max(status, ReportRunner.Status.outputFailed.rawValue)
+                status = status.worse(.outputFailed)
             }
         }
-        if !locator.unusableNamedPaths.isEmpty { status = max(status, ReportsCommand.unusableDebugPath) }
-        if status != 0 { throw ExitCode(status) }
+        if !locator.unusableNamedPaths.isEmpty { status = status.worse(.unusableDebugPath) }
+        if status != .success { throw ExitCode(status) }
     }
 }
 
 extension GroupCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--format", "--html", "--examples"])
-        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
-    static let valueShortOptions: Set<Character> = ["d", "j"]
-
     var positionalArguments: [String] {
         get { batch.reports }
         set { batch.reports = newValue }

@@ -49,7 +49,4 @@ struct CacheOptions: ParsableArguments {
         }
         return environment
     }
-
-    /// The long options that take a value, for ``ManyPositionalArguments/valueOptions``.
-    static let valueOptions: Set<String> = ["--cache-dir", "--shared-cache"]
 }

@@ -24,9 +24,6 @@ struct DebugFileOptions: ParsableArguments {
 
     @OptionGroup(title: "Symbols from servers") var servers: ServerOptions
 
-    /// The long options that take a value, for ``ManyPositionalArguments/valueOptions``.
-    static let valueOptions = Set(["--debug-files"]).union(ServerOptions.valueOptions)
-
     /// The locator of the run's debug files (the -d paths, SYMBOLICATE_PATH, servers) and the
     /// symbolicator over it, with the caches `common` names.
     func symbolicator(common: LookupOptions, environment: [String: String],

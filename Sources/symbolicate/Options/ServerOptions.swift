@@ -25,9 +25,6 @@ struct ServerOptions: ParsableArguments {
                                valueName: "seconds"))
     var serverTimeout: Int = DebugFileServers.defaultTimeout
 
-    /// The long options above that take a value, for ``ManyPositionalArguments``.
-    static let valueOptions: Set<String> = ["--symbol-server", "--debuginfod", "--max-download-size", "--server-timeout"]
-
     func validate() throws {
         for argument in symbolServerArguments {
             do {

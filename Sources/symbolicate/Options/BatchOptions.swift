@@ -28,9 +28,6 @@ struct BatchOptions: ParsableArguments {
     /// More would only multiply threads and buffers: reports are not that parallel.
     static let maximumJobs = 256
 
-    /// The long options that take a value, for ``ManyPositionalArguments/valueOptions``.
-    static let valueOptions: Set<String> = ["--jobs", "--max-report-size", "--reports-from"]
-
     func validate() throws {
         if jobs < 0 || jobs > Self.maximumJobs {
             throw ValidationError("--jobs must be between 1 and \(Self.maximumJobs), or 0 for one per core")

@@ -15,11 +15,12 @@ struct CheckCommand: ParsableCommand {
         (symbol table entries), compressed (zlib, zstd, zlib (.zdebug)), size (bytes); then \
         'usable', 'partly usable: WHY' or 'not usable: WHY'.
 
-        EXIT STATUS
-          0   every object found is usable, at least in part
-          1   some object found is not usable (damaged, stripped, a .o, ...)
-          2   a path named gave nothing to check (missing, no object file in it)
-        """
+
+        """ + Symbolicate.exitStatusSection([
+            .success: "every object found is usable, at least in part",
+            .reportFailed: "some object found is not usable (damaged, stripped, a .o, ...)",
+            .unusableDebugPath: "a path named gave nothing to check (missing, no object file in it)",
+        ])
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -57,17 +58,15 @@ struct CheckCommand: ParsableCommand {
             DebugFileCheck.renderJSON(entries, into: &bytes)
             output.write(bytes)
         }
-        var code: Int32 = entries.contains { if case .unusable = $0.verdict { return true } else { return false } } ? 1 : 0
-        if !output.finish(diagnostics: diagnostics) { code = 74 }
-        if !unusable.isEmpty { code = max(code, 2) }
-        if code != 0 { throw ExitCode(code) }
+        let someUnusable = entries.contains { if case .unusable = $0.verdict { return true } else { return false } }
+        var status: ExitStatus = someUnusable ? .reportFailed : .success
+        if !output.finish(diagnostics: diagnostics) { status = status.worse(.outputFailed) }
+        if !unusable.isEmpty { status = status.worse(.unusableDebugPath) }
+        if status != .success { throw ExitCode(status) }
     }
 }
 
 extension CheckCommand: ManyPositionalArguments {
-    static let valueOptions: Set<String> = ["--format", "--jobs"]
-    static let valueShortOptions: Set<Character> = ["j"]
-
     var positionalArguments: [String] {
         get { paths }
         set { paths = newValue }

@@ -21,7 +21,7 @@ struct CacheCommand: ParsableCommand {
     static func root(_ options: CacheOptions, diagnostics: Diagnostics) throws -> String {
         guard let root = System.cacheDirectory(environment: options.environment()) else {
             diagnostics.warn("no cache folder: give --cache-dir DIR (or set SYMBOLICATE_CACHE_DIR, XDG_CACHE_HOME or HOME)")
-            throw ExitCode(64)
+            throw ExitCode(.usage)
         }
         return root
     }
@@ -86,7 +86,7 @@ struct CacheList: ParsableCommand {
             }
         }
         output.write("total\t\(files) index files\t\(bytes) bytes\n")
-        if !output.finish(diagnostics: diagnostics) { throw ExitCode(74) }
+        if !output.finish(diagnostics: diagnostics) { throw ExitCode(.outputFailed) }
     }
 }
 
@@ -147,7 +147,7 @@ struct CachePrune: ParsableCommand {
         let kept = store.list()
         output.write("total\t\(removed.count) index files removed, \(freed) bytes freed\t\(kept.count) kept, "
                      + "\(kept.reduce(0) { $0 + $1.size }) bytes\tidentities of \(forgotten) files forgotten\n")
-        if !output.finish(diagnostics: diagnostics) { throw ExitCode(74) }
-        if failed { throw ExitCode(1) }
+        if !output.finish(diagnostics: diagnostics) { throw ExitCode(.outputFailed) }
+        if failed { throw ExitCode(.reportFailed) }
     }
 }

@@ -84,7 +84,7 @@ struct ReportsCommand: ParsableCommand {
 
     func run() throws {
         let diagnostics = Diagnostics()
-        guard let inputs = inputs(diagnostics: diagnostics) else { throw ExitCode(1) }
+        guard let inputs = inputs(diagnostics: diagnostics) else { throw ExitCode(.reportFailed) }
         let environment = common.cache.environment()
         let (locator, symbolicator) = debugFiles.symbolicator(common: common, environment: environment, diagnostics: diagnostics)
         let runner = ReportRunner(symbolicator: symbolicator,
@@ -99,25 +99,18 @@ struct ReportsCommand: ParsableCommand {
                                                  markSummary: color.marks(STDERR_FILENO, environment: environment)),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
-        let status = runner.run(inputs: inputs, output: output)
+        var status = runner.run(inputs: inputs, output: output)
         locator.saveCache()  // with the files found during the run
         for file in symbolicator.unusedExplicitFiles where !output.closed {
             diagnostics.warn("\(file.path): UUID \(file.identifier ?? "?") (\(file.architecture?.name ?? "?")) matches no image in the reports")
         }
         // A named debug path that gave nothing is a failure of its own, after the reports.
-        let code = locator.unusableNamedPaths.isEmpty ? status.rawValue : max(status.rawValue, Self.unusableDebugPath)
-        if code != 0 { throw ExitCode(code) }
+        if !locator.unusableNamedPaths.isEmpty { status = status.worse(.unusableDebugPath) }
+        if status != .success { throw ExitCode(status) }
     }
-
-    /// The exit status when a `-d` path gave nothing to use but the reports were written.
-    static let unusableDebugPath: Int32 = 2
 }
 
 extension ReportsCommand: ManyPositionalArguments {
-    static let valueOptions = Set(["--format", "--output", "--color"])
-        .union(BatchOptions.valueOptions).union(DebugFileOptions.valueOptions).union(CacheOptions.valueOptions)
-    static let valueShortOptions: Set<Character> = ["d", "o", "j"]
-
     var positionalArguments: [String] {
         get { batch.reports }
         set { batch.reports = newValue }

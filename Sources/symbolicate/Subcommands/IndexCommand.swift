@@ -21,12 +21,13 @@ struct IndexCommand: ParsableCommand {
         (SYMBOLICATE_SHARED_CACHE), read-only if need be. This command removes nothing from \
         the folder: 'symbolicate cache prune' does.
 
-        EXIT STATUS
-          0   every debug file found is indexed
-          1   some debug file could not be indexed
-          2   a path named with -d gave nothing to use
-          64  the command line was wrong, or there is no cache folder
-        """
+
+        """ + Symbolicate.exitStatusSection([
+            .success: "every debug file found is indexed",
+            .reportFailed: "some debug file could not be indexed",
+            .unusableDebugPath: "a path named with -d gave nothing to use",
+            .usage: "the command line was wrong, or there is no cache folder",
+        ])
     )
 
     @Option(name: [.customShort("d"), .customLong("debug-files")],
@@ -52,7 +53,7 @@ struct IndexCommand: ParsableCommand {
         let environment = cache.environment()
         guard let root = System.cacheDirectory(environment: environment) else {
             diagnostics.warn("no cache folder: give --cache-dir DIR (or set SYMBOLICATE_CACHE_DIR, XDG_CACHE_HOME or HOME)")
-            throw ExitCode(64)
+            throw ExitCode(.usage)
         }
         let locator = DebugFileLocator(paths: debugPaths,
                                        searchPaths: DebugFileLocator.searchPaths(environment: environment),
@@ -82,9 +83,9 @@ struct IndexCommand: ParsableCommand {
         let finished = output.finish(diagnostics: diagnostics)
         diagnostics.say(["\(files.count) debug file\(files.count == 1 ? "" : "s"): \(built) built, \(present) already indexed, "
                          + "\(failed) failed; \(bytes) bytes of indexes in \(store.directory)"])
-        var code: Int32 = failed > 0 ? 1 : 0
-        if !locator.unusableNamedPaths.isEmpty { code = max(code, ReportsCommand.unusableDebugPath) }
-        if !finished { code = max(code, 74) }
-        if code != 0 { throw ExitCode(code) }
+        var status: ExitStatus = failed > 0 ? .reportFailed : .success
+        if !locator.unusableNamedPaths.isEmpty { status = status.worse(.unusableDebugPath) }
+        if !finished { status = status.worse(.outputFailed) }
+        if status != .success { throw ExitCode(status) }
     }
 }

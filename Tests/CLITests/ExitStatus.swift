@@ -1,0 +1,1 @@
+../../Sources/Symbolication/ExitStatus.swift

@@ -1,0 +1,1 @@
+../../Sources/symbolicate/Options/ValueOptions.swift
