@@ -26,12 +26,14 @@ FUZZ_SECONDS ?= 60
 # fixtures (Fixtures/build.sh: gcc, LLVM 14's and 19's linkers and dsymutil, binutils, python3, rustc).
 PACKAGES := libelf-dev zlib1g-dev libzstd-dev llvm-19-dev libcurl4-openssl-dev libdebuginfod-dev \
             gcc g++ lld-14 llvm-14 llvm lld-19 llvm-19 binutils python3 rustc
+# What make deb adds (make setup-deb): dpkg-shlibdeps and dpkg-architecture.
+DEB_PACKAGES := dpkg-dev
 # What the tests add (make setup-test, for make test and make check): libdwarf (the DWARF reader's
 # reference), glibc's debug file, the producers' compilers (Fixtures/producers.sh), a debuginfod
-# server, strace, the tools of make deb and its lint, a terminal (script), bash's completion,
+# server, strace, make deb's tools and its lint, man, a terminal (script), bash's completion,
 # a browser, GNU time and GNU parallel.
-TEST_PACKAGES := libdwarf-dev libc6-dbg clang-14 clang-19 debuginfod strace \
-            dpkg-dev lintian man-db bsdutils bash-completion \
+TEST_PACKAGES := $(DEB_PACKAGES) libdwarf-dev libc6-dbg clang-14 clang-19 debuginfod strace \
+            lintian man-db bsdutils bash-completion \
             chromium time parallel
 
 # The test targets of make check's tier only (Package.swift): make test runs every other one.
@@ -64,7 +66,7 @@ BUILD_COMMIT    := Sources/symbolicate/BuildCommit.swift
 # The manual page's date: the commit's, so that the page does not change from one day to the next.
 MAN_DATE        ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: setup setup-test build run test check check-tests bench fuzz fuzz-replay fixtures producers clean commit man completions install uninstall deb
+.PHONY: setup setup-deb setup-test build run test check check-tests bench fuzz fuzz-replay fixtures producers clean commit man completions install uninstall deb
 
 # Installs those of the packages $(1) that are missing.
 define install-missing
@@ -78,6 +80,9 @@ endef
 
 setup:
 	$(call install-missing,$(PACKAGES))
+
+setup-deb:
+	$(call install-missing,$(PACKAGES) $(DEB_PACKAGES))
 
 setup-test:
 	$(call install-missing,$(PACKAGES) $(TEST_PACKAGES))
@@ -135,7 +140,7 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/symbolicate $(DESTDIR)$(ZSHCOMPDIR)/_symbolicate $(DESTDIR)$(FISHCOMPDIR)/symbolicate.fish
 
 # The Debian package, in .build/deb (packaging/deb.sh).
-deb: build man completions
+deb: setup-deb build man completions
 	packaging/deb.sh $(RELEASE_BIN) $(GENERATED) .build/deb
 
 fixtures: setup
