@@ -158,10 +158,12 @@ run: build fixtures
 
 # The first tier: every test target but $(CHECK_TARGETS), a process per test, as many at
 # once as there are cores. Each tier writes its tests' times to $(TEST_OUTPUT)/TIER.xml (xUnit).
+# Only the test bundle is built (its product, named after the package), not the program's debug build.
 test: setup-test fixtures
 	@mkdir -p $(TEST_OUTPUT)
 	@start=$$(date +%s); \
-	$(SWIFT) test --disable-swift-testing --parallel --skip '^($(subst $(space),|,$(CHECK_TARGETS)))\.' \
+	$(SWIFT) build --product symbolicatePackageTests && \
+	$(SWIFT) test --skip-build --disable-swift-testing --parallel --skip '^($(subst $(space),|,$(CHECK_TARGETS)))\.' \
 		--xunit-output $(TEST_OUTPUT)/test.xml; status=$$?; \
 	$(CORPUS_NOTE); echo "make test: $$(( $$(date +%s) - start )) s"; exit $$status
 
