@@ -1,8 +1,10 @@
 # symbolicate — build, example, tests, benchmark.
 #
-#   make run     installs what is missing, builds, symbolicates the bundled example
-#   make test    builds the fixtures and runs every test (the grouping page's screenshot:
-#                .build/test-output/group.png)
+#   make run     installs what the build and the example need, builds, symbolicates the bundled example
+#   make test    the tests of the libraries, in the test process, several at once (a minute or two)
+#   make check   every test: those of make test, the oracles, the producers' programs, the
+#                end-to-end tests of the release program, packaging and the browser (the grouping
+#                page's screenshot: .build/test-output/group.png); then make fuzz-replay
 #   make test-shuffled  runs every test in a random order (SEED=N to repeat one; Tests/run-shuffled.sh)
 #   make bench   measures against llvm-symbolizer
 #   make fuzz    fuzzes every parser for FUZZ_SECONDS each (default 60); fails on any finding
@@ -19,12 +21,31 @@ FIXTURES    := Fixtures/build/manifest.txt
 SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 
-# Debian packages the build, the fixtures and the tests need.
-PACKAGES := libdwarf-dev libelf-dev zlib1g-dev libzstd-dev lld-14 llvm-14 llvm lld-19 llvm-19 binutils gcc g++ python3 libc6-dbg \
-            clang-14 clang-19 \
-            libcurl4-openssl-dev libdebuginfod-dev debuginfod strace llvm-19-dev rustc \
-            dpkg-dev lintian man-db bsdutils bash-completion \
+# Debian packages `make run` needs (make setup): the build (libelf, zlib and zstd for the DWARF
+# shim; LLVM 19's demangler library; the headers of libcurl and libdebuginfod) and the example's
+# fixtures (Fixtures/build.sh: gcc, LLVM 14's and 19's linkers and dsymutil, binutils, python3, rustc).
+PACKAGES := libelf-dev zlib1g-dev libzstd-dev llvm-19-dev libcurl4-openssl-dev libdebuginfod-dev \
+            gcc g++ lld-14 llvm-14 llvm lld-19 llvm-19 binutils python3 rustc
+# What make deb adds (make setup-deb): dpkg-shlibdeps and dpkg-architecture.
+DEB_PACKAGES := dpkg-dev
+# What the tests add (make setup-test, for make test and make check): libdwarf (the DWARF reader's
+# reference), glibc's debug file, the producers' compilers (Fixtures/producers.sh), a debuginfod
+# server, strace, make deb's tools and its lint, man, a terminal (script), bash's completion,
+# a browser, GNU time and GNU parallel.
+TEST_PACKAGES := $(DEB_PACKAGES) libdwarf-dev libc6-dbg clang-14 clang-19 debuginfod strace \
+            lintian man-db bsdutils bash-completion \
             chromium time parallel
+
+# The test targets of make check's tier only (Package.swift): make test runs every other one.
+CHECK_TARGETS := IntegrationTests CLITests
+# make check's end-to-end tests run the release program (CLITests: SYMBOLICATE_TEST_BINARY).
+CHECK_ENV   := SYMBOLICATE_TEST_BINARY=$(CURDIR)/$(RELEASE_BIN)
+TEST_OUTPUT := .build/test-output
+# `swift test --parallel` shows what a test printed only when it failed: the skips for want of
+# the shared corpus are said once, after the tests.
+CORPUS_NOTE := [ -d ../shared/corpus ] || echo "../shared/corpus is absent: the tests that read the shared corpus were skipped"
+empty :=
+space := $(empty) $(empty)
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/...
 PREFIX      ?= /usr/local
@@ -45,15 +66,26 @@ BUILD_COMMIT    := Sources/symbolicate/BuildCommit.swift
 # The manual page's date: the commit's, so that the page does not change from one day to the next.
 MAN_DATE        ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: setup build run test bench fuzz fuzz-replay fixtures producers clean commit man completions install uninstall deb
+.PHONY: setup setup-deb setup-test build run test check check-tests bench fuzz fuzz-replay fixtures producers clean commit man completions install uninstall deb
 
-setup:
-	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs those of the packages $(1) that are missing.
+define install-missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+endef
+
+setup:
+	$(call install-missing,$(PACKAGES))
+
+setup-deb:
+	$(call install-missing,$(PACKAGES) $(DEB_PACKAGES))
+
+setup-test:
+	$(call install-missing,$(PACKAGES) $(TEST_PACKAGES))
 
 # The release program: the Swift runtime linked in, no $$ORIGIN search path (nothing is loaded
 # from beside it), its relocations resolved at start and then made read-only (bindnow), the
@@ -108,14 +140,14 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/symbolicate $(DESTDIR)$(ZSHCOMPDIR)/_symbolicate $(DESTDIR)$(FISHCOMPDIR)/symbolicate.fish
 
 # The Debian package, in .build/deb (packaging/deb.sh).
-deb: build man completions
+deb: setup-deb build man completions
 	packaging/deb.sh $(RELEASE_BIN) $(GENERATED) .build/deb
 
 fixtures: setup
 	Fixtures/build.sh
 
 # The same programs built by every DWARF producer here (Fixtures/producers.sh), for the tests.
-producers: setup
+producers: setup-test
 	Fixtures/producers.sh
 
 run: build fixtures
@@ -124,16 +156,32 @@ run: build fixtures
 	@echo "Grouped by signature (symbolicate group), the example reports and those of Fixtures/build/group:"
 	$(RELEASE_BIN) group -d Fixtures/build/macho Fixtures/build/reports Fixtures/build/group
 
-# The release program is built first: the tests of make install and make deb use it.
-test: setup fixtures producers build
-	$(SWIFT) build --product symbolicate
-	$(SWIFT) test --disable-swift-testing
+# The first tier: every test target but $(CHECK_TARGETS), a process per test, as many at
+# once as there are cores. Each tier writes its tests' times to $(TEST_OUTPUT)/TIER.xml (xUnit).
+# Only the test bundle is built (its product, named after the package), not the program's debug build.
+test: setup-test fixtures
+	@mkdir -p $(TEST_OUTPUT)
+	@start=$$(date +%s); \
+	$(SWIFT) build --product symbolicatePackageTests && \
+	$(SWIFT) test --skip-build --disable-swift-testing --parallel --skip '^($(subst $(space),|,$(CHECK_TARGETS)))\.' \
+		--xunit-output $(TEST_OUTPUT)/test.xml; status=$$?; \
+	$(CORPUS_NOTE); echo "make test: $$(( $$(date +%s) - start )) s"; exit $$status
+
+# Every test, the end-to-end ones against the release program (the tests of make install and
+# make deb use it too), then every fuzz harness over its kept inputs.
+check: check-tests fuzz-replay
+
+check-tests: setup-test fixtures producers build
+	@mkdir -p $(TEST_OUTPUT)
+	@start=$$(date +%s); \
+	$(CHECK_ENV) $(SWIFT) test --disable-swift-testing --parallel --xunit-output $(TEST_OUTPUT)/check.xml; status=$$?; \
+	$(CORPUS_NOTE); echo "make check: the tests: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The tests in a random order (Tests/run-shuffled.sh): groups of tests, each in a process of
 # its own. SEED=N gives the same order again; without it a seed is drawn and printed.
 .PHONY: test-shuffled
-test-shuffled: setup fixtures producers build
-	Tests/run-shuffled.sh $(SEED)
+test-shuffled: setup-test fixtures producers build
+	$(CHECK_ENV) Tests/run-shuffled.sh $(SEED)
 
 bench: build fixtures
 	BENCH_TARGETS_LAST=1 bench/run.sh
@@ -144,7 +192,7 @@ bench: build fixtures
 fuzz: setup fixtures
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
 
-# Every harness once over its kept inputs and seeds (what CI runs): deterministic.
+# Every harness once over its kept inputs and seeds (part of make check): deterministic.
 fuzz-replay: setup fixtures
 	Fuzz/run.sh --replay
 

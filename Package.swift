@@ -47,12 +47,24 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What DebugInfoTests and IntegrationTests share of the index store's tests.
+        .target(name: "DebugInfoTestSupport", dependencies: ["DebugInfo", "TestSupport"], path: "Tests/DebugInfoTestSupport"),
+        // Two tiers (docs/development.md, "Tests"). `make test`: the tests of each library, in
+        // the test process, a test target per library target.
         .testTarget(name: "CFaultGuardTests", dependencies: ["CFaultGuard", "TestSupport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
-        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDemangle", "CDyldCache", "CDwarfReference", "TestSupport"]),
+        .testTarget(name: "DebugInfoTests", dependencies: ["DebugInfo", "CDemangle", "CDyldCache", "CDwarfReference", "DebugInfoTestSupport", "TestSupport"]),
         .testTarget(name: "CrashReportTests", dependencies: ["CrashReport", "TestSupport"]),
         .testTarget(name: "SymbolicationTests", dependencies: ["Symbolication", "TestSupport"]),
         .testTarget(name: "GroupingTests", dependencies: ["Grouping", "Symbolication", "CrashReport", "TestSupport"]),
+        // `make check` adds these: the tests that compare with oracles over every fixture, the
+        // corpus and glibc, read the producers' programs or the release program, or take
+        // seconds each (IntegrationTests: a folder per library, as in Sources), and the
+        // end-to-end tests of the program (CLITests).
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["DebugInfo", "CDemangle", "CDwarfReference", "DebugInfoTestSupport", "TestSupport"]
+        ),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17

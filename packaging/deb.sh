@@ -21,7 +21,7 @@ BINARY="$1" GENERATED="$2"
 OUT="$(mkdir -p "$3" && cd "$3" && pwd)"
 die() { echo "deb.sh: $*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture strip gzip python3; do
-    command -v "$tool" >/dev/null || die "missing tool: $tool (make setup installs it)"
+    command -v "$tool" >/dev/null || die "missing tool: $tool (make setup-deb installs it)"
 done
 [[ -x "$BINARY" ]] || die "no program at $BINARY: run make build"
 for file in symbolicate.1 symbolicate.bash _symbolicate symbolicate.fish; do

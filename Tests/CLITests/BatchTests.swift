@@ -153,7 +153,7 @@ final class BatchTests: XCTestCase {
     /// while the other worker may be anywhere in a report of its own.
     func testARunKilledMidwayLeavesNoHalfWrittenReport() throws {
         guard let strace = ["/usr/bin/strace", "/bin/strace"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("strace is not installed (make setup installs it): no way to stop the run at a known moment")
+            throw XCTSkip("strace is not installed (make setup-test installs it): no way to stop the run at a known moment")
         }
         let binary = try CLI.binary()
         let macho = try Fixtures.path("macho")

@@ -17,7 +17,7 @@ final class DebuginfodTests: XCTestCase {
 
     override func setUpWithError() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/debuginfod") else {
-            throw XCTSkip("Debian's debuginfod is not installed (make setup installs it): the debuginfod tests are skipped")
+            throw XCTSkip("Debian's debuginfod is not installed (make setup-test installs it): the debuginfod tests are skipped")
         }
         dir = try makeTemporaryDirectory("debuginfod")
     }

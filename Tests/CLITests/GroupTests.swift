@@ -126,7 +126,7 @@ final class GroupTests: XCTestCase {
     /// and a screenshot is left in .build/test-output/group.png (docs/grouping.md, "The HTML page").
     func testTheHTMLPageLoadsInChromium() throws {
         guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile) else {
-            print("GroupTests: chromium is not installed (Debian package chromium; make setup installs it): the page's browser test is skipped")
+            print("GroupTests: chromium is not installed (Debian package chromium; make setup-test installs it): the page's browser test is skipped")
             throw XCTSkip("chromium is not installed")
         }
         let (folder, _) = try groupFixtures()

@@ -3,7 +3,7 @@ import TestSupport
 import XCTest
 
 /// `make install`, `make uninstall` and `make deb` as a user runs them: the release program
-/// (one build, reused: `make test` builds it first, and every `make` here finds it up to date),
+/// (one build, reused: `make check` builds it first, and every `make` here finds it up to date),
 /// installed under a temporary PREFIX, staged under a DESTDIR, or packaged and installed into a
 /// throwaway dpkg root; then the installed program is run on the bundled example and compared
 /// with the program under test, the manual page is rendered with `man`, and the completion
@@ -103,7 +103,7 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(Packaging.files(under: root.appendingPathComponent("usr")), [], "dpkg --remove leaves files behind")
 
         guard let lintian = Packaging.which("lintian") else {
-            print("InstallTests: lintian is not installed (make setup installs it): the package is not checked by it")
+            print("InstallTests: lintian is not installed (make setup-test installs it): the package is not checked by it")
             return
         }
         let verdict = try Packaging.run(lintian, ["--pedantic", "--display-info", package])
@@ -164,7 +164,7 @@ enum Packaging {
     static func requireTools(_ tools: [String]) throws {
         let missing = tools.filter { which($0) == nil }
         guard missing.isEmpty else {
-            throw XCTSkip("not installed: \(missing.joined(separator: ", ")) (make setup installs them)")
+            throw XCTSkip("not installed: \(missing.joined(separator: ", ")) (make setup-test installs them)")
         }
     }
 
@@ -190,7 +190,7 @@ enum Packaging {
 
     /// `make ARGUMENTS` in the package root; fails the test when it fails. The release build
     /// runs with --ignore-lock: `swift test` holds the lock of .build while the tests run (and
-    /// builds nothing then), and `make` finds the release build `make test` made up to date.
+    /// builds nothing then), and `make` finds the release build `make check` made up to date.
     @discardableResult
     static func make(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         let started = Date()

@@ -14,7 +14,7 @@ import XCTest
 final class LinuxLogTests: XCTestCase {
     // MARK: glibc backtrace_symbols_fd
 
-    /// Whether the distribution's debug files for libc are installed (`make setup` installs
+    /// Whether the distribution's debug files for libc are installed (`make setup-test` installs
     /// libc6-dbg): then libc's unnamed `__restore_rt` frames are known to be signal
     /// trampolines, and the frame after one must be looked up as the PC it is.
     static let systemDebugSymbols = FileManager.default.fileExists(atPath: "/usr/share/doc/libc6-dbg")

@@ -114,7 +114,7 @@ final class OutputFolderTests: XCTestCase {
     /// proof that the moment is the one meant.
     func testASignalLeavesNoTemporaryFile() throws {
         guard let strace = ["/usr/bin/strace", "/bin/strace"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("strace is not installed (make setup installs it): no way to land a signal at a known moment")
+            throw XCTSkip("strace is not installed (make setup-test installs it): no way to land a signal at a known moment")
         }
         let binary = try CLI.binary()
         try copyReport(to: "in/x.crash")

@@ -195,7 +195,7 @@ final class SymbolServerTests: XCTestCase {
     /// test can see them.
     func testNoServerNoSocket() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
-            throw XCTSkip("strace is not installed (make setup installs it): the no-network test is skipped")
+            throw XCTSkip("strace is not installed (make setup-test installs it): the no-network test is skipped")
         }
         let report = try Fixtures.path("reports/App-arm64.crash")
         let linuxLog = dir.appendingPathComponent("asan.log").path

@@ -1,4 +1,5 @@
 @testable import DebugInfo
+@testable import DebugInfoTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -19,7 +20,7 @@ final class DamagedDWARFTests: XCTestCase {
 
     private func checkOnlySecondUnit(_ sections: [(name: String, bytes: [UInt8])], file: StaticString = #filePath, line: UInt = #line) throws {
         for threads: UInt32 in [1, 2] {
-            let read = DWARFReaderTests.Canonical(try A.read(sections, threads: threads))
+            let read = CanonicalDWARF(try A.read(sections, threads: threads))
             XCTAssertEqual(read.problem?.hasPrefix("compile unit at 0x0:"), true, "\(read.problem ?? "no problem")", file: file, line: line)
             XCTAssertEqual(read.functions.map(\.name), ["g"], "\(threads) thread(s)", file: file, line: line)
             XCTAssertEqual(read.rows.count, 3, "\(threads) thread(s)", file: file, line: line)

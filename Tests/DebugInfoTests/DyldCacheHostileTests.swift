@@ -1,4 +1,5 @@
 import DebugInfo
+import DebugInfoTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -20,7 +21,7 @@ final class DyldCacheHostileTests: XCTestCase {
 
     /// The files of a fixture cache copied into the scratch folder, the main file's path returned.
     private func copy(_ relative: String, except: [String] = []) throws -> String {
-        let main = try DyldCacheOracleTests.fixture(relative)
+        let main = try DyldCacheFixtures.path(relative)
         let folder = (main as NSString).deletingLastPathComponent, stem = (main as NSString).lastPathComponent
         for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix(stem) && !except.contains(name) {
             try FileManager.default.copyItem(atPath: folder + "/" + name, toPath: scratch.path + "/" + name)
@@ -54,7 +55,7 @@ final class DyldCacheHostileTests: XCTestCase {
     /// A cache cut short anywhere — in its header, its mapping table, its code, its local
     /// symbols — is refused with one line naming the file and what lies past its end.
     func testCacheCutShortIsRefusedInOneLineNamingTheFile() throws {
-        let original = try DyldCacheOracleTests.fixture("ios14/dyld_shared_cache_arm64")
+        let original = try DyldCacheFixtures.path("ios14/dyld_shared_cache_arm64")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: original))
         for cut in [0, 10, 20, 100, 311, 400, bytes.count / 2, bytes.count - 100, bytes.count - 1] {
             let path = scratch.path + "/dyld_shared_cache_arm64"
@@ -124,7 +125,7 @@ final class DyldCacheHostileTests: XCTestCase {
         }
         let noLinkedit = scratch.appendingPathComponent("b")
         try FileManager.default.createDirectory(at: noLinkedit, withIntermediateDirectories: true)
-        let main = try DyldCacheOracleTests.fixture("ios15/dyld_shared_cache_arm64")
+        let main = try DyldCacheFixtures.path("ios15/dyld_shared_cache_arm64")
         for suffix in ["", ".1"] {
             try FileManager.default.copyItem(atPath: main + suffix, toPath: noLinkedit.path + "/dyld_shared_cache_arm64" + suffix)
         }
@@ -147,7 +148,7 @@ final class DyldCacheHostileTests: XCTestCase {
 
     /// A sub-cache named alone is said to be one, not read as a cache of its own.
     func testSubCacheNamedAloneIsSaidToBeAPart() throws {
-        let sub = try DyldCacheOracleTests.fixture("ios15/dyld_shared_cache_arm64.1")
+        let sub = try DyldCacheFixtures.path("ios15/dyld_shared_cache_arm64.1")
         XCTAssertThrowsError(try DyldSharedCache(path: sub)) { XCTAssertEqual($0 as? DebugInfoError, .partOfDyldCache(path: sub)) }
     }
 

@@ -1,4 +1,5 @@
 @testable import DebugInfo
+@testable import DebugInfoTestSupport
 import XCTest
 
 /// DWARF made byte by byte (DWARFAssembler): encodings no compiler here emits, read by the
@@ -11,10 +12,10 @@ final class HandMadeDWARFTests: XCTestCase {
         return [(".debug_info", info.flatMap { $0 }), (".debug_abbrev", A.abbrev), (".debug_line", line)]
     }
 
-    private func assertAgree(_ sections: [(name: String, bytes: [UInt8])], file: StaticString = #filePath, line: UInt = #line) throws -> DWARFReaderTests.Canonical {
-        let reference = DWARFReaderTests.Canonical(try A.read(sections, libdwarf: true))
+    private func assertAgree(_ sections: [(name: String, bytes: [UInt8])], file: StaticString = #filePath, line: UInt = #line) throws -> CanonicalDWARF {
+        let reference = CanonicalDWARF(try A.read(sections, libdwarf: true))
         for threads: UInt32 in [1, 2] {
-            let read = DWARFReaderTests.Canonical(try A.read(sections, threads: threads))
+            let read = CanonicalDWARF(try A.read(sections, threads: threads))
             XCTAssertNil(read.problem, file: file, line: line)
             if let difference = read.difference(from: reference) { XCTFail("differs from libdwarf: \(difference)", file: file, line: line) }
         }
@@ -36,7 +37,7 @@ final class HandMadeDWARFTests: XCTestCase {
     func testVLIWLineTablesAdvanceByInstructions() throws {
         var table = A.lineTable4(files: ["a.c"], program: A.program())
         table[11] = 4  // maximum_operations_per_instruction (after length 4, version 2, header_length 4, minimum_instruction_length 1)
-        let read = DWARFReaderTests.Canonical(try A.read(sections(line: table)))
+        let read = CanonicalDWARF(try A.read(sections(line: table)))
         XCTAssertNil(read.problem)
         // advance_pc 4 is one instruction on from 0x1000, advance_pc 8 two more.
         XCTAssertEqual(read.rows.map(\.address), [0x1000, 0x1001, 0x1003])

@@ -1,4 +1,5 @@
 @testable import DebugInfo
+@testable import DebugInfoTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -33,15 +34,15 @@ final class HostileDWARFTests: XCTestCase {
     /// not the time on the wall, which a loaded machine stretches); the readings must agree.
     @discardableResult
     private func readInTime(_ sections: Sections, seconds: Double, _ label: String,
-                            file: StaticString = #filePath, line: UInt = #line) throws -> DWARFReaderTests.Canonical {
-        var readings: [DWARFReaderTests.Canonical] = []
+                            file: StaticString = #filePath, line: UInt = #line) throws -> CanonicalDWARF {
+        var readings: [CanonicalDWARF] = []
         for threads: UInt32 in [1, 2] {
             let (read, elapsed) = try CPUTime.ofProcess { try A.read(sections, threads: threads) }
             print("HostileDWARFTests: \(label) on \(threads) thread(s): \(String(format: "%.3f", elapsed)) s of CPU, "
                   + "\(read.rows.count) rows, \(read.ranges.count) ranges, \(read.functions.count) functions")
             XCTAssertLessThan(elapsed, seconds * Double(threads), "\(label) on \(threads) thread(s), seconds of CPU",
                               file: file, line: line)
-            readings.append(DWARFReaderTests.Canonical(read))
+            readings.append(CanonicalDWARF(read))
         }
         if let difference = readings[0].difference(from: readings[1]) {
             XCTFail("\(label): 1 and 2 threads differ: \(difference)", file: file, line: line)
@@ -76,10 +77,10 @@ final class HostileDWARFTests: XCTestCase {
             + A.unit(name: "b", lineOffset: UInt32(first.count), functions: [("g", 0x2000, 4)])
             + A.unit(name: "c", lineOffset: 0, functions: [("h", 0x3000, 4)])
         let sections: Sections = [(".debug_info", info), (".debug_abbrev", A.abbrev), (".debug_line", first + second)]
-        let reference = DWARFReaderTests.Canonical(try A.read(sections, libdwarf: true))
+        let reference = CanonicalDWARF(try A.read(sections, libdwarf: true))
         XCTAssertEqual(reference.rows.count, 6)
         for threads: UInt32 in [1, 2] {
-            let fast = DWARFReaderTests.Canonical(try A.read(sections, threads: threads))
+            let fast = CanonicalDWARF(try A.read(sections, threads: threads))
             XCTAssertNil(fast.difference(from: reference), "\(threads) thread(s)")
         }
     }

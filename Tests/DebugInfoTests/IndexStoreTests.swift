@@ -1,5 +1,6 @@
 @testable import DebugInfo
 import Foundation
+import DebugInfoTestSupport
 import TestSupport
 import XCTest
 
@@ -22,28 +23,6 @@ final class IndexStoreTests: XCTestCase {
         IndexStore(directory: scratch.appendingPathComponent(name).path, sizeLimit: sizeLimit)
     }
 
-    // MARK: - Subjects
-
-    /// Every linked object file with DWARF or a symbol table among the fixtures, the corpus
-    /// and the system's glibc debug file.
-    static func debugFiles() -> [DebugFile] {
-        var roots: [URL] = []
-        if let fixtures = TestPaths.fixtures { roots.append(fixtures) }
-        if let corpus = TestPaths.corpus { roots.append(corpus.appendingPathComponent("debug")) }
-        var files: [DebugFile] = []
-        for root in roots {
-            let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
-            while let url = enumerator?.nextObject() as? URL {
-                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
-                      DebugFile.looksLikeObjectFile(path: url.path),
-                      let found = try? DebugFile.identify(path: url.path) else { continue }
-                files += found.filter { !$0.isRelocatable && ($0.hasDWARF || $0.hasSymbolTable) }
-            }
-        }
-        if case .success(let glibc) = SymbolizerOracle.systemLibcDebugFile() { files.append(glibc) }
-        return files.sorted { ($0.path, $0.sliceOffset) < ($1.path, $1.sliceOffset) }
-    }
-
     /// One fixture with DWARF, inlined code and a symbol table.
     private func fixture(_ relative: String = "elf/app-gcc-dwarf4") throws -> URL {
         guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
@@ -58,95 +37,6 @@ final class IndexStoreTests: XCTestCase {
         return try XCTUnwrap(DebugFile.identify(path: url.path).first)
     }
 
-    /// Addresses to ask about: every symbol's start and a few bytes past it, random ones in
-    /// the code and around it, and some no table knows.
-    static func sample(_ file: DebugFile, count: Int) throws -> [UInt64] {
-        if file.format == .dyldCache {
-            // An image of a dyld shared cache: addresses over its __TEXT and just outside it.
-            let cache = try DyldSharedCache.opened(path: file.path)
-            let image = cache.images[try XCTUnwrap(cache.imageIndex(uuid: file.identifier ?? ""))]
-            var generator = SplitMix64(seed: image.textAddress)
-            var addresses: [UInt64] = [0, UInt64.max, image.textAddress, image.textAddress &- 1, image.textAddress + image.textSize]
-            while addresses.count < count { addresses.append(image.textAddress + generator.next() % max(image.textSize, 1)) }
-            return addresses
-        }
-        let mapped = try MappedFile(path: file.path)
-        let layout = try ObjectLayout(file, in: mapped)
-        var addresses: [UInt64] = [0, 1, UInt64.max, UInt64.max - 1, file.textVMAddress]
-        // Seeded by the file's identity, so every run samples the same addresses.
-        let seed = (file.identifier ?? file.path).utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-        var generator = SplitMix64(seed: seed ^ UInt64(file.sliceOffset))
-        let symbols = SymbolTable(layout, of: file, in: mapped).symbols
-        let step = max(1, symbols.count / max(1, count / 3))
-        for symbol in stride(from: 0, to: symbols.count, by: step).map({ symbols[$0] }) {
-            addresses += [symbol.address, symbol.address + 1, symbol.address + 7, symbol.address &- 1]
-        }
-        if let (start, size) = layout.codeSection, size > 0 {
-            addresses += [start + size, start + size + 100, start &- 16]
-            while addresses.count < count { addresses.append(start + generator.next() % size) }
-        }
-        return addresses
-    }
-
-    /// Asserts that two indexes answer every question alike.
-    private func assertSameAnswers(_ stored: SymbolIndex, _ built: SymbolIndex, _ addresses: [UInt64],
-                                   _ label: String, file: StaticString = #filePath, line: UInt = #line) -> Int {
-        var inlined = 0, mismatches = 0
-        for (n, address) in addresses.enumerated() {
-            let want = built.lookup(address, demangle: false)
-            let got = stored.lookup(address, demangle: false)
-            if got != want, mismatches < 5 {
-                XCTFail("\(label) 0x\(String(address, radix: 16)): stored \(got), built \(want)", file: file, line: line)
-            }
-            if got != want { mismatches += 1 }
-            if want.count > 1 { inlined += 1 }
-            if n % 7 == 0 {
-                XCTAssertEqual(stored.lookup(address), built.lookup(address), label, file: file, line: line)
-                XCTAssertEqual(stored.symbolName(startingAt: address), built.symbolName(startingAt: address), label, file: file, line: line)
-            }
-        }
-        XCTAssertEqual(stored.problem, built.problem, label, file: file, line: line)
-        return inlined
-    }
-
-    // MARK: - Stored answers as built
-
-    /// For every fixture, corpus and glibc debug file: the index stored, then mapped back,
-    /// answers thousands of addresses exactly as the index just built from the DWARF does,
-    /// and so does the one a second `index(for:)` finds in the store.
-    func testAStoredIndexAnswersAsTheBuiltOne() throws {
-        let files = IndexStoreTests.debugFiles()
-        guard files.count >= 5 else { throw XCTSkip("too few debug files: \(TestPaths.fixturesAbsent); \(TestPaths.corpusAbsent)") }
-        let store = makeStore()
-        var total = 0, inlined = 0, symbolOnly = 0
-        for file in files {
-            let built: SymbolIndex
-            do {
-                built = try store.index(for: file) { XCTFail("\(file.path): \($0)") }
-            } catch {
-                XCTAssertThrowsError(try SymbolIndex.build(file), "\(file.path): the store failed where a build does not")
-                continue
-            }
-            if !file.hasDWARF { symbolOnly += 1 }
-            let stored = try XCTUnwrap(store.cachedIndex(for: file), "\(file)")
-            let again = try store.index(for: file) { XCTFail("\(file.path), from the store: \($0)") }
-            let addresses = try IndexStoreTests.sample(file, count: file.path.hasPrefix("/usr/lib/debug") ? 4000 : 1200)
-            inlined += assertSameAnswers(stored, built, addresses, file.description)
-            _ = assertSameAnswers(again, built, addresses.prefix(300).map { $0 }, file.description + ", from the store")
-            // Named symbols, as glibc backtraces give them, and a name no table has.
-            for symbol in built.symbols.symbols.prefix(50) {
-                let name = built.symbols.stripsUnderscore && symbol.name.hasPrefix("_") ? String(symbol.name.dropFirst()) : symbol.name
-                XCTAssertEqual(stored.address(ofSymbol: name), built.address(ofSymbol: name), "\(file) \(name)")
-            }
-            XCTAssertNil(stored.address(ofSymbol: "no such symbol \(file.path)"))
-            total += addresses.count
-        }
-        print("index store: \(total) addresses in \(files.count) debug files (\(symbolOnly) with a symbol table only) "
-              + "answered alike stored and built; \(inlined) in inlined code")
-        XCTAssertGreaterThan(total, 20000)
-        XCTAssertGreaterThan(inlined, 1000)
-    }
-
     /// The symbol table of a file without DWARF (a stripped binary) is stored too.
     func testASymbolTableWithoutDWARFIsStored() throws {
         let file = try XCTUnwrap(DebugFile.identify(path: try fixture("debuglink/app").path).first)
@@ -154,7 +44,7 @@ final class IndexStoreTests: XCTestCase {
         let store = makeStore()
         let built = try store.index(for: file)
         let stored = try XCTUnwrap(store.cachedIndex(for: file))
-        let addresses = try IndexStoreTests.sample(file, count: 500)
+        let addresses = try IndexSamples.sample(file, count: 500)
         _ = assertSameAnswers(stored, built, addresses, "stripped app")
         XCTAssertTrue(addresses.contains { !stored.lookup($0).isEmpty })
     }
@@ -178,7 +68,7 @@ final class IndexStoreTests: XCTestCase {
                   let built = try? store.index(for: file), let problem = built.problem else { continue }
             let stored = try XCTUnwrap(store.cachedIndex(for: file))
             XCTAssertEqual(stored.problem, problem)
-            _ = assertSameAnswers(stored, built, try IndexStoreTests.sample(file, count: 500), "partly read")
+            _ = assertSameAnswers(stored, built, try IndexSamples.sample(file, count: 500), "partly read")
             return
         }
         XCTFail("no damage made the DWARF partly readable")
@@ -246,9 +136,9 @@ final class IndexStoreTests: XCTestCase {
     /// the index is built again, answers as it should, and replaces the file.
     func testDamagedIndexFilesAreRefusedAndReplaced() throws {
         let (file, store, built, stamp, path, original) = try storedFixture()
-        let addresses = try IndexStoreTests.sample(file, count: 300)
+        let addresses = try IndexSamples.sample(file, count: 300)
         let headerSize = Int(original.withUnsafeBytes { $0.load(fromByteOffset: 24, as: UInt64.self) })
-        let sections = IndexStoreTests.sections(of: original)
+        let sections = IndexSamples.sections(of: original)
         XCTAssertEqual(sections.count, 12)
         let entry = IndexStoreFormat.fixedHeaderSize, entrySize = IndexStoreFormat.sectionEntrySize
 
@@ -313,8 +203,8 @@ final class IndexStoreTests: XCTestCase {
     /// from the debug file with one line saying so, or having never read the damage.
     func testDamagedTablesNeverChangeAnAnswer() throws {
         let (file, store, built, _, path, original) = try storedFixture()
-        let sections = IndexStoreTests.sections(of: original).filter { $0.length > 0 }
-        var addresses = try IndexStoreTests.sample(file, count: 200)
+        let sections = IndexSamples.sections(of: original).filter { $0.length > 0 }
+        var addresses = try IndexSamples.sample(file, count: 200)
         addresses += [0, 1, UInt64.max, UInt64.max - 1] + (addresses.map { $0 &+ 0x10_000 })
         let wanted = addresses.map { built.lookup($0) }, wantedNames = addresses.map { built.symbolName(startingAt: $0) }
 
@@ -375,10 +265,10 @@ final class IndexStoreTests: XCTestCase {
     /// lookup returns, none faults or hangs.
     func testForgedTableLengthsNeverFaultOrHang() throws {
         let (file, store, _, stamp, path, original) = try storedFixture()
-        var addresses = try IndexStoreTests.sample(file, count: 200)
+        var addresses = try IndexSamples.sample(file, count: 200)
         addresses += [0, 1, UInt64.max, UInt64.max - 1] + (addresses.map { $0 &+ 0x10_000 })
         var variants = 0
-        for (s, section) in IndexStoreTests.sections(of: original).enumerated()
+        for (s, section) in IndexSamples.sections(of: original).enumerated()
         where section.length > 0 && ![1, 5, 7, 33, 34].contains(section.kind) {
             try Data(IndexStoreTests.shortened(original, section: s)).write(to: URL(fileURLWithPath: path))
             guard let loaded = try? store.load(file, stamp: stamp) else {
@@ -405,7 +295,7 @@ final class IndexStoreTests: XCTestCase {
         let path = store.path(for: file, stamp: try XCTUnwrap(DebugFileStamp(path: file.path)))
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         XCTAssertGreaterThan(original.count, 3 * IndexMapping.copiedSize)
-        let addresses = try IndexStoreTests.sample(file, count: 300)
+        let addresses = try IndexSamples.sample(file, count: 300)
         let warnings = Warnings()
         let loaded = try store.index(for: file, warning: { warnings.add($0) })
         XCTAssertEqual(warnings.lines, [])
@@ -419,7 +309,7 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertLessThanOrEqual(small.count, IndexMapping.copiedSize)
         let smallLoaded = try smallStore.index(for: smallFile, warning: { warnings.add($0) })
         XCTAssertEqual(truncate(smallPath, off_t(small.count / 3)), 0)
-        _ = assertSameAnswers(smallLoaded, smallBuilt, try IndexStoreTests.sample(smallFile, count: 300), "small, cut")
+        _ = assertSameAnswers(smallLoaded, smallBuilt, try IndexSamples.sample(smallFile, count: 300), "small, cut")
         XCTAssertEqual(warnings.lines.count, 1, "\(warnings.lines)")
         XCTAssertFalse(smallLoaded.isDamaged)
     }
@@ -429,7 +319,7 @@ final class IndexStoreTests: XCTestCase {
     /// elsewhere that a link points to is left alone.
     func testWhatIsNotARegularFileInPlaceOfAnIndexIsReplaced() throws {
         let (file, store, built, _, path, original) = try storedFixture()
-        let addresses = try IndexStoreTests.sample(file, count: 100)
+        let addresses = try IndexSamples.sample(file, count: 100)
         let elsewhere = scratch.appendingPathComponent("elsewhere").path, fifo = scratch.appendingPathComponent("fifo").path
         try Data(original).write(to: URL(fileURLWithPath: elsewhere))
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
@@ -463,21 +353,6 @@ final class IndexStoreTests: XCTestCase {
             XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), original, what)
         }
         XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: elsewhere))), original, "left alone")
-    }
-
-    /// The section table of an index file: kind, offset and length in bytes.
-    static func sections(of bytes: [UInt8]) -> [(kind: UInt32, offset: Int, length: Int, entry: Int)] {
-        bytes.withUnsafeBytes { raw in
-            let count = Int(raw.load(fromByteOffset: 32, as: UInt32.self))
-            return (0..<count).map { s in
-                let at = IndexStoreFormat.fixedHeaderSize + s * IndexStoreFormat.sectionEntrySize
-                let kind = raw.load(fromByteOffset: at, as: UInt32.self)
-                let size = Int(raw.load(fromByteOffset: at + 4, as: UInt32.self))
-                let offset = Int(raw.load(fromByteOffset: at + 8, as: UInt64.self))
-                let count = Int(raw.load(fromByteOffset: at + 16, as: UInt64.self))
-                return (kind, offset, size * count, at)
-            }
-        }
     }
 
     /// `bytes` changed by `change`, with the header checksum made to agree again.
@@ -522,7 +397,7 @@ final class IndexStoreTests: XCTestCase {
         let stored = try XCTUnwrap(store.cachedIndex(for: file))
         let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
         XCTAssertEqual(unlink(store.path(for: file, stamp: stamp)), 0)
-        _ = assertSameAnswers(stored, built, try IndexStoreTests.sample(file, count: 500), "unlinked")
+        _ = assertSameAnswers(stored, built, try IndexSamples.sample(file, count: 500), "unlinked")
     }
 
     // MARK: - Sharing
@@ -591,7 +466,7 @@ final class IndexStoreTests: XCTestCase {
         }
         let built = try SymbolIndex.build(file)
         let stored = try XCTUnwrap(store.cachedIndex(for: file))
-        _ = assertSameAnswers(stored, built, try IndexStoreTests.sample(file, count: 300), "after concurrent processes")
+        _ = assertSameAnswers(stored, built, try IndexSamples.sample(file, count: 300), "after concurrent processes")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store.directory).count, 1)
     }
 
@@ -722,24 +597,6 @@ final class IndexStoreTests: XCTestCase {
         try Data("ELF?".utf8).write(to: url)
         XCTAssertThrowsError(try store.index(for: file))  // not an object file
         XCTAssertEqual(store.entries().count, 0)
-    }
-}
-
-/// The warnings a store gives, from any thread.
-final class Warnings: @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected: [String] = []
-
-    var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return collected
-    }
-
-    func add(_ line: String) {
-        lock.lock()
-        collected.append(line)
-        lock.unlock()
     }
 }
 

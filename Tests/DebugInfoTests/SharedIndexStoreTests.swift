@@ -1,4 +1,5 @@
 @testable import DebugInfo
+import DebugInfoTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -38,7 +39,7 @@ final class SharedIndexStoreTests: XCTestCase {
     }
 
     private func sameAnswers(_ a: SymbolIndex, _ b: SymbolIndex, _ file: DebugFile) throws {
-        for address in try IndexStoreTests.sample(file, count: 400) {
+        for address in try IndexSamples.sample(file, count: 400) {
             XCTAssertEqual(a.lookup(address), b.lookup(address), "0x\(String(address, radix: 16))")
         }
     }

@@ -105,7 +105,7 @@ struct SymbolizerOracle {
         }
         let path = "/usr/lib/debug/.build-id/\(buildID.prefix(2))/\(buildID.dropFirst(2)).debug"
         guard FileManager.default.fileExists(atPath: path) else {
-            return .failure(Unavailable(message: "libc6-dbg is not installed (no \(path) for \(libc)); `make setup` installs it"))
+            return .failure(Unavailable(message: "libc6-dbg is not installed (no \(path) for \(libc)); `make setup-test` installs it"))
         }
         guard let file = (try? DebugFile.identify(path: path))?.first, file.hasDWARF else {
             return .failure(Unavailable(message: "\(path) has no DWARF"))

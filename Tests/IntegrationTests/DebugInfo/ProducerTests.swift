@@ -24,7 +24,7 @@ final class ProducerTests: XCTestCase {
         }
         let producers = fixtures.appendingPathComponent("producers")
         guard FileManager.default.fileExists(atPath: producers.path) else {
-            print("ProducerTests: Fixtures/build/producers is absent: Fixtures/producers.sh (make test runs it) builds it")
+            print("ProducerTests: Fixtures/build/producers is absent: Fixtures/producers.sh (make check runs it) builds it")
             return []
         }
         return try SymbolizerOracle.debugFiles(under: producers, sampleSize: sampleSize)

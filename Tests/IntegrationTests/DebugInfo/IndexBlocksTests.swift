@@ -1,4 +1,5 @@
 @testable import DebugInfo
+import DebugInfoTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -39,9 +40,9 @@ final class IndexBlocksTests: XCTestCase {
 
     func testDamageInALargeIndexNeverChangesAnAnswer() throws {
         let (file, store, built, path, original) = try largeIndex()
-        let addresses = try IndexStoreTests.sample(file, count: 400)
+        let addresses = try IndexSamples.sample(file, count: 400)
         let wanted = addresses.map { built.lookup($0) }
-        let dataStart = IndexStoreTests.sections(of: original).map(\.offset).min() ?? 0
+        let dataStart = IndexSamples.sections(of: original).map(\.offset).min() ?? 0
         var generator = SplitMix64(seed: 29)
         var rebuilt = 0, untouched = 0
         for round in 0..<8 {
@@ -80,7 +81,7 @@ final class IndexBlocksTests: XCTestCase {
         tables.visit(&unchecking)
         symbols.visit(&unchecking)
         let unchecked = try XCTUnwrap(SymbolIndex(file: file, problem: checked.problem, tables: tables, symbols: symbols))
-        let addresses = try IndexStoreTests.sample(file, count: 20000)
+        let addresses = try IndexSamples.sample(file, count: 20000)
         for address in addresses { XCTAssertEqual(checked.lookup(address, demangle: false), unchecked.lookup(address, demangle: false)) }
 
         func rate(_ index: SymbolIndex) -> Double {

@@ -1,4 +1,5 @@
 import DebugInfo
+import DebugInfoTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -39,15 +40,6 @@ final class DyldCacheOracleTests: XCTestCase {
         var description: String { "0x\(String(address, radix: 16)) \(name)" }
     }
 
-    static func fixture(_ relative: String) throws -> String {
-        guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
-        let path = fixtures.appendingPathComponent("dyld").appendingPathComponent(relative).path
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw XCTSkip("\(path) is absent: Fixtures/build.sh (make fixtures) builds the dyld caches")
-        }
-        return path
-    }
-
     /// What DyldExtractor and LIEF read from the cache at `path`, by image path.
     static func oracle(_ path: String) throws -> [String: OracleImage] {
         let script = TestPaths.packageRoot.appendingPathComponent("Fixtures/dyld/oracle.py").path
@@ -85,7 +77,7 @@ final class DyldCacheOracleTests: XCTestCase {
     /// another file. A reader checked only against its own generator could be wrong with it.
     func testEveryImageUUIDAndSymbolAgreesWithDyldExtractorAndLIEF() throws {
         for relative in Self.caches {
-            let path = try Self.fixture(relative)
+            let path = try DyldCacheFixtures.path(relative)
             let cache = try DyldSharedCache(path: path)
             let oracle = try Self.oracle(path)
             XCTAssertEqual(Set(cache.images.map(\.path)), Set(oracle.keys), relative)
@@ -109,7 +101,7 @@ final class DyldCacheOracleTests: XCTestCase {
                     XCTAssertTrue(ours.contains(Pair(address: export.address, name: export.name)), "\(relative): export \(export.name)")
                 }
                 // And everything equals what llvm-nm lists in the dylib before it went in.
-                let split = try Self.fixture(relative.split(separator: "/")[0] + "/Symbols" + image.path)
+                let split = try DyldCacheFixtures.path(relative.split(separator: "/")[0] + "/Symbols" + image.path)
                 XCTAssertEqual(ours, try Self.nm(split), "\(relative) \(image.path) against llvm-nm")
                 XCTAssertGreaterThan(ours.count, 30)
             }
@@ -123,14 +115,14 @@ final class DyldCacheOracleTests: XCTestCase {
         var generator = SplitMix64(seed: 21)
         var checked = 0
         for relative in Self.caches {
-            let path = try Self.fixture(relative)
+            let path = try DyldCacheFixtures.path(relative)
             let cache = try DyldSharedCache(path: path)
             let oracle = try Self.oracle(path)
             for file in cache.debugFiles() {
                 guard let index = cache.imageIndex(uuid: file.identifier ?? ""),
                       let expected = oracle[cache.images[index].path] else { continue }
                 // The split-out dylib keeps every symbol, as the macOS cache's images do.
-                let split = try Self.fixture(relative.split(separator: "/")[0] + "/Symbols" + cache.images[index].path)
+                let split = try DyldCacheFixtures.path(relative.split(separator: "/")[0] + "/Symbols" + cache.images[index].path)
                 let symbols = (relative.hasPrefix("macos") ? try Self.nm(split) : expected.pairs).sorted()
                 let symbolIndex = try SymbolIndex.build(file)
                 guard let first = symbols.first?.address, let last = symbols.last?.address, last > first else { continue }

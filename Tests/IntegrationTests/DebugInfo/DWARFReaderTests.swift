@@ -1,4 +1,5 @@
 @testable import DebugInfo
+@testable import DebugInfoTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -8,55 +9,7 @@ import XCTest
 /// corpus debug file, glibc's debug file, and objects built here in the encodings the
 /// fixtures lack (DWARF 64, type units, DWARF 2, split DWARF, big-endian, -O0 siblings).
 final class DWARFReaderTests: XCTestCase {
-    /// A RawDWARF with string offsets replaced by the strings (each thread keeps its own string
-    /// table, so offsets differ between readings that are otherwise the same).
-    struct Canonical: Equatable {
-        struct Function: Equatable {
-            var offset, origin, specification: UInt64
-            var name, linkageName: String
-            var parent: Int32
-            var callFile, callLine, callColumn, firstRange, rangeCount, tag: UInt32
-        }
-        struct Row: Equatable {
-            var address: UInt64
-            var file, line, column, endSequence: UInt32
-        }
-        var functions: [Function]
-        var ranges: [[UInt64]]
-        var rows: [Row]
-        var files: [String]
-        var problem: String?
-
-        init(_ raw: RawDWARF) {
-            let strings = raw.strings
-            func string(_ offset: UInt32) -> String {
-                guard offset != 0, Int(offset) < strings.count else { return offset == 0 ? "" : "<\(offset) out of bounds>" }
-                let end = strings[Int(offset)...].firstIndex(of: 0) ?? strings.count
-                return String(decoding: strings[Int(offset)..<end], as: UTF8.self)
-            }
-            functions = raw.functions.map {
-                Function(offset: $0.offset, origin: $0.origin, specification: $0.specification, name: string($0.name),
-                         linkageName: string($0.linkage_name), parent: $0.parent, callFile: $0.call_file,
-                         callLine: $0.call_line, callColumn: $0.call_column, firstRange: $0.first_range,
-                         rangeCount: $0.range_count, tag: $0.tag)
-            }
-            ranges = raw.ranges.map { [$0.low, $0.high] }
-            rows = raw.rows.map { Row(address: $0.address, file: $0.file, line: $0.line, column: $0.column, endSequence: $0.end_sequence) }
-            files = raw.files.map(string)
-            problem = raw.problem
-        }
-
-        /// The first difference, or nil.
-        func difference(from other: Canonical) -> String? {
-            func first<T: Equatable>(_ name: String, _ a: [T], _ b: [T]) -> String? {
-                if let i = a.indices.first(where: { $0 < b.count && a[$0] != b[$0] }) { return "\(name)[\(i)]: \(a[i]) vs \(b[i])" }
-                return a.count == b.count ? nil : "\(name): \(a.count) vs \(b.count) entries"
-            }
-            return first("functions", functions, other.functions) ?? first("ranges", ranges, other.ranges)
-                ?? first("rows", rows, other.rows) ?? first("files", files, other.files)
-                ?? (problem == other.problem ? nil : "problem: \(problem ?? "none") vs \(other.problem ?? "none")")
-        }
-    }
+    typealias Canonical = CanonicalDWARF
 
     private func read(_ file: DebugFile, _ options: DWARFReader.Options) throws -> RawDWARF {
         let mapped = try MappedFile(path: file.path)
