@@ -188,11 +188,11 @@ extension DyldCacheHostileTests {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let path = scratch.appendingPathComponent("dyld_shared_cache_arm64").path
-        try FileManager.default.copyItem(atPath: try DyldCacheOracleTests.fixture("ios14/dyld_shared_cache_arm64"), toPath: path)
+        try FileManager.default.copyItem(atPath: try DyldCacheFixtures.path("ios14/dyld_shared_cache_arm64"), toPath: path)
         let first = try DyldSharedCache.opened(path: path)
         XCTAssertTrue(try DyldSharedCache.opened(path: path) === first, "the same file: the same opening")
         // An iOS 15 split cache in its place: the main file over the old one, its parts beside it.
-        let split = try DyldCacheOracleTests.fixture("ios15/dyld_shared_cache_arm64")
+        let split = try DyldCacheFixtures.path("ios15/dyld_shared_cache_arm64")
         try FileManager.default.removeItem(atPath: path)
         for suffix in ["", ".1", ".2", ".symbols"] {
             try FileManager.default.copyItem(atPath: split + suffix, toPath: path + suffix)
@@ -212,7 +212,7 @@ extension DyldCacheHostileTests {
     func testAnImageIndexedWithoutTheLocalSymbolsIsNotStored() throws {
         let folder = scratch.appendingPathComponent("cache")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let source = try DyldCacheOracleTests.fixture("ios15/dyld_shared_cache_arm64")
+        let source = try DyldCacheFixtures.path("ios15/dyld_shared_cache_arm64")
         let path = folder.path + "/dyld_shared_cache_arm64"
         for suffix in ["", ".1", ".2"] { try FileManager.default.copyItem(atPath: source + suffix, toPath: path + suffix) }
         let indexes = scratch.appendingPathComponent("indexes").path
