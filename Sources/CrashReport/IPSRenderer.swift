@@ -25,7 +25,7 @@ public enum IPSRenderer {
     public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8],
                               flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        guard let document = report.ips else {
+        guard case .ips(let document) = report.source else {
             TextRenderer(fullPath: fullPath).render(symbolicated, into: &out, flush: flush)
             return
         }

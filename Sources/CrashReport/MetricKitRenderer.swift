@@ -27,7 +27,7 @@ public enum MetricKitRenderer {
     /// JSON are written as text. With `flush`, hands it on as it goes (``OutputFlush``).
     public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8],
                               flush: OutputFlush? = nil) {
-        guard let document = symbolicated.report.metricKit else {
+        guard case .metricKit(let document) = symbolicated.report.source else {
             TextRenderer(fullPath: fullPath).render(symbolicated, into: &out, flush: flush)
             return
         }

@@ -113,7 +113,7 @@ public enum SwiftBacktraceParser {
                                          if case .thread(let number) = $0.kind { return number }
                                          return nil
                                      },
-                                     threads: threads, images: images, format: .swiftBacktrace)
+                                     threads: threads, images: images, source: .swiftBacktrace)
             report.matchFramesToImages()
             return report
         }

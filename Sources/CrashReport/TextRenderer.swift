@@ -31,10 +31,10 @@ public struct TextRenderer: Sendable {
     /// (``OutputFlush``), the lines kept as they are without a copy.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out, flush: flush) {
+        if case .swiftBacktrace = report.source, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out, flush: flush) {
             return
         }
-        if report.callTree != nil {
+        if case .callTree = report.source {
             CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out, flush: flush)
             return
         }
@@ -124,7 +124,8 @@ public struct TextRenderer: Sendable {
         let range = report.lines[line]
         let contentEnd = Self.contentEnd(b, range)
         let prefixEnd = min(range.lowerBound + restStart, contentEnd)
-        if report.format == .swiftBacktrace {
+        let form = report.source.frameLines
+        if form == .swiftRuntime {
             let terminators = (UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound]),
                                Self.innerTerminator(report, b, line: line))
             renderSwiftFrame(report, b, line: range.lowerBound..<prefixEnd, frames: frames, terminators: terminators,
@@ -139,7 +140,7 @@ public struct TextRenderer: Sendable {
             out.appendMarkStart(marked)
             out.append(contentsOf: prefix)
             if needsBlank { out.append(ASCII.space) }
-            if report.format == .linuxLog {
+            if form == .linux {
                 appendLinux(sourceFrame, prefix: prefix, replacing: UnsafeBufferPointer(rebasing: b[prefixEnd..<contentEnd]),
                             to: &out)
             } else {

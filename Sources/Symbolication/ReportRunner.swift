@@ -388,12 +388,12 @@ public final class ReportRunner {
                 if failure == 0 && !out(bytes) { failure = errno }
             }
             var bytes: [UInt8] = []
-            switch options.format {
-            case .text where symbolicated.report.ips != nil:
+            switch (options.format, symbolicated.report.source) {
+            case (.text, .ips):
                 render(symbolicated, format: .ips, into: &bytes, flush: flush)
-            case .text where symbolicated.report.metricKit != nil:
+            case (.text, .metricKit):
                 render(symbolicated, format: .metricKit, into: &bytes, flush: flush)
-            case .json:
+            case (.json, _):
                 JSONRenderer.renderDocument(symbolicated, into: &bytes, flush: flush)
             default:
                 render(symbolicated, format: options.format, into: &bytes, flush: flush)

@@ -190,6 +190,7 @@ public final class Symbolicator: @unchecked Sendable {
         let frameCount = report.threads.reduce(0) { $0 + $1.frames.count }
         var recent: [ResolvedKey: [SourceFrame]] = [:]
         recent.reserveCapacity(min(frameCount, Symbolicator.sharedLookups))
+        let naming = report.source.frameNaming
         for (t, thread) in report.threads.enumerated() {
             // The frame's place among the thread's frames, inlined lines of an already
             // symbolicated report not counted: 0 is the faulting PC.
@@ -221,14 +222,15 @@ public final class Symbolicator: @unchecked Sendable {
                 if let known = recent[key] {
                     sourceFrames = known
                 } else {
-                    // The Swift runtime names frames its own way, and counts a return
-                    // address's offset from the byte before it, inlined calls without one.
-                    let swift = report.format == .swiftBacktrace
-                    let counted = swift && lookup != address ? address &- 1 : address
+                    // Named as the report's producer names frames: the Swift runtime simplifies
+                    // Swift names, and counts a return address's offset from the byte before
+                    // it, inlined calls without one.
+                    let runtime = naming == .swiftRuntime
+                    let counted = runtime && lookup != address ? address &- 1 : address
                     sourceFrames = index.lookup(lookup, demangle: options.demangle,
-                                                style: swift ? .simplified : .full).map { location in
+                                                style: runtime ? .simplified : .full).map { location in
                         SourceFrame(function: location.function,
-                                    offset: swift && location.inlined ? nil
+                                    offset: runtime && location.inlined ? nil
                                         : location.functionStart.flatMap { counted >= $0 ? counted - $0 : nil },
                                     file: location.file,
                                     line: location.line == 0 ? nil : location.line,

@@ -71,7 +71,7 @@ final class IPSRendererTests: XCTestCase {
         let old = #"{"imageOffset":50656,"symbol":"stale","symbolLocation":8,"inline":true,"imageIndex":0},{"imageOffset":50656,"imageIndex":0}"#
         let text = Snippets.report(frames: "[" + old + #",{"imageOffset":50688,"imageIndex":0}]"#)
         let report = try Snippets.parse(text)
-        XCTAssertEqual(report.ips?.inlinedFrames, [FrameKey(thread: 0, frame: 1): [FrameKey(thread: 0, frame: 0)]])
+        XCTAssertEqual(report.source.ips?.inlinedFrames, [FrameKey(thread: 0, frame: 1): [FrameKey(thread: 0, frame: 0)]])
 
         let output = try render(text, [FrameKey(thread: 0, frame: 1): [Self.clamp, Self.compute]])
         XCTAssertEqual(output, replacing(text, old,

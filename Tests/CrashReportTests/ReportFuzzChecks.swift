@@ -155,13 +155,13 @@ enum ReportFuzzChecks {
         let unresolved = SymbolicatedReport(report: report)
         var text: [UInt8] = []
         TextRenderer().render(unresolved, into: &text)
-        if let document = report.ips {
+        if case .ips(let document) = report.source {
             var ips: [UInt8] = []
             IPSRenderer.render(unresolved, fullPath: false, into: &ips)
             if ips != input { broken.append("the .ips output with nothing resolved is not the input: \(difference(input, ips))") }
             if document.bytes != input { broken.append("the .ips document is not the input") }
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
-        } else if let document = report.metricKit {
+        } else if case .metricKit(let document) = report.source {
             var json: [UInt8] = []
             MetricKitRenderer.render(unresolved, fullPath: false, into: &json)
             if json != document.bytes {
@@ -191,7 +191,7 @@ enum ReportFuzzChecks {
         IPSRenderer.render(resolved, fullPath: true, into: &out)
         // The output keeps the input's bytes: it must be JSON wherever the input is (the scanner
         // lets strings hold bytes that are not UTF-8, which strict readers refuse).
-        if let document = report.metricKit,
+        if case .metricKit(let document) = report.source,
            (try? JSONSerialization.jsonObject(with: Data(document.bytes), options: [.fragmentsAllowed])) != nil {
             out = []
             MetricKitRenderer.render(resolved, fullPath: true, into: &out)

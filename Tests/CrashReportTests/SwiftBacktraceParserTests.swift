@@ -36,7 +36,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
         let bytes = Array(Self.textLog.utf8)
         XCTAssertTrue(SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes))
         let report = try ReportParser.parse(bytes, path: "app.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        XCTAssertEqual(report.source.kind, .swiftBacktrace)
         XCTAssertEqual(report.threads.count, 2)
         XCTAssertEqual(report.threads[0].name, "worker \\\"a\\\"")
         XCTAssertTrue(report.threads[0].crashed)
@@ -87,7 +87,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
 
             """
         let report = try ReportParser.parse(Array(log.utf8), path: "d.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        XCTAssertEqual(report.source.kind, .swiftBacktrace)
         let frames = report.threads[0].frames
         XCTAssertEqual(frames.map(\.inlined), [true, true, false, false])
         XCTAssertEqual(frames[1].form, .symbolicated(name: "inner(_:_:)", offset: nil, file: "/tmp/d.swift", line: 2))
@@ -106,7 +106,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
     func testJSONLogWrittenBackWithFramesResolved() throws {
         let bytes = Array(Self.jsonLog.utf8)
         let report = try ReportParser.parse(bytes, path: "app.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        XCTAssertEqual(report.source.kind, .swiftBacktrace)
         XCTAssertEqual(report.threads.count, 1)
         XCTAssertEqual(report.threads[0].frames.map(\.address), [0x7ffff796df7f, 0x5555555557e4, 0x555555555900])
         XCTAssertEqual(report.threads[0].frames.map(\.returnAddress), [false, true, false])
@@ -152,7 +152,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
 
             """
         let report = try ReportParser.parse(Array(log.utf8), path: "odd.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        XCTAssertEqual(report.source.kind, .swiftBacktrace)
         XCTAssertEqual(report.threads.count, 1)
         XCTAssertEqual(report.threads[0].frames.count, 0)
         XCTAssertEqual(report.images.count, 0)
