@@ -13,8 +13,9 @@ public enum ReportSource: Sendable {
     case ips(IPSDocument)
     /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
     case linuxLog
-    /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON.
-    case swiftBacktrace
+    /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON: the
+    /// JSON document its frames came from, nil for the text form.
+    case swiftBacktrace(SwiftBacktraceDocument?)
     /// A MetricKit diagnostic payload (`MXDiagnosticPayload`, one diagnostic, or an array of
     /// payloads) in the JSON its `jsonRepresentation()` writes: the original document and the
     /// frame object of each frame; `bytes` holds its translation (`MetricKitTranslator`).

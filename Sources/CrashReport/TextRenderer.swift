@@ -31,7 +31,8 @@ public struct TextRenderer: Sendable {
     /// (``OutputFlush``), the lines kept as they are without a copy.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        if case .swiftBacktrace = report.source, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out, flush: flush) {
+        if case .swiftBacktrace(let document?) = report.source {
+            SwiftBacktraceJSONRenderer.render(symbolicated, document: document, into: &out, flush: flush)
             return
         }
         if case .callTree = report.source {

@@ -37,6 +37,9 @@ final class SwiftBacktraceParserTests: XCTestCase {
         XCTAssertTrue(SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes))
         let report = try ReportParser.parse(bytes, path: "app.log")
         XCTAssertEqual(report.source.kind, .swiftBacktrace)
+        if case .swiftBacktrace(let document) = report.source {
+            XCTAssertNil(document, "a text log keeps no JSON document")
+        }
         XCTAssertEqual(report.threads.count, 2)
         XCTAssertEqual(report.threads[0].name, "worker \\\"a\\\"")
         XCTAssertTrue(report.threads[0].crashed)
@@ -106,7 +109,10 @@ final class SwiftBacktraceParserTests: XCTestCase {
     func testJSONLogWrittenBackWithFramesResolved() throws {
         let bytes = Array(Self.jsonLog.utf8)
         let report = try ReportParser.parse(bytes, path: "app.log")
-        XCTAssertEqual(report.source.kind, .swiftBacktrace)
+        guard case .swiftBacktrace(let document?) = report.source else {
+            return XCTFail("a JSON log keeps its document for writing it back: \(report.source.kind)")
+        }
+        XCTAssertEqual(document.tree.string(document.tree.member("kind", of: document.tree.root)), "crashReport")
         XCTAssertEqual(report.threads.count, 1)
         XCTAssertEqual(report.threads[0].frames.map(\.address), [0x7ffff796df7f, 0x5555555557e4, 0x555555555900])
         XCTAssertEqual(report.threads[0].frames.map(\.returnAddress), [false, true, false])
