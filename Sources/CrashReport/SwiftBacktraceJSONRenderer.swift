@@ -15,15 +15,16 @@
 /// The runtime's `symbol` (the mangled name) is not written: the index keeps names demangled.
 /// What a frame object already said about its symbol is replaced; its other members, and every
 /// byte outside the resolved frame objects, are kept as they were.
-enum SwiftBacktraceJSONRenderer {
+public enum SwiftBacktraceJSONRenderer {
     /// Keys of what symbolication says about a frame, replaced when the frame is resolved anew.
     private static let replacedKeys = ["inlined", "runtimeFailure", "thunk", "system", "symbol", "offset",
                                        "description", "image", "sourceLocation"]
 
-    /// Appends the log, whose frames were read from `document`, with its resolved frames
-    /// written in. With `flush`, hands it on as it goes (``OutputFlush``).
-    static func render(_ symbolicated: SymbolicatedReport, document: SwiftBacktraceDocument, into out: inout [UInt8],
-                       flush: OutputFlush? = nil) {
+    /// Appends the log, whose frames were read from `document`
+    /// (``ReportSource/swiftBacktrace(_:)``), with its resolved frames written in. With `flush`,
+    /// hands it on as it goes (``OutputFlush``).
+    public static func render(_ symbolicated: SymbolicatedReport, document: SwiftBacktraceDocument,
+                              into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
         guard !symbolicated.frames.isEmpty else {
             report.bytes.withUnsafeBufferPointer { flush.append($0, to: &out) }

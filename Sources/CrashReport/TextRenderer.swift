@@ -14,6 +14,11 @@
 ///
 /// With `marks` (a terminal), the lines of frames resolved in the app's images are set in bold
 /// (``TerminalMarks``); without, no escape sequence is written.
+///
+/// A frame line is written as the report writes its frames (``ReportSource/frameLines``): as
+/// above, as a sanitizer or glibc does, or as the Swift runtime does. This is the text output of
+/// every report but two, which have writers of their own: a call-tree report
+/// (``CallTreeRenderer``) and a Swift runtime JSON crash log (``SwiftBacktraceJSONRenderer``).
 public struct TextRenderer: Sendable {
     /// Print each source file as the debug information records it, rather than its file name.
     public var fullPath: Bool
@@ -31,14 +36,6 @@ public struct TextRenderer: Sendable {
     /// (``OutputFlush``), the lines kept as they are without a copy.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        if case .swiftBacktrace(let document?) = report.source {
-            SwiftBacktraceJSONRenderer.render(symbolicated, document: document, into: &out, flush: flush)
-            return
-        }
-        if case .callTree = report.source {
-            CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out, flush: flush)
-            return
-        }
         // The edits come in report order, which is line order but for odd reports: they are
         // then written as they come, else gathered and sorted first.
         var count = 0

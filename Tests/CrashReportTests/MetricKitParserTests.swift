@@ -122,30 +122,31 @@ final class MetricKitParserTests: XCTestCase {
         let root = Self.frame(Self.appUUID, "Sample", offset: 8, address: 0x1_0000_0008)
         let input = Self.diagnostic([root])
         let report = try Self.parse(input)
-        var out: [UInt8] = []
-        MetricKitRenderer.render(SymbolicatedReport(report: report), fullPath: false, into: &out)
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), input)
+        XCTAssertEqual(try Self.render(SymbolicatedReport(report: report)), input)
 
         let frames: [FrameKey: [SourceFrame]] = [FrameKey(thread: 0, frame: 0): [
             SourceFrame(function: "inner", offset: 4, file: "/src/a.c", line: 3, inlined: true),
             SourceFrame(function: "outer", offset: 8, file: "/src/b.c", line: 9),
         ]]
-        out = []
-        MetricKitRenderer.render(SymbolicatedReport(report: report, frames: frames), fullPath: false, into: &out)
-        let written = String(decoding: out, as: UTF8.self)
+        let written = try Self.render(SymbolicatedReport(report: report, frames: frames))
         XCTAssertTrue(written.contains(#"{"symbol":"outer","symbolLocation":8,"file":"b.c","line":9,"inlinedFrames":[{"symbol":"inner","symbolLocation":4,"file":"a.c","line":3}],"binaryUUID":"#), written)
 
         let again = try Self.parse(written)
         let replaced: [FrameKey: [SourceFrame]] = [FrameKey(thread: 0, frame: 0): [SourceFrame(function: "other")]]
-        out = []
-        MetricKitRenderer.render(SymbolicatedReport(report: again, frames: replaced), fullPath: false, into: &out)
-        let rewritten = String(decoding: out, as: UTF8.self)
+        let rewritten = try Self.render(SymbolicatedReport(report: again, frames: replaced))
         XCTAssertEqual(rewritten, input.replacingOccurrences(of: #"{"binaryUUID""#, with: #"{"symbol":"other","binaryUUID""#))
 
         // A frame object of managed members only: all of them go, the new ones stay valid JSON.
         let bare = try Self.parse(#"{"callStacks":[{"callStackRootFrames":[{"symbol":"x","line":2}]}]}"#)
-        out = []
-        MetricKitRenderer.render(SymbolicatedReport(report: bare, frames: replaced), fullPath: false, into: &out)
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), #"{"callStacks":[{"callStackRootFrames":[{"symbol":"other"}]}]}"#)
+        XCTAssertEqual(try Self.render(SymbolicatedReport(report: bare, frames: replaced)),
+                       #"{"callStacks":[{"callStackRootFrames":[{"symbol":"other"}]}]}"#)
+    }
+
+    /// The MetricKit output of a report read from a MetricKit payload.
+    static func render(_ symbolicated: SymbolicatedReport) throws -> String {
+        let document = try XCTUnwrap(symbolicated.report.source.metricKit, "not read from a MetricKit payload")
+        var out: [UInt8] = []
+        MetricKitRenderer.render(symbolicated, document: document, fullPath: false, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

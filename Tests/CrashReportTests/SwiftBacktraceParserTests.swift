@@ -119,7 +119,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
         XCTAssertEqual(report.threads[0].frames.map(\.image), [nil, 0, 0])
 
         var unchanged: [UInt8] = []
-        TextRenderer().render(SymbolicatedReport(report: report), into: &unchanged)
+        SwiftBacktraceJSONRenderer.render(SymbolicatedReport(report: report), document: document, into: &unchanged)
         XCTAssertEqual(unchanged, bytes)
 
         let resolved = SymbolicatedReport(report: report, frames: [
@@ -129,7 +129,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
             ],
         ])
         var out: [UInt8] = []
-        TextRenderer().render(resolved, into: &out)
+        SwiftBacktraceJSONRenderer.render(resolved, document: document, into: &out)
         let text = String(decoding: out, as: UTF8.self)
         XCTAssertTrue(text.contains("""
             { "kind": "returnAddress", "address": "0x00005555555557e4", "inlined": true, "offset": 0, \
