@@ -549,14 +549,15 @@ public final class ReportRunner {
         }
     }
 
-    /// Which of the report's images are the app's, for marking its resolved frames: only
-    /// images with a debug file have any, so only those are looked at.
+    /// Which of the report's images are the app's (``Symbolicator/isAppImage(_:processPath:hasDebugFile:)``),
+    /// for marking its resolved frames: only images with a debug file have any, so only those
+    /// are looked at.
     static func marks(for symbolicated: SymbolicatedReport) -> TerminalMarks {
         let report = symbolicated.report
         var appImages = [Bool](repeating: false, count: report.images.count)
         let processPath = symbolicated.debugFiles.isEmpty ? nil : report.header.first { $0.key == "Path" }?.value
         for i in symbolicated.debugFiles.keys where appImages.indices.contains(i) {
-            appImages[i] = Symbolicator.isAppImage(report.images[i], processPath: processPath)
+            appImages[i] = Symbolicator.isAppImage(report.images[i], processPath: processPath, hasDebugFile: true)
         }
         return TerminalMarks(appImages: appImages)
     }
