@@ -25,11 +25,13 @@ public struct CallTreeRenderer: Sendable {
         self.marks = marks
     }
 
-    /// Appends the text of `symbolicated`, whose report has a `callTree`, to `out`; with
-    /// `flush`, hands it on as it goes (``OutputFlush``).
-    public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
+    /// Appends the text of `symbolicated`, a call-tree report whose frames `tree` describes
+    /// (``ReportSource/callTree(_:)``), to `out`; with `flush`, hands it on as it goes
+    /// (``OutputFlush``).
+    public func render(_ symbolicated: SymbolicatedReport, tree: CallTreeDocument, into out: inout [UInt8],
+                       flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        guard let tree = report.callTree, !symbolicated.frames.isEmpty else {
+        guard !symbolicated.frames.isEmpty else {
             report.bytes.withUnsafeBufferPointer { flush.append($0, to: &out) }
             return
         }

@@ -55,8 +55,8 @@ public enum CallTreeReportParser {
             parser.run()
             var report = CrashReport(
                 path: path, bytes: bytes, lines: parser.lines, header: parser.header, codeType: parser.codeType,
-                threads: parser.threads, images: BinaryImageLine.closingOpenEnds(parser.images), format: .callTree)
-            report.callTree = CallTreeDocument(style: parser.style ?? .spindump, nodes: parser.nodes)
+                threads: parser.threads, images: BinaryImageLine.closingOpenEnds(parser.images),
+                source: .callTree(CallTreeDocument(style: parser.style ?? .spindump, nodes: parser.nodes)))
             CallTreeImages.place(&report, parser.placements, imageBlocks: parser.imageBlocks,
                                  blockStarts: parser.blockStarts)
             if report.threads.allSatisfy({ $0.frames.isEmpty }) {

@@ -76,19 +76,10 @@ public struct CrashReport: Sendable {
         didSet { imageIndex = ImageIndex(images) }
     }
 
-    /// Which format the report was read from.
-    public var format: ReportFormat
-    /// For a JSON `.ips` report (bug_type 309): the original document and where each frame of
-    /// `threads` sits in it, for writing it back symbolicated. `bytes` then holds the report
-    /// translated to the classic text form, which the text renderer prints.
-    public var ips: IPSDocument?
-    /// For a MetricKit payload: the original document and the frame object of each frame, for
-    /// writing it back symbolicated and for the frames' sample counts. `bytes` then holds the
-    /// payload translated to text (`MetricKitTranslator`), which the text renderer prints.
-    public var metricKit: MetricKitDocument?
-    /// For a call-tree report (spindump, `sample`, microstackshot): each frame's sample count and
-    /// the parts of its line, for `CallTreeRenderer`.
-    public var callTree: CallTreeDocument?
+    /// What the report was read from (classic text, `.ips`, a Linux log, ...), with the document
+    /// that output in that format is written from. For `.ips` and MetricKit JSON, `bytes` holds
+    /// the report translated to the classic text form, which the text renderer prints.
+    public var source: ReportSource
     /// What the user should know about how the report was read (one line each, naming the
     /// file), e.g. that it was UTF-16 and is written as UTF-8.
     public var warnings: [String] = []
@@ -99,7 +90,7 @@ public struct CrashReport: Sendable {
     public init(path: String, bytes: [UInt8], lines: LineRanges,
                 header: [(key: String, value: String)] = [], codeType: String? = nil,
                 crashedThread: Int? = nil, threads: [Thread] = [], images: [BinaryImage] = [],
-                format: ReportFormat = .classic, ips: IPSDocument? = nil) {
+                source: ReportSource = .classic) {
         self.path = path
         self.bytes = bytes
         self.lines = lines
@@ -108,8 +99,7 @@ public struct CrashReport: Sendable {
         self.crashedThread = crashedThread
         self.threads = threads
         self.images = images
-        self.format = format
-        self.ips = ips
+        self.source = source
         self.imageIndex = ImageIndex(images)
     }
 
@@ -187,26 +177,6 @@ public struct CrashReport: Sendable {
         }
         return result
     }
-}
-
-/// The format a report was read from.
-public enum ReportFormat: Sendable, Equatable {
-    /// The classic text report (`.crash`), also the text body of a bug_type 109 `.ips` file.
-    case classic
-    /// The JSON `.ips` report of iOS 15+ / macOS 12+ (bug_type 309).
-    case ips
-    /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
-    case linuxLog
-    /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON.
-    case swiftBacktrace
-    /// A MetricKit diagnostic payload (`MXDiagnosticPayload`, one diagnostic, or an array of
-    /// payloads) in the JSON its `jsonRepresentation()` writes.
-    case metricKit
-    /// Sampled call trees: spindump, hang and microstackshot reports, macOS `sample` output.
-    case callTree
-    /// A report without backtraces to symbolicate (a jetsam event, a kernel panic, ...), kept
-    /// as it is; its `warnings` say so.
-    case noBacktraces
 }
 
 /// Address → image lookup in O(log n), built in O(n log n) however the images overlap.

@@ -17,18 +17,14 @@
 /// New members and objects follow the spacing of the object they join, so a pretty-printed
 /// document stays pretty-printed. The strings of `asiBacktraces` hold backtraces as text; their
 /// resolved lines are rewritten as `TextRenderer` rewrites a report's. A document with nothing
-/// resolved comes back unchanged. Reports not read from a JSON `.ips` (classic, bug_type 109,
-/// Linux logs) are written as text.
+/// resolved comes back unchanged.
 public enum IPSRenderer {
-    /// Appends the `.ips` form of `symbolicated` to `out`; reports not read from JSON `.ips`
-    /// are written as text. With `flush`, hands it on as it goes (``OutputFlush``).
-    public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8],
-                              flush: OutputFlush? = nil) {
+    /// Appends `document`, the JSON `.ips` report `symbolicated` was read from
+    /// (``ReportSource/ips(_:)``), with the resolved frames written in, to `out`. With `flush`,
+    /// hands it on as it goes (``OutputFlush``).
+    public static func render(_ symbolicated: SymbolicatedReport, document: IPSDocument, fullPath: Bool,
+                              into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        guard let document = report.ips else {
-            TextRenderer(fullPath: fullPath).render(symbolicated, into: &out, flush: flush)
-            return
-        }
         let inlined = Set(document.inlinedFrames.values.joined())
         // Where each edit goes, in document order; a frame object's new bytes are made when
         // they are written, so that those of a large report are never all held at once.

@@ -13,8 +13,8 @@
 /// - bug_type 309: the rest is one JSON object. It is read byte by byte (`JSONScanner`, which
 ///   keeps every value's place), translated to the classic text report (`IPSTranslator`), and
 ///   that text is parsed by `ClassicReportParser`, so frames, images and their matching work as
-///   for any report. The result has `format == .ips` and `ips` set: the original bytes and,
-///   for each frame, the JSON object it came from, for `IPSRenderer`.
+///   for any report. The result's `source` is `.ips`, with its document: the original bytes
+///   and, for each frame, the JSON object it came from, for `IPSRenderer`.
 /// - Any other bug_type whose body is a JSON object with `threads` (a resource or hang report
 ///   in the crash report's JSON shape): read as bug_type 309 is.
 /// - Any other bug_type (109, ...), or a body that does not open a JSON value or one without
@@ -70,8 +70,8 @@ public enum IPSReportParser {
             return try ClassicReportParser.parse(bytes, path: path)
         }
         var report = try ClassicReportParser.parse(translation.text, path: path)
-        report.format = .ips
-        report.ips = document(for: &report, bytes: bytes, translation: translation)
+        let ips = document(for: &report, bytes: bytes, translation: translation)
+        report.source = .ips(ips)
         return report
     }
 

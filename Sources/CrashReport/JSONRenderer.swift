@@ -66,11 +66,14 @@ public enum JSONRenderer {
         out.append(literal: "{\"path\":")
         appendString(report.path, to: &out)
         out.append(literal: ",\"threads\":[")
+        // A call-tree report's threads are call trees (or heaviest stacks) of sampled frames.
+        let callTrees: Bool
+        if case .callTree = report.source { callTrees = true } else { callTrees = false }
         for (t, thread) in report.threads.enumerated() {
             if t > 0 { out.append(ASCII.comma) }
             out.append(literal: "{\"index\":")
             switch thread.kind {
-            case .thread(let number) where report.callTree != nil:
+            case .thread(let number) where callTrees:
                 out.append(decimal: number)
                 out.append(literal: ",\"kind\":\"call_tree\"")
             case .thread(let number):
@@ -207,15 +210,17 @@ public enum JSONRenderer {
     }
 
     /// A sampled frame's sample count (MetricKit, call-tree reports), nil when the report gives
-    /// none; a frame of another format has no `SampleCount` at all and prints no member.
+    /// none; a frame of another source has no `SampleCount` at all and prints no member.
     private struct SampleCount {
         var value: UInt64?
     }
 
     private static func sampleCount(_ report: CrashReport, _ key: FrameKey) -> SampleCount? {
-        if let metricKit = report.metricKit { return SampleCount(value: metricKit.sampleCount(key)) }
-        if let callTree = report.callTree { return SampleCount(value: callTree.node(key)?.samples) }
-        return nil
+        switch report.source {
+        case .metricKit(let document): return SampleCount(value: document.sampleCount(key))
+        case .callTree(let tree): return SampleCount(value: tree.node(key)?.samples)
+        case .classic, .ips, .linuxLog, .swiftBacktrace, .noBacktraces: return nil
+        }
     }
 
     /// A line or column number; null when nil or not positive (DWARF's 0 means "unknown").

@@ -116,7 +116,7 @@ public enum LinuxLogParser {
             return CrashReport(
                 path: path, bytes: bytes, lines: builder.lines,
                 crashedThread: builder.threads.isEmpty ? nil : 0,
-                threads: builder.threads, images: builder.images, format: .linuxLog)
+                threads: builder.threads, images: builder.images, source: .linuxLog)
         }
     }
 }

@@ -21,8 +21,8 @@
 ///
 /// The payload is read byte by byte (`JSONScanner`, which keeps every value's place) and
 /// translated to text (`MetricKitTranslator`): each call stack becomes a thread of the report,
-/// its frames in tree order. The result has `format == .metricKit` and `metricKit` set, for
-/// `MetricKitRenderer` and the frames' sample counts.
+/// its frames in tree order. The result's `source` is `.metricKit`, with the document
+/// `MetricKitRenderer` writes back and the frames' sample counts.
 public enum MetricKitParser {
     /// Whether `bytes` may be MetricKit JSON: the first byte past a byte-order mark and
     /// whitespace opens an object or array, and the text names a call stack (`"callStack`) or a
@@ -62,14 +62,11 @@ public enum MetricKitParser {
         let parts = find(in: tree)
         guard parts.contains(where: { if case .diagnostic = $0 { return true } else { return false } }) else { return nil }
         let translation = MetricKitTranslator.translate(tree, parts: parts)
-        var report = CrashReport(path: path, bytes: translation.text,
-                                 lines: LineRanges(translation.text),
-                                 header: translation.header, codeType: translation.codeType,
-                                 crashedThread: nil, threads: translation.threads, images: translation.images,
-                                 format: .metricKit)
-        report.metricKit = MetricKitDocument(bytes: bytes, tree: tree, frameNodes: translation.frameNodes,
-                                             sampleCounts: translation.sampleCounts)
-        return report
+        let document = MetricKitDocument(bytes: bytes, tree: tree, frameNodes: translation.frameNodes,
+                                         sampleCounts: translation.sampleCounts)
+        return CrashReport(path: path, bytes: translation.text, lines: LineRanges(translation.text),
+                           header: translation.header, codeType: translation.codeType, crashedThread: nil,
+                           threads: translation.threads, images: translation.images, source: .metricKit(document))
     }
 
     /// What the translator writes, in document order.

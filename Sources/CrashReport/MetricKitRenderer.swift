@@ -17,20 +17,16 @@
 ///
 /// New members follow the spacing of the object they join (`" : "` and `",\n    "` in a
 /// pretty-printed payload); `inlinedFrames` objects are compact. `subFrames` and every other
-/// member stay as they were, so a payload with nothing resolved comes back unchanged. Reports
-/// not read from MetricKit JSON are written as text.
+/// member stay as they were, so a payload with nothing resolved comes back unchanged.
 public enum MetricKitRenderer {
     /// The members a resolved frame object is given (and loses, when it is resolved anew).
     static let memberNames = ["symbol", "symbolLocation", "file", "line", "inlinedFrames"]
 
-    /// Appends the MetricKit JSON of `symbolicated` to `out`; reports not read from MetricKit
-    /// JSON are written as text. With `flush`, hands it on as it goes (``OutputFlush``).
-    public static func render(_ symbolicated: SymbolicatedReport, fullPath: Bool, into out: inout [UInt8],
-                              flush: OutputFlush? = nil) {
-        guard let document = symbolicated.report.metricKit else {
-            TextRenderer(fullPath: fullPath).render(symbolicated, into: &out, flush: flush)
-            return
-        }
+    /// Appends `document`, the MetricKit payload `symbolicated` was read from
+    /// (``ReportSource/metricKit(_:)``), with the resolved frames written in, to `out`. With
+    /// `flush`, hands it on as it goes (``OutputFlush``).
+    public static func render(_ symbolicated: SymbolicatedReport, document: MetricKitDocument, fullPath: Bool,
+                              into out: inout [UInt8], flush: OutputFlush? = nil) {
         let bytes = document.bytes
         var edits: [(range: Range<Int>, bytes: [UInt8])] = []
         var done: Set<Int> = []

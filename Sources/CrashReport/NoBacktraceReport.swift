@@ -31,7 +31,7 @@ enum NoBacktraceReport {
             try ClassicReportParser.checkText(b, path: path)
             return LineRanges(b)
         }
-        var report = CrashReport(path: path, bytes: bytes, lines: lines, format: .noBacktraces)
+        var report = CrashReport(path: path, bytes: bytes, lines: lines, source: .noBacktraces)
         report.warnings.append("\(path): \(kind) holds no frames to symbolicate; written as it is")
         return report
     }

@@ -12,7 +12,7 @@
 /// The body is read byte by byte (`JSONScanner`) and translated to text
 /// (`StackshotTranslator`), each thread a thread of the report whose frames are tied to their
 /// image by index, so that processes whose address spaces overlap stay apart. The result has
-/// `format == .ips` and `ips` holding the original bytes with no frame objects: frames are
+/// the source `.ips`, its document the original bytes with no frame objects: frames are
 /// pairs with no room for symbols, so `IPSRenderer` writes the document back unchanged.
 public enum StackshotParser {
     /// Whether the `.ips` file `bytes` names both `"processByPid"` and `"binaryImages"`; whether
@@ -55,7 +55,7 @@ public enum StackshotParser {
         var report = CrashReport(path: path, bytes: translation.text,
                                  lines: LineRanges(translation.text),
                                  header: translation.header, threads: translation.threads,
-                                 images: translation.images, format: .ips, ips: IPSDocument(bytes: bytes))
+                                 images: translation.images, source: .ips(IPSDocument(bytes: bytes)))
         report.warnings += translation.warnings.map { "\(path): \($0)" }
         return report
     }

@@ -17,9 +17,17 @@
 ///
 /// Threads are numbered in order; frames with an address (`programCounter`, `returnAddress`,
 /// `asyncResumePoint`) are the thread's frames, `omittedFrames` and `truncated` are not. The
-/// frames have no `restStart`: `SwiftBacktraceJSONRenderer` finds their objects again with
-/// `frameObjects`, the same walk, and writes the document back with names filled in.
+/// frames have no `restStart`: the report keeps the document's tree (`SwiftBacktraceDocument`),
+/// in which `SwiftBacktraceJSONRenderer` finds their objects again with `frameObjects`, the
+/// same walk, and writes the document back with names filled in.
 enum SwiftBacktraceJSON {
+    /// A crash log read: its threads and images, and the tree they were read from.
+    struct Log {
+        var threads: [Thread]
+        var images: [BinaryImage]
+        var tree: JSONTree
+    }
+
     /// Whether the line `p..<e`, which starts with `{`, looks like the start of a crash log: its
     /// first kilobyte has `"crashReport"`.
     static func isCrashLog(_ b: UnsafeBufferPointer<UInt8>, _ p: Int, _ e: Int) -> Bool {
@@ -33,10 +41,9 @@ enum SwiftBacktraceJSON {
     }
 
     /// The document that starts at `p` and ends on its line (`p..<e`), line `line` of the log,
-    /// when it is a crash log: its threads and images. The runtime writes it on one line; a
-    /// document read only within its line keeps a log of many `{` lines linear to read.
-    static func parse(_ bytes: [UInt8], line: Int, _ p: Int, _ e: Int, text: FrameText)
-        -> (threads: [Thread], images: [BinaryImage])? {
+    /// when it is a crash log: its threads, images and tree. The runtime writes it on one line;
+    /// a document read only within its line keeps a log of many `{` lines linear to read.
+    static func parse(_ bytes: [UInt8], line: Int, _ p: Int, _ e: Int, text: FrameText) -> Log? {
         let window = bytes.withUnsafeBufferPointer { isCrashLog($0, p, e) }
         guard window, let tree = try? JSONScanner.parse(bytes, from: p, to: e).tree,
               tree.nodes[tree.root].kind == .object,
@@ -69,7 +76,7 @@ enum SwiftBacktraceJSON {
                                           line: line, format: .elf))
             }
         }
-        return (threads, images)
+        return Log(threads: threads, images: images, tree: tree)
     }
 
     /// The thread objects of `threads`, in order.
@@ -128,4 +135,12 @@ enum SwiftBacktraceJSON {
             return value
         }
     }
+}
+
+/// The JSON crash log a Swift runtime backtrace's frames were read from (`SwiftBacktraceJSON`),
+/// kept so that `SwiftBacktraceJSONRenderer` writes it back with names filled in without
+/// reading it again.
+public struct SwiftBacktraceDocument: Sendable {
+    /// The JSON tree of the log's document, over the report's bytes (its line of them).
+    let tree: JSONTree
 }

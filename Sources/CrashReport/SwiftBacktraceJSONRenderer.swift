@@ -15,25 +15,22 @@
 /// The runtime's `symbol` (the mangled name) is not written: the index keeps names demangled.
 /// What a frame object already said about its symbol is replaced; its other members, and every
 /// byte outside the resolved frame objects, are kept as they were.
-enum SwiftBacktraceJSONRenderer {
+public enum SwiftBacktraceJSONRenderer {
     /// Keys of what symbolication says about a frame, replaced when the frame is resolved anew.
     private static let replacedKeys = ["inlined", "runtimeFailure", "thunk", "system", "symbol", "offset",
                                        "description", "image", "sourceLocation"]
 
-    /// Appends the log with its resolved frames written in; false (and nothing appended) when
-    /// the report's frames are not from a JSON crash log or none was resolved. With `flush`,
+    /// Appends the log, whose frames were read from `document`
+    /// (``ReportSource/swiftBacktrace(_:)``), with its resolved frames written in. With `flush`,
     /// hands it on as it goes (``OutputFlush``).
-    static func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) -> Bool {
+    public static func render(_ symbolicated: SymbolicatedReport, document: SwiftBacktraceDocument,
+                              into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        guard !symbolicated.frames.isEmpty, let first = report.threads.first, let line = first.headerLine,
-              first.frames.allSatisfy({ $0.restStart == nil }), report.lines.indices.contains(line) else { return false }
-        let (start, end) = report.bytes.withUnsafeBufferPointer { b in
-            let range = report.lines[line]
-            return (b.skipBlanks(from: range.lowerBound, to: range.upperBound), SwiftBacktraceParser.contentEnd(b, range))
+        guard !symbolicated.frames.isEmpty else {
+            report.bytes.withUnsafeBufferPointer { flush.append($0, to: &out) }
+            return
         }
-        guard start < end, report.bytes[start] == UInt8(ascii: "{"),
-              let tree = try? JSONScanner.parse(report.bytes, from: start, to: end).tree else { return false }
-
+        let tree = document.tree
         flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
             var copied = 0
@@ -54,7 +51,6 @@ enum SwiftBacktraceJSONRenderer {
             }
             flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
         }
-        return true
     }
 
     /// `{ KEPT MEMBERS[, "inlined": true], "offset": N, "description": "...", "image": "...",

@@ -74,7 +74,7 @@ public enum SwiftBacktraceParser {
             let text = FrameText()
             var threads: [Thread] = []
             var images: [BinaryImage] = []
-            var json: [(threads: [Thread], images: [BinaryImage])] = []
+            var json: [SwiftBacktraceJSON.Log] = []
             var section = Section.other
             for (n, range) in lines.enumerated() {
                 let e = contentEnd(b, range)
@@ -107,16 +107,18 @@ public enum SwiftBacktraceParser {
             }
             if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
             // A log holds one report: text, or a JSON document (the first one).
+            var document: SwiftBacktraceDocument?
             if threads.isEmpty, let log = json.first {
                 threads = log.threads
                 images = log.images
+                document = SwiftBacktraceDocument(tree: log.tree)
             }
             var report = CrashReport(path: path, bytes: bytes, lines: lines,
                                      crashedThread: threads.first { $0.crashed }.flatMap {
                                          if case .thread(let number) = $0.kind { return number }
                                          return nil
                                      },
-                                     threads: threads, images: images, format: .swiftBacktrace)
+                                     threads: threads, images: images, source: .swiftBacktrace(document))
             report.matchFramesToImages()
             return report
         }

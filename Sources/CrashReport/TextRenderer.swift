@@ -14,6 +14,11 @@
 ///
 /// With `marks` (a terminal), the lines of frames resolved in the app's images are set in bold
 /// (``TerminalMarks``); without, no escape sequence is written.
+///
+/// A frame line is written as the report writes its frames (``ReportSource/frameLines``): as
+/// above, as a sanitizer or glibc does, or as the Swift runtime does. This is the text output of
+/// every report but two, which have writers of their own: a call-tree report
+/// (``CallTreeRenderer``) and a Swift runtime JSON crash log (``SwiftBacktraceJSONRenderer``).
 public struct TextRenderer: Sendable {
     /// Print each source file as the debug information records it, rather than its file name.
     public var fullPath: Bool
@@ -31,13 +36,6 @@ public struct TextRenderer: Sendable {
     /// (``OutputFlush``), the lines kept as they are without a copy.
     public func render(_ symbolicated: SymbolicatedReport, into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
-        if report.format == .swiftBacktrace, SwiftBacktraceJSONRenderer.render(symbolicated, into: &out, flush: flush) {
-            return
-        }
-        if report.callTree != nil {
-            CallTreeRenderer(fullPath: fullPath, marks: marks).render(symbolicated, into: &out, flush: flush)
-            return
-        }
         // The edits come in report order, which is line order but for odd reports: they are
         // then written as they come, else gathered and sorted first.
         var count = 0
@@ -124,7 +122,8 @@ public struct TextRenderer: Sendable {
         let range = report.lines[line]
         let contentEnd = Self.contentEnd(b, range)
         let prefixEnd = min(range.lowerBound + restStart, contentEnd)
-        if report.format == .swiftBacktrace {
+        let form = report.source.frameLines
+        if form == .swiftRuntime {
             let terminators = (UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound]),
                                Self.innerTerminator(report, b, line: line))
             renderSwiftFrame(report, b, line: range.lowerBound..<prefixEnd, frames: frames, terminators: terminators,
@@ -139,7 +138,7 @@ public struct TextRenderer: Sendable {
             out.appendMarkStart(marked)
             out.append(contentsOf: prefix)
             if needsBlank { out.append(ASCII.space) }
-            if report.format == .linuxLog {
+            if form == .linux {
                 appendLinux(sourceFrame, prefix: prefix, replacing: UnsafeBufferPointer(rebasing: b[prefixEnd..<contentEnd]),
                             to: &out)
             } else {

@@ -1,5 +1,6 @@
 import CrashReport
 import Platform
+import Symbolication
 
 /// Reads a symbolicated report's signature (``CrashSignature``) from its resolved frames, and
 /// the frames of the backtrace it came from, for the page that shows an example.
@@ -13,7 +14,8 @@ import Platform
 ///    gave, else the name the report gives (`foo + 12`, `foo + 12 (File.m:42)`), else none.
 /// 3. Frames up to and including a signal trampoline (`_sigtramp`, `__restore_rt`) are left
 ///    out: they are the crash handler that printed the log, not the crash.
-/// 4. Frames in images that are not the app's (``SignatureRules/isAppImage(_:processPath:hasDebugFile:)``)
+/// 4. Frames in images that are not the app's (`Symbolicator.isAppImage(_:processPath:hasDebugFile:)`,
+///    the rule that also sets the app's frames in bold)
 ///    and frames of ``SignatureRules/skippedFunctions`` are left out; the first
 ///    ``SignatureRules/depth`` of the others make the signature.
 public enum SignatureReader {
@@ -28,8 +30,8 @@ public enum SignatureReader {
         func inApp(_ image: Int?) -> Bool {
             guard let image, isApp.indices.contains(image) else { return false }
             if isApp[image] == 0 {
-                isApp[image] = SignatureRules.isAppImage(report.images[image], processPath: processPath,
-                                                         hasDebugFile: symbolicated.debugFiles[image] != nil) ? 1 : 2
+                isApp[image] = Symbolicator.isAppImage(report.images[image], processPath: processPath,
+                                                       hasDebugFile: symbolicated.debugFiles[image] != nil) ? 1 : 2
             }
             return isApp[image] == 1
         }

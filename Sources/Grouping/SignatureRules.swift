@@ -1,9 +1,7 @@
-import CrashReport
-import Platform
-import Symbolication
-
 /// The rules that say which frames of a crashed thread make its signature, kept in one place:
-/// `symbolicate help group` and docs/grouping.md repeat them.
+/// `symbolicate help group` and docs/grouping.md repeat them. Which images are the app's is
+/// `Symbolicator.isAppImage(_:processPath:hasDebugFile:)`, the rule that also sets the app's
+/// frames in bold and chooses the images the summary names.
 public enum SignatureRules {
     /// How many app frames make a signature: enough to tell two paths into one function apart
     /// (a null dereference reached from two callers is two bugs), few enough that a change far
@@ -55,26 +53,5 @@ public enum SignatureRules {
             if skippedFunctions.contains(String(name.dropFirst(prefix.count))) { return true }
         }
         return skippedPrefixes.contains(where: name.hasPrefix)
-    }
-
-    /// Image names of runtimes that an app may carry inside its own bundle or folder (older
-    /// apps embed `libswiftCore.dylib` in `Frameworks/`), and that are the system's all the same.
-    static let runtimeImagePrefixes = [
-        "libswift", "libc++", "libobjc", "libdispatch", "libsystem_", "libdyld", "dyld", "ld-linux", "ld64.so",
-        "libclang_rt.", "libBlocksRuntime", "libFoundation", "libXCTest",
-    ]
-
-    /// Whether `image` is the app's own code, whose frames make signatures: not an operating
-    /// system image (by path: `/System/`, `/usr/lib/`, `/Library/Apple/`, `/lib/`, ...), not a
-    /// runtime (the Swift runtime, libc, libc++, libobjc, the dynamic loader: by name, wherever
-    /// it was loaded from), and either marked as the app's (`+` in the image list, the
-    /// process's own path, a path inside an `.app` or an app folder, a Linux module outside the
-    /// system folders) or resolved with a debug file the user gave (MetricKit and call-tree
-    /// reports name images without a path).
-    public static func isAppImage(_ image: BinaryImage, processPath: String?, hasDebugFile: Bool) -> Bool {
-        let file = Path.lastComponent(image.path ?? image.name)
-        if runtimeImagePrefixes.contains(where: file.hasPrefix) || Symbolicator.isSystemLibraryName(file) { return false }
-        if let path = image.path, Symbolicator.isSystemPath(path), path != processPath { return false }
-        return Symbolicator.isAppImage(image, processPath: processPath) || hasDebugFile
     }
 }

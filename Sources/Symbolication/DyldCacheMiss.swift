@@ -36,7 +36,8 @@ extension CrashReport {
     /// 32 lowercase hex digits.
     var sharedCacheUUID: String? {
         // An .ips report is read through its translation; its JSON is the IPS document's.
-        let bytes = ips?.bytes ?? self.bytes
+        var bytes = self.bytes
+        if case .ips(let document) = source { bytes = document.bytes }
         guard let key = bytes.firstRange(of: Array("\"sharedCache\"".utf8)),
               let uuidKey = bytes[key.upperBound...].firstRange(of: Array("\"uuid\"".utf8)) else { return nil }
         var digits: [UInt8] = []

@@ -111,7 +111,7 @@ enum ReportEvidence {
                 let placedByName = frame.imageOffset == nil && image.loadAddress == 0 && image.endAddress == 0
                 let claim = Claim(frame: frame, name: name, printedOffset: offset, offset: placedByName ? nil : offset,
                                   address: address, lookup: lookup,
-                                  fromByteBefore: report.format == .swiftBacktrace && lookup != address)
+                                  fromByteBefore: report.source.frameNaming == .swiftRuntime && lookup != address)
                 check.weigh(claim)
             }
         }
@@ -128,7 +128,7 @@ enum ReportEvidence {
         switch frame.form {
         case .symbol(let name, let offset):
             // The Swift runtime prints no `+ 0`: an offset of 0 is none.
-            named = (name, report.format == .swiftBacktrace && offset == 0 ? nil : offset)
+            named = (name, report.source.frameNaming == .swiftRuntime && offset == 0 ? nil : offset)
         case .symbolicated(let name, let offset, _, _):
             named = (name, offset)
         case .unknown:

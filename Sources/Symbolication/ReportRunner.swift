@@ -174,7 +174,7 @@ public final class ReportRunner {
                 for piece in pieces { output.write(piece) }
                 if let symbolicated = outcome.rendered {
                     var buffer: [UInt8] = []
-                    render(symbolicated, format: options.format, marked: options.markFrames, into: &buffer,
+                    render(symbolicated, toFile: false, marked: options.markFrames, into: &buffer,
                            flush: OutputFlush { output.write($0) })
                     output.write(buffer)
                 }
@@ -258,7 +258,7 @@ public final class ReportRunner {
             if symbolicated.report.bytes.count >= Self.renderedWhenWritten {
                 return Outcome(pieces: [bytes], rendered: symbolicated, status: .success, tally: tally)
             }
-            render(symbolicated, format: options.format, marked: options.markFrames, into: &bytes)
+            render(symbolicated, toFile: false, marked: options.markFrames, into: &bytes)
             return Outcome(pieces: [bytes], status: .success, tally: tally)
         case .directory(let folder):
             let written = write(symbolicated, to: target(of: job), replacing: nil, below: folder)
@@ -342,30 +342,43 @@ public final class ReportRunner {
         }
     }
 
-    /// Renders one report; text is marked for a terminal when `marked`. With `flush`, the
-    /// output is handed on as it is made (``OutputFlush``).
-    private func render(_ symbolicated: SymbolicatedReport, format: OutputFormat, marked: Bool = false,
+    /// Renders one report as ``ReportRendering`` says for its source and the output format, for
+    /// the stream or (`toFile`) a file of its own; text output is marked for a terminal when
+    /// `marked`. With `flush`, the output is handed on as it is made (``OutputFlush``).
+    private func render(_ symbolicated: SymbolicatedReport, toFile: Bool, marked: Bool = false,
                         into bytes: inout [UInt8], flush: OutputFlush? = nil) {
-        switch format {
+        let fullPath = options.fullPath
+        func marks() -> TerminalMarks? { marked && options.format == .text ? Self.marks(for: symbolicated) : nil }
+        switch ReportRendering(source: symbolicated.report.source, format: options.format, toFile: toFile) {
         case .text:
-            TextRenderer(fullPath: options.fullPath, marks: marked ? Self.marks(for: symbolicated) : nil)
-                .render(symbolicated, into: &bytes, flush: flush)
-        case .ips: IPSRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes, flush: flush)
-        case .metricKit: MetricKitRenderer.render(symbolicated, fullPath: options.fullPath, into: &bytes, flush: flush)
-        case .json: JSONRenderer.renderReport(symbolicated, into: &bytes, flush: flush)
+            TextRenderer(fullPath: fullPath, marks: marks()).render(symbolicated, into: &bytes, flush: flush)
+        case .callTree(let tree):
+            CallTreeRenderer(fullPath: fullPath, marks: marks())
+                .render(symbolicated, tree: tree, into: &bytes, flush: flush)
+        case .swiftBacktraceJSON(let document):
+            SwiftBacktraceJSONRenderer.render(symbolicated, document: document, into: &bytes, flush: flush)
+        case .ips(let document):
+            IPSRenderer.render(symbolicated, document: document, fullPath: fullPath, into: &bytes, flush: flush)
+        case .metricKit(let document):
+            MetricKitRenderer.render(symbolicated, document: document, fullPath: fullPath, into: &bytes, flush: flush)
+        case .jsonEntry:
+            JSONRenderer.renderReport(symbolicated, into: &bytes, flush: flush)
+        case .jsonDocument:
+            JSONRenderer.renderDocument(symbolicated, into: &bytes, flush: flush)
         case .frames:
             // Frame lines start with the report's path: spelled with the file system's own
             // bytes, as everywhere else in text output, when the name is not UTF-8.
             let reportField = FileName.bytes(OutputEscaping.escaped(symbolicated.report.path))
-            FramesRenderer(fullPath: options.fullPath).render(symbolicated, reportField: reportField, into: &bytes,
-                                                               flush: flush)
+            FramesRenderer(fullPath: fullPath).render(symbolicated, reportField: reportField, into: &bytes,
+                                                      flush: flush)
         }
     }
 
     /// Writes one report to `target` through a temporary file in the same folder, renamed
     /// over it: a reader (or a run killed midway) never sees half a report. A file written in
-    /// place keeps its permissions. An `.ips` report stays `.ips` in the text format. The
-    /// output is written as it is made, never held whole.
+    /// place keeps its permissions. An `.ips` report stays `.ips` in the text format, a
+    /// MetricKit payload MetricKit JSON (``ReportRendering``). The output is written as it is
+    /// made, never held whole.
     private func write(_ symbolicated: SymbolicatedReport, to target: String, replacing original: String?,
                        below root: String?) -> Bool {
         write(to: target, replacing: original, below: root) { write in withoutActuallyEscaping(write) { out in
@@ -375,16 +388,7 @@ public final class ReportRunner {
                 if failure == 0 && !out(bytes) { failure = errno }
             }
             var bytes: [UInt8] = []
-            switch options.format {
-            case .text where symbolicated.report.ips != nil:
-                render(symbolicated, format: .ips, into: &bytes, flush: flush)
-            case .text where symbolicated.report.metricKit != nil:
-                render(symbolicated, format: .metricKit, into: &bytes, flush: flush)
-            case .json:
-                JSONRenderer.renderDocument(symbolicated, into: &bytes, flush: flush)
-            default:
-                render(symbolicated, format: options.format, into: &bytes, flush: flush)
-            }
+            render(symbolicated, toFile: true, into: &bytes, flush: flush)
             flush.handOn(&bytes)
             if failure != 0 { errno = failure }
             return failure == 0
@@ -532,14 +536,15 @@ public final class ReportRunner {
         }
     }
 
-    /// Which of the report's images are the app's, for marking its resolved frames: only
-    /// images with a debug file have any, so only those are looked at.
+    /// Which of the report's images are the app's (``Symbolicator/isAppImage(_:processPath:hasDebugFile:)``),
+    /// for marking its resolved frames: only images with a debug file have any, so only those
+    /// are looked at.
     static func marks(for symbolicated: SymbolicatedReport) -> TerminalMarks {
         let report = symbolicated.report
         var appImages = [Bool](repeating: false, count: report.images.count)
         let processPath = symbolicated.debugFiles.isEmpty ? nil : report.header.first { $0.key == "Path" }?.value
         for i in symbolicated.debugFiles.keys where appImages.indices.contains(i) {
-            appImages[i] = Symbolicator.isAppImage(report.images[i], processPath: processPath)
+            appImages[i] = Symbolicator.isAppImage(report.images[i], processPath: processPath, hasDebugFile: true)
         }
         return TerminalMarks(appImages: appImages)
     }

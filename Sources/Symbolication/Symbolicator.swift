@@ -190,6 +190,7 @@ public final class Symbolicator: @unchecked Sendable {
         let frameCount = report.threads.reduce(0) { $0 + $1.frames.count }
         var recent: [ResolvedKey: [SourceFrame]] = [:]
         recent.reserveCapacity(min(frameCount, Symbolicator.sharedLookups))
+        let naming = report.source.frameNaming
         for (t, thread) in report.threads.enumerated() {
             // The frame's place among the thread's frames, inlined lines of an already
             // symbolicated report not counted: 0 is the faulting PC.
@@ -221,14 +222,15 @@ public final class Symbolicator: @unchecked Sendable {
                 if let known = recent[key] {
                     sourceFrames = known
                 } else {
-                    // The Swift runtime names frames its own way, and counts a return
-                    // address's offset from the byte before it, inlined calls without one.
-                    let swift = report.format == .swiftBacktrace
-                    let counted = swift && lookup != address ? address &- 1 : address
+                    // Named as the report's producer names frames: the Swift runtime simplifies
+                    // Swift names, and counts a return address's offset from the byte before
+                    // it, inlined calls without one.
+                    let runtime = naming == .swiftRuntime
+                    let counted = runtime && lookup != address ? address &- 1 : address
                     sourceFrames = index.lookup(lookup, demangle: options.demangle,
-                                                style: swift ? .simplified : .full).map { location in
+                                                style: runtime ? .simplified : .full).map { location in
                         SourceFrame(function: location.function,
-                                    offset: swift && location.inlined ? nil
+                                    offset: runtime && location.inlined ? nil
                                         : location.functionStart.flatMap { counted >= $0 ? counted - $0 : nil },
                                     file: location.file,
                                     line: location.line == 0 ? nil : location.line,
@@ -258,7 +260,8 @@ public final class Symbolicator: @unchecked Sendable {
     private func warnAboutOtherDyldCache(_ report: CrashReport, missing: Set<Int>, framed: Set<Int>) {
         let processPath = report.header.first { $0.key == "Path" }?.value
         let system = missing.filter {
-            framed.contains($0) && report.images[$0].uuid != nil && !Symbolicator.isAppImage(report.images[$0], processPath: processPath)
+            framed.contains($0) && report.images[$0].uuid != nil
+                && !Symbolicator.isAppImage(report.images[$0], processPath: processPath, hasDebugFile: false)
         }
         guard !system.isEmpty else { return }
         let caches = Set(locator.debugFiles.filter { $0.format == .dyldCache }.map(\.path))
@@ -376,7 +379,10 @@ public final class Symbolicator: @unchecked Sendable {
         var result: [Int: UnresolvedImage] = [:]
         for i in missing.union(lineless.keys).union(contradicted.keys).sorted() {
             let image = report.images[i]
-            guard framed.contains(i), Symbolicator.isAppImage(image, processPath: processPath) else { continue }
+            // A debug file that gave no lines does not make the image the app's: a dyld shared
+            // cache gives the system's images their symbols, whatever their path.
+            guard framed.contains(i), Symbolicator.isAppImage(image, processPath: processPath, hasDebugFile: false)
+            else { continue }
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
             let architectureName = architecture?.name ?? "unknown arch"
             let identity: String
@@ -468,17 +474,37 @@ public final class Symbolicator: @unchecked Sendable {
         return reason
     }
 
-    /// Whether an image is the app's own code rather than the system's: marked `+`, the
-    /// process's own path, or (Linux) a module outside the system library folders.
-    public static func isAppImage(_ image: BinaryImage, processPath: String?) -> Bool {
+    /// Whether an image is the app's own code rather than the system's: the one rule for the
+    /// frames set in bold on a terminal, the images the summary names when their frames are left
+    /// without file and line, and the frames crash signatures are made of (`SignatureReader`).
+    ///
+    /// Never the app's: a runtime, known by its file name wherever it was loaded from (the Swift
+    /// runtime, libc, libc++, libobjc, the dynamic loader: an app may carry them in its bundle,
+    /// and every crash passes through them), and an image in the system's folders
+    /// (``isSystemPath(_:)``) other than the process itself. The app's: an image the report marks
+    /// (`+` in Binary Images), the process's own path, a path in an app (`.app/`,
+    /// `/Applications/`, ...), a Linux module outside the system's folders; else, with
+    /// `hasDebugFile`, an image resolved with a debug file given for it (MetricKit and call-tree
+    /// reports name images without a path).
+    public static func isAppImage(_ image: BinaryImage, processPath: String?, hasDebugFile: Bool) -> Bool {
+        let file = Path.lastComponent(image.path ?? image.name)
+        if runtimeImagePrefixes.contains(where: file.hasPrefix) || isSystemLibraryName(file) { return false }
+        if let path = image.path, path != processPath, isSystemPath(path) { return false }
         if image.isApp { return true }
-        guard let path = image.path else { return false }
-        if path == processPath { return true }
-        if isSystemPath(path) { return false }
-        if image.format == .elf { return !isSystemLibraryName(path) }
-        var bytes = path
-        return bytes.withUTF8 { bytes in appFolders.contains { bytes.contains(bytes: $0) } }
+        if let path = image.path {
+            if path == processPath || image.format == .elf { return true }
+            var bytes = path
+            if bytes.withUTF8({ bytes in appFolders.contains { bytes.contains(bytes: $0) } }) { return true }
+        }
+        return hasDebugFile
     }
+
+    /// Image names of runtimes that an app may carry inside its own bundle or folder (older
+    /// apps embed `libswiftCore.dylib` in `Frameworks/`), and that are the system's all the same.
+    static let runtimeImagePrefixes = [
+        "libswift", "libc++", "libobjc", "libdispatch", "libsystem_", "libdyld", "dyld", "ld-linux", "ld64.so",
+        "libclang_rt.", "libBlocksRuntime", "libFoundation", "libXCTest",
+    ]
 
     /// Parts of a path that put an Apple image in an app.
     private static let appFolders: [[UInt8]] = [".app/", "/Bundle/Application/", "/Applications/"].map { Array($0.utf8) }

@@ -28,7 +28,7 @@ final class CallTreeReportParserTests: XCTestCase {
                        0x1a0000000 -        0x1a0000fff  libA.dylib <33333333-3333-3333-3333-333333333333>  /usr/lib/libA.dylib
 
             """)
-        XCTAssertEqual(report.format, .callTree)
+        XCTAssertEqual(report.source.kind, .callTree)
         XCTAssertEqual(report.threads.count, 2)
         XCTAssertEqual(report.threads.map(\.name), ["First [1]", "Second [2]"])
         let first = report.threads[0].frames[0]
@@ -39,7 +39,7 @@ final class CallTreeReportParserTests: XCTestCase {
         XCTAssertEqual(second[0].returnAddress, true, "a node with a child holds a return address")
         XCTAssertEqual(second[1].returnAddress, false, "a leaf holds the sampled PC")
         XCTAssertEqual(second.map(\.index), [0, 1], "a node's index is its depth")
-        XCTAssertEqual(report.callTree?.nodes[1].map(\.samples), [2, 2])
+        XCTAssertEqual(report.source.callTree?.nodes[1].map(\.samples), [2, 2])
     }
 
     /// Symbols with parentheses, source locations, a time range after the address, kernel
@@ -73,7 +73,7 @@ final class CallTreeReportParserTests: XCTestCase {
     func testNonCrashIPSTypesPassThroughWithAWarning() throws {
         let text = "{\"bug_type\":\"298\",\"os_version\":\"iPhone OS 14.4 (18D52)\"}\n{\"largestProcess\":\"App\"}"
         let report = try parse(text)
-        XCTAssertEqual(report.format, .noBacktraces)
+        XCTAssertEqual(report.source.kind, .noBacktraces)
         XCTAssertEqual(renderedUnchanged(report), Array(text.utf8))
         XCTAssertEqual(report.warnings, ["test.diag: a jetsam event report (bug_type 298) holds no frames to symbolicate; written as it is"])
     }

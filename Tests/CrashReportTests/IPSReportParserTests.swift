@@ -93,7 +93,7 @@ final class IPSReportParserTests: XCTestCase {
 
     /// The text of the JSON object `key` came from.
     static func object(_ report: CrashReport, _ key: FrameKey) -> String? {
-        guard let document = report.ips, let range = document.frameObjects[key] else { return nil }
+        guard let document = report.source.ips, let range = document.frameObjects[key] else { return nil }
         return String(decoding: document.bytes[range], as: UTF8.self)
     }
 
@@ -111,7 +111,7 @@ final class IPSReportParserTests: XCTestCase {
         XCTAssertFalse(IPSReportParser.looksLikeIPS(Array((#"{"app_name":"Sample"}"# + "\n{\"bug_type\":\"309\"}").utf8)),
                        "bug_type on the second line only")
         XCTAssertFalse(IPSReportParser.looksLikeIPS([]))
-        XCTAssertEqual(try ReportParser.parse(Array(Self.report().utf8), path: "a.ips").format, .ips,
+        XCTAssertEqual(try ReportParser.parse(Array(Self.report().utf8), path: "a.ips").source.kind, .ips,
                        "the entry point sends .ips reports here")
     }
 
@@ -119,9 +119,9 @@ final class IPSReportParserTests: XCTestCase {
 
     func testHeaderThreadsFramesAndImages() throws {
         let report = try Self.parse(Self.report())
-        XCTAssertEqual(report.format, .ips)
+        XCTAssertEqual(report.source.kind, .ips)
         XCTAssertEqual(report.path, "test.ips")
-        XCTAssertEqual(report.ips?.bytes, Array(Self.report().utf8), "the document keeps the file's bytes")
+        XCTAssertEqual(report.source.ips?.bytes, Array(Self.report().utf8), "the document keeps the file's bytes")
         XCTAssertEqual(header(report, "Incident Identifier"), "0D3E5A8C-2D6B-4E0A-9E39-71B0C3F4A2D1")
         XCTAssertEqual(header(report, "Hardware Model"), "iPhone14,2")
         XCTAssertEqual(header(report, "Process"), "Sample [4242]")
@@ -171,9 +171,9 @@ final class IPSReportParserTests: XCTestCase {
         XCTAssertEqual(Self.object(report, FrameKey(thread: 0, frame: 1)), #"{"imageOffset":50656,"imageIndex":0}"#)
         XCTAssertEqual(Self.object(report, FrameKey(thread: 0, frame: 2)), #"{"imageOffset":50688,"imageIndex":0}"#)
         XCTAssertEqual(Self.object(report, FrameKey(thread: 1, frame: 0)), #"{"imageOffset":4096,"imageIndex":1}"#)
-        XCTAssertEqual(report.ips?.frameObjects.count, 4)
-        XCTAssertEqual(report.ips?.inlinedFrames.isEmpty, true)
-        XCTAssertEqual(report.ips?.textBacktraces.isEmpty, true)
+        XCTAssertEqual(report.source.ips?.frameObjects.count, 4)
+        XCTAssertEqual(report.source.ips?.inlinedFrames.isEmpty, true)
+        XCTAssertEqual(report.source.ips?.textBacktraces.isEmpty, true)
     }
 
     func testTheTranslationReadsLikeAClassicReport() throws {
@@ -216,9 +216,9 @@ final class IPSReportParserTests: XCTestCase {
         XCTAssertEqual(frames.map(\.address), [Self.foundationBase + 1090232, Self.appBase + 50700])
         XCTAssertEqual(frames.map(\.form), [.symbol(name: "__exceptionPreprocess", offset: 220),
                                             .unsymbolicated(loadAddress: Self.appBase, offset: 50700)])
-        XCTAssertNil(report.ips?.frameObjects[FrameKey(thread: 1, frame: 0)], "text frames have no JSON object")
+        XCTAssertNil(report.source.ips?.frameObjects[FrameKey(thread: 1, frame: 0)], "text frames have no JSON object")
 
-        let backtraces = try XCTUnwrap(report.ips?.textBacktraces)
+        let backtraces = try XCTUnwrap(report.source.ips?.textBacktraces)
         XCTAssertEqual(backtraces.count, 1)
         let token = String(decoding: Array(text.utf8)[backtraces[0].range], as: UTF8.self)
         XCTAssert(token.hasPrefix("\"0   CoreFoundation") && token.hasSuffix("+ 50700\""), token)
@@ -252,7 +252,7 @@ final class IPSReportParserTests: XCTestCase {
                        + "frame 0 is the faulting PC even when an inlined frame comes before it")
         XCTAssertEqual(restText(report, thread.frames[0]), "clamp + 8 (Math.h:12) [inlined]")
         XCTAssertEqual(restText(report, thread.frames[2]), "orphan + 4 [inlined]")
-        XCTAssertEqual(report.ips?.inlinedFrames, [FrameKey(thread: 0, frame: 1): [FrameKey(thread: 0, frame: 0)]],
+        XCTAssertEqual(report.source.ips?.inlinedFrames, [FrameKey(thread: 0, frame: 1): [FrameKey(thread: 0, frame: 0)]],
                        "an inlined frame whose offset differs from the next frame's belongs to none")
     }
 
@@ -281,7 +281,7 @@ final class IPSReportParserTests: XCTestCase {
         let bare = try Self.parse(Self.metadata + "\n" + #"{"threads":[{"frames":[]}]}"#)
         XCTAssertEqual(bare.threads.map(\.kind), [.thread(0)])
         XCTAssertTrue(bare.images.isEmpty)
-        XCTAssertEqual(bare.format, .ips)
+        XCTAssertEqual(bare.source.kind, .ips)
         let empty = try Self.parse(Self.metadata + "\n{}")
         XCTAssertTrue(empty.threads.isEmpty)
     }
@@ -378,8 +378,13 @@ final class IPSReportParserTests: XCTestCase {
             guard let report = try? ReportParser.parse(bytes, path: "fuzz.ips") else { continue }
             parsed += 1
             var out: [UInt8] = []
-            IPSRenderer.render(SymbolicatedReport(report: report), fullPath: false, into: &out)
-            XCTAssertEqual(out, report.ips?.bytes ?? report.bytes, "nothing resolved: the input comes back")
+            if let document = report.source.ips {
+                IPSRenderer.render(SymbolicatedReport(report: report), document: document, fullPath: false, into: &out)
+                XCTAssertEqual(out, document.bytes, "nothing resolved: the input comes back")
+            } else {
+                TextRenderer().render(SymbolicatedReport(report: report), into: &out)
+                XCTAssertEqual(out, report.bytes, "nothing resolved: the input comes back")
+            }
         }
         XCTAssertGreaterThan(parsed, 50, "some damage (inside strings, say) leaves a readable report")
     }
@@ -401,8 +406,8 @@ final class IPSReportParserTests: XCTestCase {
         let bytes = Array((metadata + "\r\n" + classic).utf8)
         XCTAssertTrue(IPSReportParser.looksLikeIPS(bytes))
         let report = try ReportParser.parse(bytes, path: "old.ips")
-        XCTAssertEqual(report.format, .classic)
-        XCTAssertNil(report.ips)
+        XCTAssertEqual(report.source.kind, .classic)
+        XCTAssertNil(report.source.ips)
         XCTAssertEqual(report.bytes, bytes)
         XCTAssertEqual(report.header.first?.key, "Incident Identifier", "the metadata line is no header entry")
         XCTAssertEqual(report.threads.map(\.kind), [.thread(0)])
@@ -429,8 +434,8 @@ final class IPSTextBodyTests: XCTestCase {
         let text = #"{"app_name":"Sample","bug_type":"309","os_version":"iPhone OS 14.4 (18D52)"}"# + "\n"
             + ReportEraTests.watchdog
         let report = try ReportParser.parse(Array(text.utf8), path: "text.ips")
-        XCTAssertEqual(report.format, .classic)
-        XCTAssertNil(report.ips)
+        XCTAssertEqual(report.source.kind, .classic)
+        XCTAssertNil(report.source.ips)
         XCTAssertEqual(report.threads.map(\.frames.count), [3, 1])
         XCTAssertEqual(report.crashedThread, 0)
         XCTAssertEqual(renderedUnchanged(report), Array(text.utf8))

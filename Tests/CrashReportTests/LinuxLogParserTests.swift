@@ -41,7 +41,7 @@ final class LinuxLogParserTests: XCTestCase {
             """
         XCTAssertTrue(LinuxLogParser.looksLikeLinuxLog(Array(text.utf8)))
         let report = try ReportParser.parse(Array(text.utf8), path: "swift.log")
-        XCTAssertEqual(report.format, .linuxLog)
+        XCTAssertEqual(report.source.kind, .linuxLog)
         XCTAssertEqual(report.threads.count, 1)
         XCTAssertEqual(report.threads[0].name, "Current stack trace:")
         let f = frames(report)
@@ -84,7 +84,7 @@ final class LinuxLogParserTests: XCTestCase {
 
             """
         let report = try parseLog(text)
-        XCTAssertEqual(report.format, .linuxLog)
+        XCTAssertEqual(report.source.kind, .linuxLog)
         XCTAssertEqual(report.threads.count, 2)
         XCTAssertEqual(report.threads.map(\.name), ["Write of size 4 at 0x560cc70e605c by main thread:",
                                                     "Previous write of size 4 at 0x560cc70e605c by thread T1:"])
@@ -112,7 +112,7 @@ final class LinuxLogParserTests: XCTestCase {
 
             """
         let report = try parseLog(text)
-        XCTAssertEqual(report.format, .linuxLog)
+        XCTAssertEqual(report.source.kind, .linuxLog)
         XCTAssertEqual(report.threads.count, 1)
         let thread = report.threads[0]
         XCTAssertEqual(thread.kind, .thread(0))

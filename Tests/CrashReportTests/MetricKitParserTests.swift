@@ -32,7 +32,7 @@ final class MetricKitParserTests: XCTestCase {
         let root = Self.frame(Self.kernelUUID, "libsystem_kernel.dylib", offset: 0, address: 0x1_C0A8_A000, sub: [inner])
         let payload = #"{"timeStampBegin":"2026-01-01 00:00:00","crashDiagnostics":[\#(Self.diagnostic([root], metadata: #"{"exceptionType":1,"signal":11,"platformArchitecture":"arm64e"}"#))]}"#
         let report = try Self.parse(payload)
-        XCTAssertEqual(report.format, .metricKit)
+        XCTAssertEqual(report.source.kind, .metricKit)
         XCTAssertEqual(report.codeType, "ARM-64")
         XCTAssertEqual(report.threads.count, 1)
         let thread = report.threads[0]
@@ -49,7 +49,7 @@ final class MetricKitParserTests: XCTestCase {
         let app = try XCTUnwrap(thread.frames[1].image)
         XCTAssertEqual(report.images[app].loadAddress, 0x1_0000_4000)
         XCTAssertEqual(restText(report, thread.frames[1]), "0x100004000 + 4000")
-        XCTAssertEqual(report.metricKit?.sampleCount(FrameKey(thread: 0, frame: 1)), 1)
+        XCTAssertEqual(report.source.metricKit?.sampleCount(FrameKey(thread: 0, frame: 1)), 1)
         let text = String(decoding: report.bytes, as: UTF8.self)
         XCTAssertTrue(text.contains("exceptionType:                1 (EXC_BAD_ACCESS)\n"), text)
         XCTAssertTrue(text.contains("signal:                       11 (SIGSEGV)\n"), text)
@@ -76,7 +76,7 @@ final class MetricKitParserTests: XCTestCase {
         let lines = String(decoding: report.bytes, as: UTF8.self).split(separator: "\n").filter { $0.contains("Sample ") && $0.contains("[") }
         XCTAssertEqual(lines.map { String($0.prefix(13)) }, ["0   [30]   Sa", "  1   [20]   ", "  1   [10]   "])
         XCTAssertEqual(report.threads[0].frames.map(\.index), [0, 1, 1])
-        XCTAssertEqual((0..<3).map { report.metricKit?.sampleCount(FrameKey(thread: 0, frame: $0)) }, [30, 20, 10])
+        XCTAssertEqual((0..<3).map { report.source.metricKit?.sampleCount(FrameKey(thread: 0, frame: $0)) }, [30, 20, 10])
     }
 
     /// A tree nested far deeper than any stack is read without recursion, and its indentation
@@ -107,7 +107,7 @@ final class MetricKitParserTests: XCTestCase {
     /// JSON that is not MetricKit is another kind of file; MetricKit JSON cut short is an error
     /// naming the file.
     func testRecognitionAndErrors() throws {
-        XCTAssertNotEqual(try Self.parse(#"{"callStackNote":"not a tree"}"#).format, .metricKit)
+        XCTAssertNotEqual(try Self.parse(#"{"callStackNote":"not a tree"}"#).source.kind, .metricKit)
         let cut = String(Self.diagnostic([Self.frame(Self.appUUID, "Sample", offset: 8, address: 8)]).dropLast(20))
         XCTAssertThrowsError(try Self.parse(cut)) { error in
             let message = "\(error)"
@@ -122,30 +122,31 @@ final class MetricKitParserTests: XCTestCase {
         let root = Self.frame(Self.appUUID, "Sample", offset: 8, address: 0x1_0000_0008)
         let input = Self.diagnostic([root])
         let report = try Self.parse(input)
-        var out: [UInt8] = []
-        MetricKitRenderer.render(SymbolicatedReport(report: report), fullPath: false, into: &out)
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), input)
+        XCTAssertEqual(try Self.render(SymbolicatedReport(report: report)), input)
 
         let frames: [FrameKey: [SourceFrame]] = [FrameKey(thread: 0, frame: 0): [
             SourceFrame(function: "inner", offset: 4, file: "/src/a.c", line: 3, inlined: true),
             SourceFrame(function: "outer", offset: 8, file: "/src/b.c", line: 9),
         ]]
-        out = []
-        MetricKitRenderer.render(SymbolicatedReport(report: report, frames: frames), fullPath: false, into: &out)
-        let written = String(decoding: out, as: UTF8.self)
+        let written = try Self.render(SymbolicatedReport(report: report, frames: frames))
         XCTAssertTrue(written.contains(#"{"symbol":"outer","symbolLocation":8,"file":"b.c","line":9,"inlinedFrames":[{"symbol":"inner","symbolLocation":4,"file":"a.c","line":3}],"binaryUUID":"#), written)
 
         let again = try Self.parse(written)
         let replaced: [FrameKey: [SourceFrame]] = [FrameKey(thread: 0, frame: 0): [SourceFrame(function: "other")]]
-        out = []
-        MetricKitRenderer.render(SymbolicatedReport(report: again, frames: replaced), fullPath: false, into: &out)
-        let rewritten = String(decoding: out, as: UTF8.self)
+        let rewritten = try Self.render(SymbolicatedReport(report: again, frames: replaced))
         XCTAssertEqual(rewritten, input.replacingOccurrences(of: #"{"binaryUUID""#, with: #"{"symbol":"other","binaryUUID""#))
 
         // A frame object of managed members only: all of them go, the new ones stay valid JSON.
         let bare = try Self.parse(#"{"callStacks":[{"callStackRootFrames":[{"symbol":"x","line":2}]}]}"#)
-        out = []
-        MetricKitRenderer.render(SymbolicatedReport(report: bare, frames: replaced), fullPath: false, into: &out)
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), #"{"callStacks":[{"callStackRootFrames":[{"symbol":"other"}]}]}"#)
+        XCTAssertEqual(try Self.render(SymbolicatedReport(report: bare, frames: replaced)),
+                       #"{"callStacks":[{"callStackRootFrames":[{"symbol":"other"}]}]}"#)
+    }
+
+    /// The MetricKit output of a report read from a MetricKit payload.
+    static func render(_ symbolicated: SymbolicatedReport) throws -> String {
+        let document = try XCTUnwrap(symbolicated.report.source.metricKit, "not read from a MetricKit payload")
+        var out: [UInt8] = []
+        MetricKitRenderer.render(symbolicated, document: document, fullPath: false, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

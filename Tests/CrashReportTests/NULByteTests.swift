@@ -28,7 +28,7 @@ final class NULByteTests: XCTestCase {
     func testALinuxLogLineWithANULIsNotAFrame() throws {
         let log = "    #0 0x401136 in main (/srv/app+0x1136)\n    #1 0x401200 (/srv/app+0x1200)\u{0}\n    #2 0x401300 (/srv/app+0x1300)\n"
         let report = try ReportParser.parse(Array(log.utf8), path: "nul.log")
-        XCTAssertEqual(report.format, .linuxLog)
+        XCTAssertEqual(report.source.kind, .linuxLog)
         XCTAssertEqual(report.threads.flatMap(\.frames).map(\.address), [0x401136, 0x401300])
     }
 

@@ -153,17 +153,16 @@ enum ReportFuzzChecks {
             broken.append("the lines do not cover the report's bytes exactly")
         }
         let unresolved = SymbolicatedReport(report: report)
-        var text: [UInt8] = []
-        TextRenderer().render(unresolved, into: &text)
-        if let document = report.ips {
+        let text = renderText(unresolved, fullPath: false)
+        if case .ips(let document) = report.source {
             var ips: [UInt8] = []
-            IPSRenderer.render(unresolved, fullPath: false, into: &ips)
+            IPSRenderer.render(unresolved, document: document, fullPath: false, into: &ips)
             if ips != input { broken.append("the .ips output with nothing resolved is not the input: \(difference(input, ips))") }
             if document.bytes != input { broken.append("the .ips document is not the input") }
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
-        } else if let document = report.metricKit {
+        } else if case .metricKit(let document) = report.source {
             var json: [UInt8] = []
-            MetricKitRenderer.render(unresolved, fullPath: false, into: &json)
+            MetricKitRenderer.render(unresolved, document: document, fullPath: false, into: &json)
             if json != document.bytes {
                 broken.append("the MetricKit output with nothing resolved is not the input: \(difference(document.bytes, json))")
             }
@@ -185,22 +184,38 @@ enum ReportFuzzChecks {
             }
         }
         let resolved = SymbolicatedReport(report: report, frames: frames)
-        var out: [UInt8] = []
-        TextRenderer(fullPath: true).render(resolved, into: &out)
-        out = []
-        IPSRenderer.render(resolved, fullPath: true, into: &out)
+        var out = renderText(resolved, fullPath: true)
+        if case .ips(let document) = report.source {
+            out = []
+            IPSRenderer.render(resolved, document: document, fullPath: true, into: &out)
+        }
         // The output keeps the input's bytes: it must be JSON wherever the input is (the scanner
         // lets strings hold bytes that are not UTF-8, which strict readers refuse).
-        if let document = report.metricKit,
+        if case .metricKit(let document) = report.source,
            (try? JSONSerialization.jsonObject(with: Data(document.bytes), options: [.fragmentsAllowed])) != nil {
             out = []
-            MetricKitRenderer.render(resolved, fullPath: true, into: &out)
+            MetricKitRenderer.render(resolved, document: document, fullPath: true, into: &out)
             if (try? JSONSerialization.jsonObject(with: Data(out), options: [.fragmentsAllowed])) == nil {
                 broken.append("every frame resolved: the MetricKit output does not parse")
             }
         }
         broken += checkStructuredOutput(resolved, "every frame resolved")
         return broken
+    }
+
+    /// The text output of `symbolicated` from the renderer of its source's text: a call tree's,
+    /// a Swift runtime JSON log's, or the line-for-line text of every other report.
+    private static func renderText(_ symbolicated: SymbolicatedReport, fullPath: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        switch symbolicated.report.source {
+        case .callTree(let tree):
+            CallTreeRenderer(fullPath: fullPath).render(symbolicated, tree: tree, into: &out)
+        case .swiftBacktrace(let document?):
+            SwiftBacktraceJSONRenderer.render(symbolicated, document: document, into: &out)
+        default:
+            TextRenderer(fullPath: fullPath).render(symbolicated, into: &out)
+        }
+        return out
     }
 
     /// JSON output parses; every frames line has eight tab-separated fields.

@@ -26,7 +26,7 @@ final class ReportMemoryTests: XCTestCase {
                 + "\n"
         }.joined()
         let report = try ReportParser.parse(Array(text.utf8), path: "asan.log")
-        XCTAssertEqual(report.format, .linuxLog)
+        XCTAssertEqual(report.source.kind, .linuxLog)
         XCTAssertEqual(report.threads.count, 50)
         for thread in report.threads {
             XCTAssertEqual(thread.frames.count, 17)

@@ -21,7 +21,7 @@ final class StackshotParserTests: XCTestCase {
              "processByPid":{"1234":{"procname":"App","threadById":{"5678":{"name":"worker",
                  "kernelFrames":[[2,771644],[2,766656]],"userFrames":[[0,16900],[1,17220]]}}}}}
             """#)
-        XCTAssertEqual(report.format, .ips)
+        XCTAssertEqual(report.source.kind, .ips)
         XCTAssertEqual(report.images.map(\.uuid), ["4c4c44c355553144a19baf60d4f21f14", "4c4c440855553144a1c293818143d9eb",
                                                     "447d769e1cb73086a0b432226837b587"])
         XCTAssertEqual(report.images.map(\.loadAddress), [0x104a30000, 0x104a30000, 0xfffffe000b768000])
@@ -35,7 +35,7 @@ final class StackshotParserTests: XCTestCase {
         XCTAssertEqual(restText(report, frames[2]), "0x104a30000 + 16900")
         XCTAssertEqual(report.threads.first?.name, "worker")
         XCTAssertEqual(report.warnings, [])
-        XCTAssertEqual(report.ips?.bytes, Array((Self.metadata + "\n" + #"""
+        XCTAssertEqual(report.source.ips?.bytes, Array((Self.metadata + "\n" + #"""
             {"binaryImages":[["4C4C44C3-5555-3144-A19B-AF60D4F21F14",4372758528,"U"],
                              ["4c4c4408-5555-3144-a1c2-93818143d9eb","0x104a30000","U"],
                              ["447D769E-1CB7-3086-A0B4-32226837B587",18446741874878611456,"K"]],
@@ -73,7 +73,7 @@ final class StackshotParserTests: XCTestCase {
     func testStackshotInsideAWrapperAndOtherTypesWithTheShape() throws {
         let report = try parse(#"{"panicString":"panic(cpu 1)\nline two","stackshot":{"binaryImages":[["4C4C44C3-5555-3144-A19B-AF60D4F21F14",4372758528,"U"]],"processByPid":{"7":{"procname":"App","threadById":{"8":{"userFrames":[[0,16900]]}}}}}}"#,
                                 metadata: #"{"bug_type":"210"}"#)
-        XCTAssertEqual(report.format, .ips)
+        XCTAssertEqual(report.source.kind, .ips)
         XCTAssertEqual(report.threads.first?.frames.first?.address, 0x104a34204)
         let text = String(decoding: report.bytes, as: UTF8.self)
         XCTAssertTrue(text.contains("panicString:\n  panic(cpu 1)\n  line two\n"), text)
@@ -81,12 +81,12 @@ final class StackshotParserTests: XCTestCase {
 
     func testA288BodyWithoutProcessesIsReadAndOtherTypesPassThrough() throws {
         let empty = try parse(#"{"reason":"x"}"#)
-        XCTAssertEqual(empty.format, .ips)
+        XCTAssertEqual(empty.source.kind, .ips)
         XCTAssertEqual(empty.threads.count, 0)
         let textBody = try parse("Process: App [12]\n")
-        XCTAssertEqual(textBody.format, .classic, "a text body is read as a text report")
+        XCTAssertEqual(textBody.source.kind, .classic, "a text body is read as a text report")
         let jetsam = try parse(#"{"largestProcess":"App"}"#, metadata: #"{"bug_type":"298"}"#)
-        XCTAssertEqual(jetsam.format, .noBacktraces)
+        XCTAssertEqual(jetsam.source.kind, .noBacktraces)
         XCTAssertThrowsError(try parse(#"{"processByPid":{"#)) { error in
             XCTAssertTrue("\(error)".contains("cut short"), "\(error)")
         }

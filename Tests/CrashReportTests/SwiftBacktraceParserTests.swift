@@ -36,7 +36,10 @@ final class SwiftBacktraceParserTests: XCTestCase {
         let bytes = Array(Self.textLog.utf8)
         XCTAssertTrue(SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes))
         let report = try ReportParser.parse(bytes, path: "app.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        XCTAssertEqual(report.source.kind, .swiftBacktrace)
+        if case .swiftBacktrace(let document) = report.source {
+            XCTAssertNil(document, "a text log keeps no JSON document")
+        }
         XCTAssertEqual(report.threads.count, 2)
         XCTAssertEqual(report.threads[0].name, "worker \\\"a\\\"")
         XCTAssertTrue(report.threads[0].crashed)
@@ -87,7 +90,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
 
             """
         let report = try ReportParser.parse(Array(log.utf8), path: "d.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        XCTAssertEqual(report.source.kind, .swiftBacktrace)
         let frames = report.threads[0].frames
         XCTAssertEqual(frames.map(\.inlined), [true, true, false, false])
         XCTAssertEqual(frames[1].form, .symbolicated(name: "inner(_:_:)", offset: nil, file: "/tmp/d.swift", line: 2))
@@ -106,14 +109,17 @@ final class SwiftBacktraceParserTests: XCTestCase {
     func testJSONLogWrittenBackWithFramesResolved() throws {
         let bytes = Array(Self.jsonLog.utf8)
         let report = try ReportParser.parse(bytes, path: "app.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        guard case .swiftBacktrace(let document?) = report.source else {
+            return XCTFail("a JSON log keeps its document for writing it back: \(report.source.kind)")
+        }
+        XCTAssertEqual(document.tree.string(document.tree.member("kind", of: document.tree.root)), "crashReport")
         XCTAssertEqual(report.threads.count, 1)
         XCTAssertEqual(report.threads[0].frames.map(\.address), [0x7ffff796df7f, 0x5555555557e4, 0x555555555900])
         XCTAssertEqual(report.threads[0].frames.map(\.returnAddress), [false, true, false])
         XCTAssertEqual(report.threads[0].frames.map(\.image), [nil, 0, 0])
 
         var unchanged: [UInt8] = []
-        TextRenderer().render(SymbolicatedReport(report: report), into: &unchanged)
+        SwiftBacktraceJSONRenderer.render(SymbolicatedReport(report: report), document: document, into: &unchanged)
         XCTAssertEqual(unchanged, bytes)
 
         let resolved = SymbolicatedReport(report: report, frames: [
@@ -123,7 +129,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
             ],
         ])
         var out: [UInt8] = []
-        TextRenderer().render(resolved, into: &out)
+        SwiftBacktraceJSONRenderer.render(resolved, document: document, into: &out)
         let text = String(decoding: out, as: UTF8.self)
         XCTAssertTrue(text.contains("""
             { "kind": "returnAddress", "address": "0x00005555555557e4", "inlined": true, "offset": 0, \
@@ -152,7 +158,7 @@ final class SwiftBacktraceParserTests: XCTestCase {
 
             """
         let report = try ReportParser.parse(Array(log.utf8), path: "odd.log")
-        XCTAssertEqual(report.format, .swiftBacktrace)
+        XCTAssertEqual(report.source.kind, .swiftBacktrace)
         XCTAssertEqual(report.threads.count, 1)
         // `1 [ra] 0x` and an address of more than 64 bits are frames whose address cannot be
         // read: frames of the thread, resolved by nothing, written as they came.

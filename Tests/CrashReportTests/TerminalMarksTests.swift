@@ -1,9 +1,9 @@
 import CrashReport
 import XCTest
 
-/// `TextRenderer` with `TerminalMarks`, on every text form a frame can take (classic frames,
-/// address lists, sanitizer, glibc and ThreadSanitizer lines, Swift runtime backtraces, spindump
-/// and `sample` call trees): every frame of every report is resolved with functions named after
+/// `TextRenderer` and `CallTreeRenderer` with `TerminalMarks`, on every text form a frame can
+/// take (classic frames, address lists, sanitizer, glibc and ThreadSanitizer lines, Swift runtime
+/// backtraces, spindump and `sample` call trees): every frame of every report is resolved with functions named after
 /// the frame and its image, and half the images are the app's. Then each output line naming a
 /// function of an app image is `ESC[1m` + the line + `ESC[0m`, no other line has an escape
 /// sequence, and without the marks the output is the unmarked output byte for byte.
@@ -91,9 +91,16 @@ final class TerminalMarksTests: XCTestCase {
             let symbolicated = SymbolicatedReport(report: report, frames: frames)
             let appImages = report.images.indices.map { $0 % 2 == 0 }
             var plain: [UInt8] = [], marked: [UInt8] = [], none: [UInt8] = []
-            TextRenderer().render(symbolicated, into: &plain)
-            TextRenderer(marks: TerminalMarks(appImages: appImages)).render(symbolicated, into: &marked)
-            TextRenderer(marks: TerminalMarks(appImages: appImages.map { _ in false })).render(symbolicated, into: &none)
+            func render(_ marks: TerminalMarks?, into out: inout [UInt8]) {
+                if case .callTree(let tree) = report.source {
+                    CallTreeRenderer(marks: marks).render(symbolicated, tree: tree, into: &out)
+                } else {
+                    TextRenderer(marks: marks).render(symbolicated, into: &out)
+                }
+            }
+            render(nil, into: &plain)
+            render(TerminalMarks(appImages: appImages), into: &marked)
+            render(TerminalMarks(appImages: appImages.map { _ in false }), into: &none)
             XCTAssertEqual(none, plain, "\(name): no app image, no mark")
             let markedText = String(decoding: marked, as: UTF8.self)
             XCTAssertEqual(markedText.replacingOccurrences(of: Self.bold, with: "").replacingOccurrences(of: Self.reset, with: ""),

@@ -59,3 +59,41 @@ enum Corpus {
         return try ClassicReportParser.parse(bytes(name), path: url.path)
     }
 }
+
+/// A report source's case without its document, to compare in assertions.
+enum SourceKind: Equatable {
+    case classic, ips, linuxLog, swiftBacktrace, metricKit, callTree, noBacktraces
+}
+
+extension ReportSource {
+    /// The case, without its document.
+    var kind: SourceKind {
+        switch self {
+        case .classic: return .classic
+        case .ips: return .ips
+        case .linuxLog: return .linuxLog
+        case .swiftBacktrace: return .swiftBacktrace
+        case .metricKit: return .metricKit
+        case .callTree: return .callTree
+        case .noBacktraces: return .noBacktraces
+        }
+    }
+
+    /// The `.ips` document of an `.ips` report; nil for other sources.
+    var ips: IPSDocument? {
+        if case .ips(let document) = self { return document }
+        return nil
+    }
+
+    /// The MetricKit document of a MetricKit payload; nil for other sources.
+    var metricKit: MetricKitDocument? {
+        if case .metricKit(let document) = self { return document }
+        return nil
+    }
+
+    /// The call-tree document of a call-tree report; nil for other sources.
+    var callTree: CallTreeDocument? {
+        if case .callTree(let document) = self { return document }
+        return nil
+    }
+}

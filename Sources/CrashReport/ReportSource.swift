@@ -1,0 +1,67 @@
+/// What a report was read from, with the document the renderers write back for it.
+///
+/// `CrashReport.bytes` always holds text, line for line: the input itself for the text formats,
+/// a translation into the classic form for `.ips` and MetricKit JSON. A source whose output is
+/// more than that text holds what that output needs: the document the report was translated
+/// from, or what the parser found about each frame beyond the `Frame` model.
+public enum ReportSource: Sendable {
+    /// The classic text report (`.crash`), also the text body of an `.ips` file (bug_type 109,
+    /// resource reports, ...).
+    case classic
+    /// A JSON `.ips` report (bug_type 309, or a stackshot): the original document and where each
+    /// frame sits in it; `bytes` holds its translation into the classic form.
+    case ips(IPSDocument)
+    /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
+    case linuxLog
+    /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON: the
+    /// JSON document its frames came from, nil for the text form.
+    case swiftBacktrace(SwiftBacktraceDocument?)
+    /// A MetricKit diagnostic payload (`MXDiagnosticPayload`, one diagnostic, or an array of
+    /// payloads) in the JSON its `jsonRepresentation()` writes: the original document and the
+    /// frame object of each frame; `bytes` holds its translation (`MetricKitTranslator`).
+    case metricKit(MetricKitDocument)
+    /// Sampled call trees (spindump, hang and microstackshot reports, macOS `sample` output):
+    /// each frame's sample count and the parts of its line.
+    case callTree(CallTreeDocument)
+    /// A report without backtraces to symbolicate (a jetsam event, a kernel panic, ...), kept
+    /// as it is; its `warnings` say so.
+    case noBacktraces
+
+    /// How the program that wrote the report names a frame, which a resolved frame follows.
+    public var frameNaming: FrameNaming {
+        switch self {
+        case .swiftBacktrace: return .swiftRuntime
+        case .classic, .ips, .linuxLog, .metricKit, .callTree, .noBacktraces: return .standard
+        }
+    }
+
+    /// How the report's frame lines are written, which a resolved frame line follows.
+    public var frameLines: FrameLineForm {
+        switch self {
+        case .linuxLog: return .linux
+        case .swiftBacktrace: return .swiftRuntime
+        case .classic, .ips, .metricKit, .callTree, .noBacktraces: return .apple
+        }
+    }
+}
+
+/// How a report's producer names a frame: its function, and the offset into it.
+public enum FrameNaming: Sendable, Equatable {
+    /// As Apple's reports and the usual tools name it: the demangled name in full, and the
+    /// offset of the address from the function's start.
+    case standard
+    /// As the Swift runtime's backtracer names it: Swift names in their simplified form
+    /// (`load(_:)`), a return address's offset counted from the byte before it (the call), no
+    /// offset for an inlined call, and no `+ 0`.
+    case swiftRuntime
+}
+
+/// How a report writes a frame line, and so how a resolved one is written in its place.
+public enum FrameLineForm: Sendable, Equatable {
+    /// Apple's: `function + offset (File.m:42)` after the address.
+    case apple
+    /// A sanitizer's or glibc's (`TextRenderer+Linux.swift`).
+    case linux
+    /// The Swift runtime's `symbolicate=full` form (`TextRenderer+Swift.swift`).
+    case swiftRuntime
+}

@@ -1,0 +1,65 @@
+import CrashReport
+
+/// What writes one symbolicated report: a renderer, with the document it writes from.
+///
+/// ``init(source:format:toFile:)`` is the one table of output: it picks the renderer from what
+/// the report was read from (``ReportSource``) and the output format, and no renderer looks at
+/// the source to pick another.
+enum ReportRendering {
+    /// The report's text, line for line, frames resolved in place (`TextRenderer`); for `.ips`
+    /// and MetricKit JSON, the text they were translated to.
+    case text
+    /// A call-tree report's text, each resolved frame as its tool writes one (`CallTreeRenderer`).
+    case callTree(CallTreeDocument)
+    /// A Swift runtime JSON crash log written back, its resolved frame objects filled in
+    /// (`SwiftBacktraceJSONRenderer`).
+    case swiftBacktraceJSON(SwiftBacktraceDocument)
+    /// The `.ips` document written back, its resolved frame objects filled in (`IPSRenderer`).
+    case ips(IPSDocument)
+    /// The MetricKit payload written back, its resolved frame objects given symbols
+    /// (`MetricKitRenderer`).
+    case metricKit(MetricKitDocument)
+    /// The report's entry of the one JSON document written to the stream
+    /// (`JSONRenderer.renderReport`).
+    case jsonEntry
+    /// A JSON document of the report alone, for a file of its own (`JSONRenderer.renderDocument`).
+    case jsonDocument
+    /// One tab-separated line per frame (`FramesRenderer`).
+    case frames
+
+    /// How a report read from `source` is written in `format`, to the stream or, with `toFile`,
+    /// to a file of its own (`-o`, `--in-place`):
+    ///
+    ///     source \ format     text                     ips         metrickit   json  frames
+    ///     .ips                text; a file: .ips       .ips        text        JSON  frames
+    ///     MetricKit           text; a file: MetricKit  text        MetricKit   JSON  frames
+    ///     call tree           call tree                call tree   call tree   JSON  frames
+    ///     Swift runtime JSON  Swift JSON               Swift JSON  Swift JSON  JSON  frames
+    ///     any other           text                     text        text        JSON  frames
+    ///
+    /// The write-back formats write a report of another source as text; a file of its own keeps
+    /// an `.ips` report `.ips` and a MetricKit payload MetricKit JSON in the text format, so that
+    /// a folder written with `-o` or `--in-place` holds files of the kinds it was given.
+    init(source: ReportSource, format: OutputFormat, toFile: Bool) {
+        switch (format, source) {
+        case (.json, _):
+            self = toFile ? .jsonDocument : .jsonEntry
+        case (.frames, _):
+            self = .frames
+        case (.ips, .ips(let document)):
+            self = .ips(document)
+        case (.text, .ips(let document)) where toFile:
+            self = .ips(document)
+        case (.metricKit, .metricKit(let document)):
+            self = .metricKit(document)
+        case (.text, .metricKit(let document)) where toFile:
+            self = .metricKit(document)
+        case (_, .callTree(let tree)):
+            self = .callTree(tree)
+        case (_, .swiftBacktrace(let document?)):
+            self = .swiftBacktraceJSON(document)
+        case (.text, _), (.ips, _), (.metricKit, _):
+            self = .text
+        }
+    }
+}

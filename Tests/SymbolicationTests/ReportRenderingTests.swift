@@ -1,0 +1,103 @@
+import CrashReport
+@testable import Symbolication
+import XCTest
+
+/// The table of output (`ReportRendering`): what writes a report of each source in each output
+/// format, on the stream and in a file of its own.
+final class ReportRenderingTests: XCTestCase {
+    /// One small report of each source, as `ReportParser` reads it.
+    static let reports: [(name: String, text: String)] = [
+        ("classic", """
+            Thread 0 Crashed:
+            0   App                           \t0x0000000104a3c5e0 0x104a30000 + 50656
+
+            Binary Images:
+            0x104a30000 - 0x104a3ffff App arm64  <6b0a6a3f1bde3c4a9e2d5f0a1b2c3d4e> /App
+
+            """),
+        ("ips", #"""
+            {"bug_type":"309","app_name":"App"}
+            {"threads":[{"triggered":true,"frames":[{"imageOffset":50656,"imageIndex":0}]}],
+             "usedImages":[{"base":4372758528,"size":65536,"uuid":"6b0a6a3f-1bde-3c4a-9e2d-5f0a1b2c3d4e","name":"App","arch":"arm64","path":"/App"}]}
+
+            """#),
+        ("metricKit", #"{"callStacks":[{"callStackRootFrames":[{"binaryUUID":"6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E","offsetIntoBinaryTextSegment":50656,"binaryName":"App","address":4372809184}]}]}"#),
+        ("callTree", """
+            Heaviest stack for the main thread of the target process:
+              49  ??? (App + 16900) [0x104a34204] 1-49
+
+            Binary Images:
+                   0x104a30000 -        0x104a37fff  App <4c4c44c355553144a19baf60d4f21f14>  /Applications/App.app/App
+
+            """),
+        ("swiftBacktrace JSON", """
+            { "kind": "crashReport", "threads": [ { "name": "app", "crashed": true, "frames": [ { "kind": "programCounter", "address": "0x00005555555557e0" } ] } ], "images": [ { "name": "app", "buildId": "fdeb5b5d", "path": "/tmp/app", "baseAddress": "0x0000555555554000", "endOfText": "0x0000555555555e90" } ] }
+
+            """),
+        ("swiftBacktrace text", """
+            *** Program crashed: Illegal instruction at 0x00005555555557e0 ***
+
+            Thread 0 crashed:
+
+            0      0x00005555555557e0
+
+            """),
+        ("linuxLog", "backtrace:\n./prog(+0x1388)[0x55fd7aec4388]\n"),
+        ("noBacktraces", "{\"bug_type\":\"298\"}\n{\"crashReporterKey\":\"x\"}\n"),
+    ]
+
+    /// What writes `source` in `format`, to the stream and to a file: "stream / file".
+    private func rendering(_ source: ReportSource, _ format: OutputFormat) -> String {
+        func name(_ rendering: ReportRendering) -> String {
+            switch rendering {
+            case .text: return "text"
+            case .callTree: return "call tree"
+            case .swiftBacktraceJSON: return "Swift JSON"
+            case .ips: return "ips"
+            case .metricKit: return "MetricKit"
+            case .jsonEntry: return "JSON entry"
+            case .jsonDocument: return "JSON document"
+            case .frames: return "frames"
+            }
+        }
+        return name(ReportRendering(source: source, format: format, toFile: false)) + " / "
+            + name(ReportRendering(source: source, format: format, toFile: true))
+    }
+
+    func testEachSourceInEachFormat() throws {
+        let expected: [String: [OutputFormat: String]] = [
+            "classic": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
+            "ips": [.text: "text / ips", .ips: "ips / ips", .metricKit: "text / text"],
+            "metricKit": [.text: "text / MetricKit", .ips: "text / text", .metricKit: "MetricKit / MetricKit"],
+            "callTree": [.text: "call tree / call tree", .ips: "call tree / call tree",
+                         .metricKit: "call tree / call tree"],
+            "swiftBacktrace JSON": [.text: "Swift JSON / Swift JSON", .ips: "Swift JSON / Swift JSON",
+                                    .metricKit: "Swift JSON / Swift JSON"],
+            "swiftBacktrace text": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
+            "linuxLog": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
+            "noBacktraces": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
+        ]
+        for (name, text) in Self.reports {
+            let report = try ReportParser.parse(Array(text.utf8), path: name)
+            let source = report.source
+            XCTAssertEqual(Self.caseName(source), name.split(separator: " ").first.map(String.init), name)
+            for format in OutputFormat.allCases {
+                let want = expected[name]?[format] ?? (format == .json ? "JSON entry / JSON document" : "frames / frames")
+                XCTAssertEqual(rendering(source, format), want, "\(name) in \(format.rawValue)")
+            }
+        }
+    }
+
+    /// The name of the source's case, to check that each report above is read as it is named.
+    private static func caseName(_ source: ReportSource) -> String {
+        switch source {
+        case .classic: return "classic"
+        case .ips: return "ips"
+        case .linuxLog: return "linuxLog"
+        case .swiftBacktrace: return "swiftBacktrace"
+        case .metricKit: return "metricKit"
+        case .callTree: return "callTree"
+        case .noBacktraces: return "noBacktraces"
+        }
+    }
+}
