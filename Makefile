@@ -167,14 +167,17 @@ test: setup-test fixtures
 		--xunit-output $(TEST_OUTPUT)/test.xml; status=$$?; \
 	$(CORPUS_NOTE); echo "make test: $$(( $$(date +%s) - start )) s"; exit $$status
 
-# Every test, the end-to-end ones against the release program (the tests of make install and
-# make deb use it too), then every fuzz harness over its kept inputs.
-check: check-tests fuzz-replay
+# Every test: the first tier (make test), then $(CHECK_TARGETS), the end-to-end ones against
+# the release program (the tests of make install and make deb use it too), then every fuzz
+# harness over its kept inputs.
+check: test check-tests fuzz-replay
 
+# The second tier alone: $(CHECK_TARGETS).
 check-tests: setup-test fixtures producers build
 	@mkdir -p $(TEST_OUTPUT)
 	@start=$$(date +%s); \
-	$(CHECK_ENV) $(SWIFT) test --disable-swift-testing --parallel --xunit-output $(TEST_OUTPUT)/check.xml; status=$$?; \
+	$(CHECK_ENV) $(SWIFT) test --disable-swift-testing --parallel --filter '^($(subst $(space),|,$(CHECK_TARGETS)))\.' \
+		--xunit-output $(TEST_OUTPUT)/check.xml; status=$$?; \
 	$(CORPUS_NOTE); echo "make check: the tests: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The tests in a random order (Tests/run-shuffled.sh): groups of tests, each in a process of
