@@ -1,11 +1,5 @@
 import Platform
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The caches opened in this run, by main file: a cache's thousands of images share one
 /// opening (its files mapped once, its image list read once), however many of them the
 /// reports need. An opening is kept for the file it was made from: a main file replaced at
@@ -13,29 +7,13 @@ import Darwin
 /// old one's images.
 extension DyldSharedCache {
     private static let openLock = Lock()
-    nonisolated(unsafe) private static var opened: [String: (cache: DyldSharedCache, stamp: FileStamp)] = [:]
-
-    /// What tells one file at a path from another: its identity, size and times.
-    private struct FileStamp: Equatable {
-        var identity: FileIdentity
-        var size: Int64
-        var modified: Int64
-        var changed: Int64
-
-        init?(path: String) {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            identity = FileIdentity(info)
-            size = Int64(info.st_size)
-            (modified, changed) = System.times(of: info)
-        }
-    }
+    nonisolated(unsafe) private static var opened: [String: (cache: DyldSharedCache, stamp: DebugFileStamp)] = [:]
 
     /// The cache whose main file is at `path`, opened once per run and file.
     public static func opened(path: String) throws -> DyldSharedCache {
         openLock.lock()
         defer { openLock.unlock() }
-        let stamp = FileStamp(path: path)
+        let stamp = DebugFileStamp(path: path)
         if let known = opened[path], let stamp, known.stamp == stamp, !foundSince(known.cache) { return known.cache }
         let cache = try DyldSharedCache(path: path)
         if let stamp { opened[path] = (cache, stamp) }
