@@ -50,6 +50,24 @@ final class ReportMemoryBoundTests: XCTestCase {
         }
     }
 
+    /// A classic report of 16 MiB, written to `name`: the fixture's header and images around
+    /// threads whose frames `frames(thread number, the crashed thread's frame lines)` gives.
+    private func classicReport(_ name: String, frames: (Int, String) -> String) throws -> String {
+        let template = try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)
+        let header = template.components(separatedBy: "Thread 0 name:")[0]
+        let images = "Binary Images:" + template.components(separatedBy: "Binary Images:")[1]
+        let crashed = template.components(separatedBy: "Thread 0 Crashed:\n")[1].components(separatedBy: "\n\n")[0]
+        var text = header
+        var thread = 0
+        while text.utf8.count < 16 << 20 {
+            text += "Thread \(thread):\n" + frames(thread, crashed) + "\n\n"
+            thread += 1
+        }
+        let report = path(name)
+        try (text + images).write(toFile: report, atomically: false, encoding: .utf8)
+        return report
+    }
+
     /// A classic report of many threads, their frames in the app (resolved) and in system
     /// libraries, the fixture's header and images: at most 1.5 times its size (the report's
     /// bytes, and 24 bytes a frame beside lines of 70 to 100), written to standard output as
@@ -57,18 +75,7 @@ final class ReportMemoryBoundTests: XCTestCase {
     /// each, in arrays grown by doubling.
     func testAClassicReportCostsAtMostOneAndAHalfTimesItsSize() throws {
         let macho = try Fixtures.path("macho")
-        let template = try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)
-        let header = template.components(separatedBy: "Thread 0 name:")[0]
-        let images = "Binary Images:" + template.components(separatedBy: "Binary Images:")[1]
-        let frames = template.components(separatedBy: "Thread 0 Crashed:\n")[1].components(separatedBy: "\n\n")[0]
-        var text = header
-        var thread = 0
-        while text.utf8.count < 16 << 20 {
-            text += "Thread \(thread):\n" + frames + "\n\n"
-            thread += 1
-        }
-        let report = path("many-threads.crash")
-        try (text + images).write(toFile: report, atomically: false, encoding: .utf8)
+        let report = try classicReport("many-threads.crash") { _, frames in frames }
         try assertBound(report, times: 1.5, debug: macho, commands: [
             "\"$SYMBOLICATE\" -q -d \(quoted(macho)) REPORT",
             "\"$SYMBOLICATE\" -q --format json -d \(quoted(macho)) REPORT",
@@ -82,19 +89,9 @@ final class ReportMemoryBoundTests: XCTestCase {
     /// times its size (it was 7.3, then 3.1).
     func testAClassicReportOfManyShortThreadsCostsAtMostTwoAndAQuarterTimesItsSize() throws {
         let macho = try Fixtures.path("macho")
-        let template = try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)
-        let header = template.components(separatedBy: "Thread 0 name:")[0]
-        let images = "Binary Images:" + template.components(separatedBy: "Binary Images:")[1]
-        let frames = template.components(separatedBy: "Thread 0 Crashed:\n")[1].components(separatedBy: "\n\n")[0]
-            .components(separatedBy: "\n")
-        var text = header
-        var thread = 0
-        while text.utf8.count < 16 << 20 {
-            text += "Thread \(thread):\n" + frames.prefix(2 + thread % 2).joined(separator: "\n") + "\n\n"
-            thread += 1
+        let report = try classicReport("short-threads.crash") { thread, frames in
+            frames.components(separatedBy: "\n").prefix(2 + thread % 2).joined(separator: "\n")
         }
-        let report = path("short-threads.crash")
-        try (text + images).write(toFile: report, atomically: false, encoding: .utf8)
         try assertBound(report, times: 2.25, debug: macho, commands: ["\"$SYMBOLICATE\" -q -d \(quoted(macho)) REPORT"])
     }
 

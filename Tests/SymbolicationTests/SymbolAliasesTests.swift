@@ -21,17 +21,8 @@ final class SymbolAliasesTests: XCTestCase {
 
     func testEverySymbolHoldingAnAddressIsGivenAliasesAndVersionsIncluded() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("symbol-aliases-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let source = scratch.appendingPathComponent("lib.c")
-        try Self.library.write(to: source, atomically: true, encoding: .utf8)
-        let script = scratch.appendingPathComponent("lib.map")
-        try "VERS_2 { global: *; };\n".write(to: script, atomically: true, encoding: .utf8)
-        let library = scratch.appendingPathComponent("libaliases.so").path
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc") else { throw XCTSkip("gcc is not installed") }
-        let build = try runProcess("/usr/bin/gcc", ["-O1", "-shared", "-fPIC", "-Wl,--version-script=\(script.path)",
-                                                     "-o", library, source.path])
-        XCTAssertEqual(build.status, 0, build.stderrText)
+        let library = try buildLibrary(in: scratch)
         try assertSymbolsAgreeWithReadelf(library, names: ["impl", "versioned_impl", "other", "table"])
         XCTAssertEqual(Set(try holders(library, at: try start(of: "impl", in: library))), ["impl", "alias_one", "alias_weak"])
         XCTAssertEqual(Set(try holders(library, at: try start(of: "versioned_impl", in: library))),
@@ -52,17 +43,8 @@ final class SymbolAliasesTests: XCTestCase {
     /// reports share gives the symbols read the first time, the file gone since.
     func testAFilesSymbolsAreReadOncePerRun() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("symbol-aliases-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let source = scratch.appendingPathComponent("lib.c")
-        try Self.library.write(to: source, atomically: true, encoding: .utf8)
-        let script = scratch.appendingPathComponent("lib.map")
-        try "VERS_2 { global: *; };\n".write(to: script, atomically: true, encoding: .utf8)
-        let library = scratch.appendingPathComponent("libaliases.so").path
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc") else { throw XCTSkip("gcc is not installed") }
-        let build = try runProcess("/usr/bin/gcc", ["-O1", "-shared", "-fPIC", "-Wl,--version-script=\(script.path)",
-                                                     "-o", library, source.path])
-        XCTAssertEqual(build.status, 0, build.stderrText)
+        let library = try buildLibrary(in: scratch)
         let file = try XCTUnwrap(try DebugFile.identify(path: library).first)
         let impl = try start(of: "impl", in: library)
         let expected = try file.symbols(holding: [impl])
@@ -75,6 +57,22 @@ final class SymbolAliasesTests: XCTestCase {
         XCTAssertTrue(first === second)
         XCTAssertEqual(second.symbols(holding: [impl])[0].map(\.name), expected[0].map(\.name))
         XCTAssertNil(ReportEvidence.Memo().aliases(of: file), "a run that had not read it reads it")
+    }
+
+    /// `library` built with gcc into `scratch` (made here) as `libaliases.so`, its versioned
+    /// name given by a version script.
+    private func buildLibrary(in scratch: URL) throws -> String {
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let source = scratch.appendingPathComponent("lib.c")
+        try Self.library.write(to: source, atomically: true, encoding: .utf8)
+        let script = scratch.appendingPathComponent("lib.map")
+        try "VERS_2 { global: *; };\n".write(to: script, atomically: true, encoding: .utf8)
+        let library = scratch.appendingPathComponent("libaliases.so").path
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc") else { throw XCTSkip("gcc is not installed") }
+        let build = try runProcess("/usr/bin/gcc", ["-O1", "-shared", "-fPIC", "-Wl,--version-script=\(script.path)",
+                                                     "-o", library, source.path])
+        XCTAssertEqual(build.status, 0, build.stderrText)
+        return library
     }
 
     /// The symbols of `object`'s symbol table (`.symtab`, else `.dynsym`) as readelf lists them:
