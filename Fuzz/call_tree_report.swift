@@ -1,7 +1,7 @@
 // Bytes read as a sampled call-tree report (CallTreeReportParser: spindump, sample,
 // microstackshot), then rendered every way. The checks are ReportFuzzChecks.callTreeReport,
 // which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // The classic text report parser (ClassicReportParser) and every renderer.
 // The checks are ReportFuzzChecks.classicReport, which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,7 +1,7 @@
 // The demangler over any bytes as a symbol name: Swift, C++, Rust (legacy and v0) and D, both
 // styles, every bound; for short Rust v0 names, the bound against what LLVM prints unbounded.
 // The checks are DemanglerFuzzChecks.demangle, which the replay test shares:
-// fuzz-support: Tests/DebugInfoTests/DemanglerFuzzChecks.swift
+// fuzz-support: Tests/DebugInfoTests/Names/DemanglerFuzzChecks.swift
 @testable import DebugInfo
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // The index-store file reader: a fuzzed index file opened as the store opens one, then looked up.
 // The checks are ObjectFuzzChecks.indexFile, which the replay tests share:
-// fuzz-support: Tests/DebugInfoTests/ObjectFuzzChecks.swift
+// fuzz-support: Tests/DebugInfoTests/ObjectFiles/ObjectFuzzChecks.swift
 @testable import DebugInfo
 
 @_cdecl("LLVMFuzzerTestOneInput")

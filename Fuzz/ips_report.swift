@@ -1,6 +1,6 @@
 // The .ips parser, its translator into the classic form, and the .ips renderer.
 // The checks are ReportFuzzChecks.ipsReport, which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // The JSON scanner the .ips parser reads with.
 // The checks are ReportFuzzChecks.jsonScanner, which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // The Linux log parser (glibc backtraces, sanitizer reports) and its text rendering.
 // The checks are ReportFuzzChecks.linuxLog, which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // The MetricKit parser, its translator into text and the MetricKit renderer.
 // The checks are ReportFuzzChecks.metricKitPayload, which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // The Mach-O and ELF readers over any bytes: identity, slices, sections, link-time base, symbol table.
 // The checks are ObjectFuzzChecks.objectIdentity, which the replay tests share:
-// fuzz-support: Tests/DebugInfoTests/ObjectFuzzChecks.swift
+// fuzz-support: Tests/DebugInfoTests/ObjectFiles/ObjectFuzzChecks.swift
 @testable import DebugInfo
 
 @_cdecl("LLVMFuzzerTestOneInput")

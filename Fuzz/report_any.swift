@@ -1,6 +1,6 @@
 // Any bytes, read as the tool reads a report (ReportParser), then rendered every way.
 // The checks are ReportFuzzChecks.reportAny, which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

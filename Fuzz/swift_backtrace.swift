@@ -1,6 +1,6 @@
 // The Swift runtime backtrace parser (text and JSON crash logs) and its renderings.
 // The checks are ReportFuzzChecks.swiftBacktrace, which the replay tests share:
-// fuzz-support: Tests/CrashReportTests/ReportFuzzChecks.swift
+// fuzz-support: Tests/CrashReportTests/Reading/ReportFuzzChecks.swift
 @testable import CrashReport
 
 @_cdecl("LLVMFuzzerTestOneInput")

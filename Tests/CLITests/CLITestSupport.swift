@@ -80,7 +80,7 @@ enum CLI {
 // MARK: - Exit statuses
 
 // The program's exit statuses are named as the program names them: `ExitStatus.swift` here is a
-// link to `Sources/Symbolication/ExitStatus.swift`, compiled into the tests too (they run the
+// link to `Sources/Symbolication/Batch/ExitStatus.swift`, compiled into the tests too (they run the
 // program, they do not import it). A test says which status it expects; a failure still shows
 // the numbers.
 

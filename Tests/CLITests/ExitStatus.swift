@@ -1,1 +1,1 @@
-../../Sources/Symbolication/ExitStatus.swift
+../../Sources/Symbolication/Batch/ExitStatus.swift
