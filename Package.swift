@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Platform"),
         .target(name: "DebugInfo", dependencies: ["CDwarf", "CDyldCache", "CDemangle", "CFaultGuard", "Platform"]),
-        .target(name: "CrashReport"),
+        .target(name: "CrashReport", dependencies: ["Platform"]),
         .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform", "CFetch"]),
         .target(name: "Grouping", dependencies: ["Symbolication", "DebugInfo", "CrashReport", "Platform"]),
         .executableTarget(

@@ -1,3 +1,5 @@
+import Platform
+
 /// One image loaded in the crashed process: an entry of an Apple report's "Binary Images:" list
 /// (a Mach-O image), or a module a Linux log's frame lines name (an ELF module; see `format`).
 ///
@@ -57,6 +59,11 @@ public struct BinaryImage: Sendable, Equatable {
     /// placeholder, which holds every address but describes none.
     public var isPlaceholder: Bool {
         loadAddress <= endAddress && endAddress - loadAddress >= 1 << 40
+    }
+
+    /// `uuid` as an identity: a UUID for a Mach-O image, a build-id for an ELF module.
+    public var identity: ImageIdentity? {
+        uuid.map { ImageIdentity(hex: $0, kind: format == .machO ? .uuid : .buildID) }
     }
 
     /// Whether `address` lies in `loadAddress...endAddress`.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Platform
 
 // Small byte-level helpers shared by the parsers and renderers. Reports are scanned as UTF-8
 // bytes; only the pieces that end up in the model are turned into `String`s.
@@ -62,6 +63,13 @@ func hexDigitValue(_ byte: UInt8) -> UInt64? {
 }
 
 extension UnsafeBufferPointer where Element == UInt8 {
+    /// `p..<e` as a UUID's 32 lowercase digits (`ImageIdentity.compactUUID`); nil when it is
+    /// not one, or the range is empty or reversed.
+    func compactUUID(_ p: Int, _ e: Int) -> String? {
+        guard p >= 0, p < e, e <= count else { return nil }
+        return ImageIdentity.compactUUID(UnsafeBufferPointer(rebasing: self[p..<e]))
+    }
+
     /// The byte ranges of the lines, each with its "\n"; the last line may have none. Empty
     /// input has no lines, and a final "\n" starts none. Every parser splits its input this way,
     /// so line `k` means the same bytes everywhere.

@@ -159,7 +159,7 @@ public final class DyldSharedCache: @unchecked Sendable {
         self.files = files
         self.parts = parts
         architectureName = withUnsafeBytes(of: header.architecture) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        uuid = DyldSharedCache.hex(header.uuid)
+        uuid = withUnsafeBytes(of: header.uuid) { ImageIdentity(uuidBytes: $0).hex }
         platform = header.platform
         isSimulator = header.simulator != 0
         osVersion = header.os_version == 0 ? nil : DyldSharedCache.version(header.os_version)
@@ -173,7 +173,7 @@ public final class DyldSharedCache: @unchecked Sendable {
             var image = dsc_image()
             let read = dsc_image_info(opened, i, &image, &message, message.count) == DSC_OK
             let path = image.path.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(image.path_length)), as: UTF8.self) } ?? ""
-            let uuid = read && image.has_uuid != 0 ? DyldSharedCache.hex(image.uuid) : nil
+            let uuid = read && image.has_uuid != 0 ? withUnsafeBytes(of: image.uuid) { ImageIdentity(uuidBytes: $0).hex } : nil
             images.append(Image(path: path, uuid: uuid, textAddress: image.text_address, textSize: image.text_size,
                                 isMapped: image.header_mapped != 0))
             if let uuid, byUUID[uuid] == nil { byUUID[uuid] = Int(i) }
@@ -285,16 +285,6 @@ public final class DyldSharedCache: @unchecked Sendable {
             if starts[middle] <= address { low = middle + 1 } else { high = middle }
         }
         return low < starts.count ? starts[low] : nil
-    }
-
-    static func hex(_ uuid: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) -> String {
-        withUnsafeBytes(of: uuid) { bytes in
-            let digits = Array("0123456789abcdef".utf8)
-            var text: [UInt8] = []
-            for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-            return String(decoding: text, as: UTF8.self)
-        }
     }
 
     /// xxxx.yy.zz → "15.2" or "13.2.1".

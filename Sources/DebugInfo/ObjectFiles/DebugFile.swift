@@ -53,6 +53,10 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     public var architecture: Architecture?
     /// The Mach-O LC_UUID (32 lowercase hex digits) or the ELF GNU build-id (lowercase hex).
     public var identifier: String?
+    /// `identifier` as an identity: a build-id for ELF, a UUID for Mach-O and cache images.
+    public var identity: ImageIdentity? {
+        identifier.map { ImageIdentity(hex: $0, kind: format == .elf ? .buildID : .uuid) }
+    }
     /// The address the image was linked at: the `__TEXT` vmaddr, or the first PT_LOAD vaddr.
     public var textVMAddress: UInt64
     /// Where the slice lies in the file (the whole file for thin Mach-O and ELF).

@@ -1,3 +1,5 @@
+import Platform
+
 /// ELF files as far as symbolication needs them.
 ///
 /// The identity of an ELF image is its GNU build-id (an `NT_GNU_BUILD_ID` note, usually 20
@@ -177,7 +179,7 @@ enum ELF {
             let nameAt = at + 12
             let descAt = nameAt + (Int(nameSize) + 3) & ~3
             if type == 3, nameSize == 4, r.cString(nameAt, limit: 4) == "GNU", let desc = r.slice(descAt, Int(descSize)) {
-                return desc.hexString
+                return ImageIdentity(buildIDBytes: desc).hex
             }
             at = descAt + (Int(descSize) + 3) & ~3
         }

@@ -1,3 +1,5 @@
+import Platform
+
 /// Mach-O files, thin and universal, as far as symbolication needs them.
 ///
 /// A universal ("fat") file starts with a big-endian table of slices:
@@ -122,7 +124,7 @@ enum MachO {
             switch command {
             case 0x1b:  // LC_UUID
                 if let raw = r.slice(cursor + 8, 16) {
-                    slice.uuid = raw.hexString
+                    slice.uuid = ImageIdentity(uuidBytes: raw).hex
                 }
             case 0x19, 0x1:  // LC_SEGMENT_64, LC_SEGMENT
                 readSegment(r, at: cursor, size: Int(commandSize), is64: command == 0x19, into: &slice)

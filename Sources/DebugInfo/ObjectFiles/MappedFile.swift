@@ -150,17 +150,3 @@ struct ByteReader {
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
     }
 }
-
-extension UnsafeRawBufferPointer {
-    /// The bytes as lowercase hex digits, two per byte.
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}

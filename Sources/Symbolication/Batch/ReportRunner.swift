@@ -523,7 +523,7 @@ public final class ReportRunner {
                 guard let why = symbolicated.unresolvedImages[i] else { continue }
                 let image = report.images[i]
                 let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
-                let identifier = image.uuid.map { image.format == .machO ? Symbolicator.dashedUUID($0) : $0 } ?? "no UUID"
+                let identifier = image.identity?.spelled ?? "no UUID"
                 missing[MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message), default: 0] += count
             }
         }

@@ -74,7 +74,7 @@ public enum CacheBuilder {
     public static func line(_ result: Result) -> String {
         let file = result.file
         var fields = [OutputEscaping.escaped(file.path),
-                      "id=\(file.identifier.map { file.format != .elf ? Symbolicator.dashedUUID($0) : $0 } ?? "none")",
+                      "id=\(file.identity?.spelled ?? "none")",
                       "arch=\(file.architecture?.name ?? "unknown")"]
         switch result.outcome {
         case .built(let index), .present(let index):

@@ -180,7 +180,7 @@ public enum DebugFileCheck {
             fields.append("format=\(file.format.rawValue)")
             fields.append("type=\((entry.survey?.kind ?? "?").replacingSpaces())")
             fields.append("arch=\(file.architecture?.name ?? "unknown")")
-            fields.append("id=\(file.identifier.map { file.format == .machO ? Symbolicator.dashedUUID($0) : $0 } ?? "none")")
+            fields.append("id=\(file.identity?.spelled ?? "none")")
             if entry.universal { fields.append("slice=0x\(String(file.sliceOffset, radix: 16))") }
             if let survey = entry.survey {
                 fields.append("dwarf=\(survey.dwarfVersions.isEmpty ? "none" : survey.dwarfVersions.map(String.init).joined(separator: ","))")

@@ -42,7 +42,7 @@ enum DyldCacheCheck {
             ("arch", cache.architectureName),
             ("platform", String((cache.platformName ?? "unknown").map { $0 == " " ? "_" : $0 })),
             ("os", cache.osVersion ?? "unknown"),
-            ("id", Symbolicator.dashedUUID(cache.uuid)),
+            ("id", ImageIdentity.dashedUUID(cache.uuid)),
             ("images", String(cache.images.count)),
             ("subcaches", suffixes.isEmpty ? "none" : suffixes.joined(separator: ",")),
             ("missing", missing.isEmpty ? "none" : missing.joined(separator: ",")),

@@ -1,3 +1,4 @@
+import Platform
 import CrashReport
 import DebugInfo
 
@@ -21,12 +22,12 @@ extension Symbolicator {
             guard let cache = try? DyldSharedCache.opened(path: path) else { return path }
             let version = cache.osVersion.map { "\(cache.platformName ?? "OS") \($0)" }
                 ?? "\(cache.platformName ?? "an OS") (OS version not recorded)"
-            return "\(path) is of \(version), \(cache.architectureName), cache UUID \(Symbolicator.dashedUUID(cache.uuid))"
+            return "\(path) is of \(version), \(cache.architectureName), cache UUID \(ImageIdentity.dashedUUID(cache.uuid))"
         }
         let count = missing.count == 1 ? "1 system image is" : "\(missing.count) system images are"
         var line = "\(report.path): \(count) in none of the dyld shared caches given (\(given.joined(separator: "; ")))"
         if let os { line += ": the report is of \(os); give the cache of that build" }
-        if let uuid = report.sharedCacheUUID { line += " (cache UUID \(Symbolicator.dashedUUID(uuid)))" }
+        if let uuid = report.sharedCacheUUID { line += " (cache UUID \(ImageIdentity.dashedUUID(uuid)))" }
         return line
     }
 }

@@ -133,8 +133,7 @@ public enum MissReason: Hashable, Sendable {
 
     /// A file's identifier as reports and searches spell it: a Mach-O UUID dashed, upper case.
     static func spelled(_ file: DebugFile) -> String {
-        guard let identifier = file.identifier else { return "none" }
-        return file.format == .machO ? Symbolicator.dashedUUID(identifier) : identifier
+        file.identity?.spelled ?? "none"
     }
 
     /// The name a debug file gives its image: its file name, without `.debug`.

@@ -388,7 +388,7 @@ public final class Symbolicator: @unchecked Sendable {
             let identity: String
             let idWord = image.format == .machO ? "UUID" : "build-id"
             if let uuid = image.uuid {
-                identity = image.format == .machO ? "UUID \(Symbolicator.dashedUUID(uuid)), \(architectureName)"
+                identity = image.format == .machO ? "UUID \(ImageIdentity.dashedUUID(uuid)), \(architectureName)"
                     : "build-id \(uuid)"
             } else if image.format == .elf, lineless[i] != nil {
                 identity = "no build-id in the log"
@@ -535,19 +535,6 @@ public final class Symbolicator: @unchecked Sendable {
         "libasan.so", "libtsan.so", "libubsan.so", "liblsan.so", "libhwasan.so", "libclang_rt.",
         "libswift", "libdispatch.so", "libFoundation", "libBlocksRuntime.so", "libz.so",
     ].map { Array($0.utf8) }
-
-    /// `6b0a6a3f...` → `6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E`, the spelling dSYM searches use.
-    static func dashedUUID(_ uuid: String) -> String {
-        let hex = uuid.utf8
-        guard hex.count == 32, hex.allSatisfy({ $0 < 0x80 }) else { return uuid.uppercased() }
-        var dashed: [UInt8] = []
-        dashed.reserveCapacity(36)
-        for (i, byte) in hex.enumerated() {
-            if i == 8 || i == 12 || i == 16 || i == 20 { dashed.append(UInt8(ascii: "-")) }
-            dashed.append(byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte)
-        }
-        return String(decoding: dashed, as: UTF8.self)
-    }
 
     /// The frame's address in the debug file, and the address to look up there: the same for
     /// a faulting PC, the call site for a return address. Nil when the frame cannot be placed

@@ -46,19 +46,6 @@ final class SymbolicatorTests: XCTestCase {
 
     /// A report lists every loaded image; only the debug files of images that frames point
     /// into are indexed, while every matched image still names its debug file.
-    /// UUIDs are written as Apple writes them: upper case, dashed 8-4-4-4-12, compared with
-    /// Foundation's own spelling of random UUIDs; anything that is not 32 ASCII characters is
-    /// only upper-cased.
-    func testUUIDsAreDashedAsAppleWritesThem() {
-        for _ in 0..<1000 {
-            let uuid = UUID()
-            let plain = uuid.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            XCTAssertEqual(Symbolicator.dashedUUID(plain), uuid.uuidString)
-        }
-        XCTAssertEqual(Symbolicator.dashedUUID("abc"), "ABC")
-        XCTAssertEqual(Symbolicator.dashedUUID(String(repeating: "é", count: 16)), String(repeating: "É", count: 16))
-    }
-
     /// Hand-checked paths: the system's folders and runtime libraries, by bytes (a name that
     /// is not UTF-8 is compared as the file system spells it).
     func testSystemPathsAndRuntimeLibraries() {

@@ -80,7 +80,7 @@ enum CallTreeLine {
         guard imageEnd > imageStart else { return nil }
         var uuid: String?
         if b[imageStart] == ASCII.less, b[imageEnd - 1] == ASCII.greater {
-            uuid = BinaryImageLine.normalizedUUID(b, imageStart + 1, imageEnd - 1)
+            uuid = b.compactUUID(imageStart + 1, imageEnd - 1)
         }
 
         let symbolEnd = b.trimEnd(q, open)

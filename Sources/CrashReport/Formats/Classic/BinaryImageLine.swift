@@ -40,7 +40,7 @@ enum BinaryImageLine {
         var path: String?
         if let (open, close) = bracketedToken(b, q, e) {
             middleEnd = b.trimEnd(q, open)
-            uuid = normalizedUUID(b, open + 1, close)
+            uuid = b.compactUUID(open + 1, close)
             let pathStart = b.skipBlanks(from: close + 1, to: e)
             if pathStart < e { path = b.string(pathStart, e) }
         } else {
@@ -51,8 +51,8 @@ enum BinaryImageLine {
                 path = b.string(slash, e)
             }
             let token = lastTokenStart(b, q, middleEnd)
-            if token > q, b.equals("???", token, middleEnd) || normalizedUUID(b, token, middleEnd) != nil {
-                uuid = normalizedUUID(b, token, middleEnd)
+            if token > q, b.equals("???", token, middleEnd) || b.compactUUID(token, middleEnd) != nil {
+                uuid = b.compactUUID(token, middleEnd)
                 middleEnd = b.trimEnd(q, token)
             }
         }
@@ -135,7 +135,7 @@ enum BinaryImageLine {
                 var close = i + 1
                 while close < e && b[close] != ASCII.greater && !isBlank(b[close]) { close += 1 }
                 if close < e && b[close] == ASCII.greater
-                    && (b.equals("???", i + 1, close) || normalizedUUID(b, i + 1, close) != nil) {
+                    && (b.equals("???", i + 1, close) || b.compactUUID(i + 1, close) != nil) {
                     return (i, close)
                 }
                 i = close
@@ -151,21 +151,6 @@ enum BinaryImageLine {
         var i = e
         while i > p && !isBlank(b[i - 1]) { i -= 1 }
         return i
-    }
-
-    /// `p..<e` as 32 lowercase hexadecimal digits, if it is a UUID (dashes and any case allowed).
-    static func normalizedUUID(_ b: UnsafeBufferPointer<UInt8>, _ p: Int, _ e: Int) -> String? {
-        guard e - p >= 32, e - p <= 36 else { return nil }
-        var digits: [UInt8] = []
-        digits.reserveCapacity(32)
-        for i in p..<e {
-            let byte = b[i]
-            if byte == ASCII.minus { continue }
-            guard hexDigitValue(byte) != nil, digits.count < 32 else { return nil }
-            digits.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
-        }
-        guard digits.count == 32 else { return nil }
-        return String(decoding: digits, as: UTF8.self)
     }
 
     private static let architectures: [StaticString] = [

@@ -559,6 +559,6 @@ private struct LineParser {
     /// Whether `p..<e` is `<UUID>`: 32 hexadecimal digits, dashes allowed.
     private func isBracketedUUID(_ p: Int, _ e: Int) -> Bool {
         guard e - p >= 34, b[p] == ASCII.less, b[e - 1] == ASCII.greater else { return false }
-        return BinaryImageLine.normalizedUUID(b, p + 1, e - 1) != nil
+        return b.compactUUID(p + 1, e - 1) != nil
     }
 }

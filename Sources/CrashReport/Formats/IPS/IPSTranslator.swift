@@ -1,3 +1,5 @@
+import Platform
+
 /// Translates the JSON body of a bug_type 309 `.ips` report into the classic text report, the
 /// way Xcode and Console show it, and remembers which JSON object each frame line came from.
 ///
@@ -479,7 +481,7 @@ struct IPSTranslator {
     private mutating func readImages() {
         guard let list = member("usedImages"), body.nodes[list].kind == .array else { return }
         for node in body.children(of: list) {
-            let uuid = body.text(body.member("uuid", of: node)).flatMap(Self.compactUUID)
+            let uuid = body.text(body.member("uuid", of: node)).flatMap(ImageIdentity.compactUUID)
             images.append(Image(base: body.unsigned(body.member("base", of: node)),
                                 size: body.unsigned(body.member("size", of: node)),
                                 name: body.text(body.member("name", of: node)),
@@ -509,16 +511,6 @@ struct IPSTranslator {
 
     private func pad(_ text: String) -> String {
         String(repeating: " ", count: max(0, 18 - text.count)) + text
-    }
-
-    /// 32 lowercase hexadecimal digits, from a UUID with or without dashes; nil if it is not one.
-    private static func compactUUID(_ text: String) -> String? {
-        var digits: [UInt8] = []
-        for byte in text.utf8 where byte != ASCII.minus {
-            guard hexDigitValue(byte) != nil else { return nil }
-            digits.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
-        }
-        return digits.count == 32 ? String(decoding: digits, as: UTF8.self) : nil
     }
 
     // MARK: Text

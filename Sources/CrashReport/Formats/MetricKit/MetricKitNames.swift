@@ -51,16 +51,4 @@ enum MetricKitNames {
         if lower.hasPrefix("i386") || lower == "x86" { return "X86" }
         return nil
     }
-
-    /// `70B89F27-1634-3580-A695-57CDB41D7743` → `70b89f2716343580a69557cdb41d7743`; nil when it
-    /// is not 32 hexadecimal digits (with or without dashes).
-    static func compactUUID(_ text: String) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
-        for byte in text.utf8 where byte != ASCII.minus {
-            guard hexDigitValue(byte) != nil, out.count < 32 else { return nil }
-            out.append(byte | 0x20)
-        }
-        return out.count == 32 ? String(decoding: out, as: UTF8.self) : nil
-    }
 }

@@ -1,3 +1,5 @@
+import Platform
+
 /// Translates MetricKit diagnostics into a text report, and makes the report's threads, frames
 /// and images as it writes their lines.
 ///
@@ -326,7 +328,7 @@ struct MetricKitTranslator {
             } else {
                 index = images.count
                 imageByKey[key] = index
-                let uuid = fields.uuid >= 0 ? MetricKitNames.compactUUID(names[fields.uuid]) : nil
+                let uuid = fields.uuid >= 0 ? ImageIdentity.compactUUID(names[fields.uuid]) : nil
                 images.append(BinaryImage(loadAddress: 0, endAddress: 0, name: fields.name >= 0 ? names[fields.name] : "???",
                                           uuid: uuid))
                 baseKnown.append(false)

@@ -1,3 +1,5 @@
+import Platform
+
 /// Translates a stackshot's JSON into a text report, and makes the report's threads, frames and
 /// images as it writes their lines.
 ///
@@ -220,8 +222,8 @@ struct StackshotTranslator {
                 imageOfEntry.append(-1)
                 continue
             }
-            let uuid = body.string(uuidNode).flatMap(MetricKitNames.compactUUID).flatMap { $0.allSatisfy { $0 == "0" } ? nil : $0 }
-            var image = BinaryImage(loadAddress: load, endAddress: load, name: uuid.map(Self.dashed) ?? "???", uuid: uuid)
+            let uuid = body.string(uuidNode).flatMap(ImageIdentity.compactUUID).flatMap { $0.allSatisfy { $0 == "0" } ? nil : $0 }
+            var image = BinaryImage(loadAddress: load, endAddress: load, name: uuid.map(ImageIdentity.dashedUUID) ?? "???", uuid: uuid)
             image.endIsKnown = false
             image.arch = body.text(typeNode)
             imageOfEntry.append(Int32(images.count))
@@ -260,16 +262,6 @@ struct StackshotTranslator {
         guard let text = body.string(node) else { return nil }
         if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
         return UInt64(text)
-    }
-
-    private static func dashed(_ uuid: String) -> String {
-        let hex = Array(uuid.uppercased().utf8)
-        var out: [UInt8] = []
-        for (i, byte) in hex.enumerated() {
-            if i == 8 || i == 12 || i == 16 || i == 20 { out.append(ASCII.minus) }
-            out.append(byte)
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Lines
