@@ -47,7 +47,7 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        // What DebugInfoTests and IntegrationTests share of the index store's tests.
+        // What DebugInfoTests and IntegrationTests share of the index cache's tests.
         .target(name: "DebugInfoTestSupport", dependencies: ["DebugInfo", "TestSupport"], path: "Tests/DebugInfoTestSupport"),
         // Two tiers (docs/development.md, "Tests"). `make test`: the tests of each library, in
         // the test process, a test target per library target.

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-// What the tests of the index store share, those of DebugInfoTests and those of IntegrationTests
+// What the tests of the index cache share, those of DebugInfoTests and those of IntegrationTests
 // (over every fixture, the corpus and glibc's debug file): the addresses to ask an index about,
 // the section table of an index file, and two indexes compared answer for answer.
 // (`@testable`: the index's layout is internal to DebugInfo; test builds compile it for testing.)
@@ -44,7 +44,7 @@ public enum IndexSamples {
         bytes.withUnsafeBytes { raw in
             let count = Int(raw.load(fromByteOffset: 32, as: UInt32.self))
             return (0..<count).map { s in
-                let at = IndexStoreFormat.fixedHeaderSize + s * IndexStoreFormat.sectionEntrySize
+                let at = IndexCacheFormat.fixedHeaderSize + s * IndexCacheFormat.sectionEntrySize
                 let kind = raw.load(fromByteOffset: at, as: UInt32.self)
                 let size = Int(raw.load(fromByteOffset: at + 4, as: UInt32.self))
                 let offset = Int(raw.load(fromByteOffset: at + 8, as: UInt64.self))

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// A read-only array of plain values (integers, bytes) that lives in one contiguous block:
-/// either memory it owns, or a part of a mapped file (``IndexStore``).
+/// either memory it owns, or a part of a mapped file (``IndexCache``).
 ///
 /// ``SymbolIndex`` and ``SymbolTable`` keep every table in one of these, so the lookup code
 /// reads an index built from DWARF a moment ago and one mapped from the cache the same way,

@@ -7,7 +7,7 @@ import Darwin
 
 /// The checks of a mapped index file's tables: the file's data, from the end of its header
 /// on, is cut in blocks of ``size`` bytes, each with a checksum in the header (see
-/// ``IndexStoreFormat``). A block is hashed the first time a lookup reads in it, and marked
+/// ``IndexCacheFormat``). A block is hashed the first time a lookup reads in it, and marked
 /// in a bitmap shared by all threads, so that later reads cost one bit test; a block whose
 /// checksum does not match marks the whole file damaged, and so does a page of it that
 /// vanished under a read (`CFaultGuard`: the file was cut short by someone else).

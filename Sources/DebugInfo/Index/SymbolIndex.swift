@@ -6,35 +6,9 @@ import Darwin
 #endif
 import Platform
 
-/// One source frame for an address: a function, and where in the source the address is.
-public struct SourceLocation: Sendable, Equatable {
-    /// The function's name, demangled unless asked otherwise.
-    public var function: String
-    /// The lowest address of the function (or of the inlined instance) that holds the address.
-    public var functionStart: UInt64?
-    /// The source path as the DWARF records it (joined with its directory and DW_AT_comp_dir).
-    public var file: String?
-    /// 0 when unknown.
-    public var line: Int
-    /// 0 when unknown.
-    public var column: Int
-    /// True for frames inlined into the next one.
-    public var inlined: Bool
-
-    /// A location from its parts.
-    public init(function: String, functionStart: UInt64?, file: String?, line: Int, column: Int, inlined: Bool) {
-        self.function = function
-        self.functionStart = functionStart
-        self.file = file
-        self.line = line
-        self.column = column
-        self.inlined = inlined
-    }
-}
-
 /// Everything needed to answer "which function, file and line is this address?" for one
 /// debug file, built in one pass over its DWARF and kept for the whole run — and between runs
-/// by ``IndexStore``, which maps a stored index instead of building it again.
+/// by ``IndexCache``, which maps a stored index instead of building it again.
 ///
 /// Layout (``Tables``: arrays, each a ``FlatArray``, which lives in memory after a build and
 /// in the mapped cache file after a load, read alike by the lookups; a lookup reads a few
@@ -109,7 +83,7 @@ public final class SymbolIndex: @unchecked Sendable {
         return try SymbolIndex(file: file, raw: consume raw, symbols: symbols)
     }
 
-    /// An index from tables made elsewhere (mapped by ``IndexStore``); nil unless their
+    /// An index from tables made elsewhere (mapped by ``IndexCache``); nil unless their
     /// shapes agree (``Tables/hasConsistentShape``). Their contents are not read here: every
     /// lookup checks what it reads, so a damaged table can make a lookup's result wrong, never
     /// make it fault or loop, and a mapped index costs only the pages its lookups touch.
@@ -157,34 +131,34 @@ public final class SymbolIndex: @unchecked Sendable {
     /// addresses), innermost inlined frame first, the out-of-line function last. Empty when
     /// neither the DWARF nor the symbol table knows the address.
     /// Names are spelled in `style` when demangled.
-    public func lookup(_ address: UInt64, demangle: Bool = true, style: NameStyle = .full) -> [SourceLocation] {
+    public func lookup(_ address: UInt64, demangle: Bool = true, style: NameStyle = .full) -> [Location] {
         checked([]) { $0.lookupInTables(address, demangle: demangle ? style : nil) }
     }
 
     /// `demangle`: the style names are demangled in, nil to keep them mangled.
-    private func lookupInTables(_ address: UInt64, demangle: NameStyle?) -> [SourceLocation] {
+    private func lookupInTables(_ address: UInt64, demangle: NameStyle?) -> [Location] {
         let row = lineRow(at: address)
         let rowFile = row.flatMap { self.path($0.file) }, rowLine = row.map { Int($0.line) } ?? 0
         let rowColumn = row.map { Int($0.column) } ?? 0
         guard let block = concreteFunction(at: address) else {
             if let symbol = symbols.position(containing: address) {
                 let record = symbols[symbol]
-                return [SourceLocation(function: symbolName(record.name, demangle: demangle), functionStart: record.address,
+                return [Location(function: symbolName(record.name, demangle: demangle), functionStart: record.address,
                                        file: rowFile ?? symbols.string(record.file),
                                        line: rowLine, column: rowColumn, inlined: false)]
             }
             guard row != nil else { return [] }
-            return [SourceLocation(function: "??", functionStart: nil, file: rowFile, line: rowLine, column: rowColumn,
+            return [Location(function: "??", functionStart: nil, file: rowFile, line: rowLine, column: rowColumn,
                                    inlined: false)]
         }
         // Innermost first: each frame is where the one inside it was called. Each call's parent
         // lies before it in the block, so the walk ends.
-        var frames: [SourceLocation] = []
+        var frames: [Location] = []
         var file = rowFile, line = rowLine, column = rowColumn
         var position = block.deepestCall(at: address)
         while let at = position, frames.count < SymbolIndex.maximumInlineDepth {
             guard let call = block.call(at: at, address: address) else { break }
-            frames.append(SourceLocation(function: name(call.name, demangle: demangle), functionStart: call.start,
+            frames.append(Location(function: name(call.name, demangle: demangle), functionStart: call.start,
                                          file: file, line: line, column: column, inlined: true))
             file = path(call.callFile)
             line = Int(call.callLine)
@@ -198,7 +172,7 @@ public final class SymbolIndex: @unchecked Sendable {
             } else {
                 function = name(block.name, demangle: demangle)
             }
-            frames.append(SourceLocation(function: function, functionStart: block.start(address: address),
+            frames.append(Location(function: function, functionStart: block.start(address: address),
                                          file: file, line: line, column: column, inlined: false))
         }
         return frames
@@ -290,5 +264,37 @@ public final class SymbolIndex: @unchecked Sendable {
             s -= 1
         }
         return nil
+    }
+}
+
+extension SymbolIndex {
+    /// What the index answers for an address, one per function that holds it (inlined ones
+    /// first): the function, where it starts, and where in the source the address is.
+    ///
+    /// The report's `SourceFrame` is made from it: the index knows where a function starts,
+    /// the report says how far into it a frame is (its offset, the address less the start).
+    public struct Location: Sendable, Equatable {
+        /// The function's name, demangled unless asked otherwise.
+        public var function: String
+        /// The lowest address of the function (or of the inlined instance) that holds the address.
+        public var functionStart: UInt64?
+        /// The source path as the DWARF records it (joined with its directory and DW_AT_comp_dir).
+        public var file: String?
+        /// 0 when unknown.
+        public var line: Int
+        /// 0 when unknown.
+        public var column: Int
+        /// True for frames inlined into the next one.
+        public var inlined: Bool
+
+        /// A location from its parts.
+        public init(function: String, functionStart: UInt64?, file: String?, line: Int, column: Int, inlined: Bool) {
+            self.function = function
+            self.functionStart = functionStart
+            self.file = file
+            self.line = line
+            self.column = column
+            self.inlined = inlined
+        }
     }
 }

@@ -102,7 +102,7 @@ enum Fence {
 
 extension SymbolIndex {
     /// The DWARF side of the index: every array a lookup reads, as it is stored (see
-    /// ``IndexStore``).
+    /// ``IndexCache``).
     struct Tables {
         /// NUL-terminated names and paths, those the index uses; offset 0 is the empty string
         /// standing for none.

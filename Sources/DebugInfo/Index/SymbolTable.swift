@@ -79,7 +79,7 @@ struct SymbolTable: Sendable {
         fence = Fence.make(count: records.count) { records[$0].address }
     }
 
-    /// An empty table, to be filled by ``visit(_:)`` (``IndexStore``).
+    /// An empty table, to be filled by ``visit(_:)`` (``IndexCache``).
     init(stripsUnderscore: Bool) {
         (records, fence, strings) = (FlatArray(), FlatArray(), FlatArray([0]))
         self.stripsUnderscore = stripsUnderscore

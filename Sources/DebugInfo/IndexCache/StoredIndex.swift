@@ -2,7 +2,7 @@ import Platform
 
 /// An index mapped from the cache, as ``SymbolIndex`` sees it: the checks of its file, and
 /// the index to answer from once they find damage, made once by `rebuild` (from the debug
-/// file; ``IndexStore`` says so in one line and replaces the damaged file).
+/// file; ``IndexCache`` says so in one line and replaces the damaged file).
 final class StoredIndex: @unchecked Sendable {
     let blocks: IndexBlocks
     private let rebuild: @Sendable () -> SymbolIndex?

@@ -6,7 +6,7 @@ import Darwin
 import Platform
 
 /// What identifies a debug file's contents on any machine, read without reading it whole: the
-/// key of an index that other machines may use (``IndexStore``, shared caches).
+/// key of an index that other machines may use (``IndexCache``, shared caches).
 ///
 /// The usual key of a stored index — the debug file's size, mtime, inode and device — holds
 /// on one machine only: a copy of the file elsewhere, or the same file seen through NFS from

@@ -3,14 +3,14 @@ import DebugInfo
 import Platform
 
 /// `symbolicate index`: the index of every debug file found, built in parallel into a cache
-/// that other machines can share (content-keyed: see ``DebugInfo/IndexStore``).
+/// that other machines can share (content-keyed: see ``DebugInfo/IndexCache``).
 public enum CacheBuilder {
     /// What became of one debug file.
     public enum Outcome: Sendable {
         /// Built now and stored.
-        case built(IndexStore.Shareable)
+        case built(IndexCache.Shareable)
         /// An intact index was there already (here, or in a shared cache).
-        case present(IndexStore.Shareable)
+        case present(IndexCache.Shareable)
         /// Not indexed, and why.
         case failed(String)
     }
@@ -52,7 +52,7 @@ public enum CacheBuilder {
 
     /// Indexes `files` into `store` on `jobs` threads (0: one per core), handing each result
     /// to `each` in the order of `files`; `each` returns false to stop.
-    public static func build(_ files: [DebugFile], into store: IndexStore, jobs: Int, each: (Result) -> Bool) {
+    public static func build(_ files: [DebugFile], into store: IndexCache, jobs: Int, each: (Result) -> Bool) {
         let work = OrderedWork(count: files.count, workers: jobs > 0 ? jobs : System.processorCount) { i -> Result in
             let start = System.monotonicSeconds
             let outcome: Outcome

@@ -69,7 +69,7 @@ public struct AtosLookup {
     private let inImage: [UInt8]
 
     /// Opens the object (a file or a `.dSYM` bundle) and indexes the chosen slice, through
-    /// `indexSource` (by default built from the file; an ``IndexStore`` reuses stored ones).
+    /// `indexSource` (by default built from the file; an ``IndexCache`` reuses stored ones).
     public init(options: Options, indexSource: (DebugFile) throws -> SymbolIndex = SymbolIndex.build) throws {
         self.options = options
         var path = options.objectPath
@@ -129,7 +129,7 @@ public struct AtosLookup {
         out.append(0x0a)
     }
 
-    private func appendLine(_ frame: SourceLocation, at address: UInt64, to out: inout [UInt8]) {
+    private func appendLine(_ frame: SymbolIndex.Location, at address: UInt64, to out: inout [UInt8]) {
         OutputEscaping.append(frame.function, to: &out)
         out.append(contentsOf: inImage)
         if let file = frame.file, frame.line > 0 {

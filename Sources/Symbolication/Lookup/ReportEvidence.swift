@@ -210,7 +210,7 @@ private final class ImageCheck {
 
     /// The inline chains at the claim's lookup address and at its address, without the
     /// functions the index cannot name.
-    private func chain(of claim: Claim) -> [SourceLocation] {
+    private func chain(of claim: Claim) -> [SymbolIndex.Location] {
         var locations = subject.index.lookup(claim.lookup, demangle: false)
         if claim.address != claim.lookup { locations += subject.index.lookup(claim.address, demangle: false) }
         return locations.filter { !FunctionNameKeys.isPlaceholder($0.function) }

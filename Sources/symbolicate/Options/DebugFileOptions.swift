@@ -43,7 +43,7 @@ struct DebugFileOptions: ParsableArguments {
     /// Where indexes come from: the persistent index cache (built and stored on a miss), or
     /// with `--no-cache` straight from the debug file.
     static func indexSource(cache: Bool, environment: [String: String], diagnostics: Diagnostics) -> (DebugFile) throws -> SymbolIndex {
-        guard cache, let store = IndexStore.standard(environment: environment) else { return SymbolIndex.build }
+        guard cache, let store = IndexCache.standard(environment: environment) else { return SymbolIndex.build }
         return { file in try store.index(for: file) { diagnostics.warn($0) } }
     }
 }

@@ -58,7 +58,7 @@ struct CacheList: ParsableCommand {
         let output = OutputWriter()
         var files = 0, bytes = 0
         for folder in [root] + System.sharedCacheDirectories(environment: cache.environment()) {
-            let store = IndexStore(directory: Path.join(folder, "indexes"))
+            let store = IndexCache(directory: Path.join(folder, "indexes"))
             for entry in store.list() {
                 files += 1
                 bytes += entry.size
@@ -121,7 +121,7 @@ struct CachePrune: ParsableCommand {
     func run() throws {
         let diagnostics = Diagnostics()
         let root = try CacheCommand.root(cache, diagnostics: diagnostics)
-        let store = IndexStore(directory: Path.join(root, "indexes"))
+        let store = IndexCache(directory: Path.join(root, "indexes"))
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let removed = store.prune(maxSize: maxSize?.bytes, olderThan: olderThan.map { Int64($0) * 86400 }, now: Int64(now.tv_sec))

@@ -60,7 +60,7 @@ struct IndexCommand: ParsableCommand {
                                        cache: IdentityCache.standard(environment: environment) { diagnostics.warn($0) },
                                        diagnostics: diagnostics)
         let files = CacheBuilder.debugFiles(of: locator)
-        let store = IndexStore(directory: Path.join(root, "indexes"),
+        let store = IndexCache(directory: Path.join(root, "indexes"),
                                sharedDirectories: System.sharedCacheDirectories(environment: environment).map { Path.join($0, "indexes") },
                                sizeLimit: Int.max)
         let output = OutputWriter()

@@ -216,7 +216,7 @@ extension DyldCacheHostileTests {
         let path = folder.path + "/dyld_shared_cache_arm64"
         for suffix in ["", ".1", ".2"] { try FileManager.default.copyItem(atPath: source + suffix, toPath: path + suffix) }
         let indexes = scratch.appendingPathComponent("indexes").path
-        let store = IndexStore(directory: indexes)
+        let store = IndexCache(directory: indexes)
         let files = try DyldSharedCache.opened(path: path).debugFiles()
         XCTAssertEqual(try DyldSharedCache.opened(path: path).missingFiles, ["dyld_shared_cache_arm64.symbols"])
 

@@ -52,7 +52,7 @@ enum ObjectFuzzChecks {
     /// block, caught on first touch; when they are, the tables are well formed as far as the
     /// checksums go but hostile, and no block may then be found damaged.
     static func indexFile(_ input: [UInt8]) -> [String] {
-        guard input.count >= IndexStoreFormat.fixedHeaderSize else { return [] }
+        guard input.count >= IndexCacheFormat.fixedHeaderSize else { return [] }
         var bytes = input
         let fileSize = bytes.count
         func u64(_ at: Int) -> UInt64 { bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt64.self) } }
@@ -65,11 +65,11 @@ enum ObjectFuzzChecks {
         // The header size and section count are the input's; the block count follows from the
         // data after the header, and the identity strings take what is left of the header.
         let headerSize64 = u64(24), sectionCount = Int(u32(32))
-        guard headerSize64 <= UInt64(fileSize), sectionCount <= IndexStoreFormat.maximumSections else { return [] }
-        let headerSize = Int(headerSize64), dataStart = IndexStoreFormat.aligned(headerSize)
+        guard headerSize64 <= UInt64(fileSize), sectionCount <= IndexCacheFormat.maximumSections else { return [] }
+        let headerSize = Int(headerSize64), dataStart = IndexCacheFormat.aligned(headerSize)
         guard dataStart <= fileSize else { return [] }
         let blockCount = (fileSize - dataStart + IndexBlocks.size - 1) / IndexBlocks.size
-        let stringsStart = IndexStoreFormat.fixedHeaderSize + sectionCount * IndexStoreFormat.sectionEntrySize
+        let stringsStart = IndexCacheFormat.fixedHeaderSize + sectionCount * IndexCacheFormat.sectionEntrySize
         let stringsEnd = headerSize - blockCount * 8
         guard stringsEnd >= stringsStart else { return [] }
         store(UInt32(stringsEnd - stringsStart), at: 88)
@@ -98,9 +98,9 @@ enum ObjectFuzzChecks {
         let stamp = DebugFileStamp(size: u64(40), modified: Int64(bitPattern: u64(48)), inode: u64(56), device: u64(64))
 
         guard let mapping = mapScratchFile(bytes) else { return ["cannot map a scratch file"] }
-        var identity = IndexStoreFormat.Identity(file, stamp: stamp)
-        identity.contentKeyed = u32(36) & IndexStoreFormat.contentKeyedFlag != 0
-        guard let index = try? IndexStoreFormat.read(mapping, file: file, identity: identity, rebuild: { nil })
+        var identity = IndexCacheFormat.Identity(file, stamp: stamp)
+        identity.contentKeyed = u32(36) & IndexCacheFormat.contentKeyedFlag != 0
+        guard let index = try? IndexCacheFormat.read(mapping, file: file, identity: identity, rebuild: { nil })
         else { return [] }
         var addresses: Set<UInt64> = [0, 1, UInt64.max]
         var at = dataStart

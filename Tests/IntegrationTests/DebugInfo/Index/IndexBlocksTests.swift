@@ -21,7 +21,7 @@ final class IndexBlocksTests: XCTestCase {
 
     /// glibc's debug file, copied (its index is rebuilt and replaced at will), and a store
     /// holding its index.
-    private func largeIndex() throws -> (DebugFile, IndexStore, SymbolIndex, String, [UInt8]) {
+    private func largeIndex() throws -> (DebugFile, IndexCache, SymbolIndex, String, [UInt8]) {
         let glibc: DebugFile
         switch SymbolizerOracle.systemLibcDebugFile() {
         case .success(let found): glibc = found
@@ -30,7 +30,7 @@ final class IndexBlocksTests: XCTestCase {
         let copy = scratch.appendingPathComponent("libc.debug")
         try FileManager.default.copyItem(atPath: glibc.path, toPath: copy.path)
         let file = try XCTUnwrap(DebugFile.identify(path: copy.path).first)
-        let store = IndexStore(directory: scratch.appendingPathComponent("indexes").path)
+        let store = IndexCache(directory: scratch.appendingPathComponent("indexes").path)
         let built = try store.index(for: file)
         let path = store.path(for: file, stamp: try XCTUnwrap(DebugFileStamp(path: file.path)))
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))

@@ -7,7 +7,7 @@ import Platform
 
 /// Building a cache for other machines (`symbolicate index`), and the housekeeping of
 /// `symbolicate cache list` and `cache prune`.
-extension IndexStore {
+extension IndexCache {
     /// What became of one debug file given to ``storeShareable(_:)``.
     public struct Shareable: Sendable {
         /// The index file.
@@ -35,7 +35,7 @@ extension IndexStore {
         let name = name(for: file, content: key)
         for (folder, owned) in [(directory, true)] + sharedDirectories.map({ ($0, false) }) {
             let path = Path.join(folder, name)
-            if let index = try? openIndex(path, file: file, identity: IndexStoreFormat.Identity(file, content: key), owned: owned,
+            if let index = try? openIndex(path, file: file, identity: IndexCacheFormat.Identity(file, content: key), owned: owned,
                                           stamp: stamp, warning: { _ in }) {
                 withExtendedLifetime(index) {}
                 return Shareable(path: path, size: System.status(path).map { Int($0.st_size) } ?? 0, built: false,
@@ -47,7 +47,7 @@ extension IndexStore {
             throw DebugInfoError.changedWhileRead(path: file.path)
         }
         let path = Path.join(directory, name)
-        try store(index, identity: IndexStoreFormat.Identity(file, content: key), at: path)
+        try store(index, identity: IndexCacheFormat.Identity(file, content: key), at: path)
         return Shareable(path: path, size: System.status(path).map { Int($0.st_size) } ?? 0, built: true, inSharedFolder: false)
     }
 
@@ -86,17 +86,17 @@ extension IndexStore {
         let path = Path.join(directory, name)
         var entry = Entry(name: name, path: path, size: size, lastUsed: used / 1_000_000_000, identifier: nil,
                           architecture: nil, debugFile: nil, contentKeyed: false, problem: nil, debugFileIntact: nil)
-        guard let header = IndexStore.header(at: path) else {
+        guard let header = IndexCache.header(at: path) else {
             entry.problem = "not an index file of this machine's byte order"
             return entry
         }
         let r = ByteReader(header.withUnsafeBytes { $0 })
-        guard let version = r.u32(8), version == IndexStoreFormat.version else {
-            entry.problem = "format version \(r.u32(8) ?? 0), not \(IndexStoreFormat.version)"
+        guard let version = r.u32(8), version == IndexCacheFormat.version else {
+            entry.problem = "format version \(r.u32(8) ?? 0), not \(IndexCacheFormat.version)"
             return entry
         }
         let sectionCount = Int(r.u32(32) ?? 0), stringsSize = Int(r.u32(88) ?? 0)
-        let stringsStart = IndexStoreFormat.fixedHeaderSize + sectionCount * IndexStoreFormat.sectionEntrySize
+        let stringsStart = IndexCacheFormat.fixedHeaderSize + sectionCount * IndexCacheFormat.sectionEntrySize
         var zeroed = header
         for i in 96..<104 { zeroed[i] = 0 }
         guard stringsStart + stringsSize <= header.count, r.u64(96) == zeroed.withUnsafeBytes({ IndexChecksum.hash($0) })
@@ -113,7 +113,7 @@ extension IndexStore {
         entry.identifier = strings[0].isEmpty ? nil : strings[0]
         entry.architecture = strings[1].isEmpty ? nil : strings[1]
         entry.debugFile = strings[3].isEmpty ? nil : strings[3]
-        entry.contentKeyed = (r.u32(36) ?? 0) & IndexStoreFormat.contentKeyedFlag != 0
+        entry.contentKeyed = (r.u32(36) ?? 0) & IndexCacheFormat.contentKeyedFlag != 0
         if !entry.contentKeyed, let debugFile = entry.debugFile {
             let recorded = DebugFileStamp(size: r.u64(40)!, modified: Int64(bitPattern: r.u64(48)!), inode: r.u64(56)!,
                                           device: r.u64(64)!)
@@ -133,11 +133,11 @@ extension IndexStore {
             let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
             return n == count ? bytes : nil
         }
-        guard let fixed = read(IndexStoreFormat.fixedHeaderSize), fixed.starts(with: IndexStoreFormat.magic) else { return nil }
+        guard let fixed = read(IndexCacheFormat.fixedHeaderSize), fixed.starts(with: IndexCacheFormat.magic) else { return nil }
         let r = ByteReader(fixed.withUnsafeBytes { $0 })
-        guard r.u32(12) == IndexStoreFormat.byteOrderMark, let size = r.u64(24),
-              size >= UInt64(IndexStoreFormat.fixedHeaderSize), size <= 64 << 20
-        else { return r.u32(12) == IndexStoreFormat.byteOrderMark ? fixed : nil }
+        guard r.u32(12) == IndexCacheFormat.byteOrderMark, let size = r.u64(24),
+              size >= UInt64(IndexCacheFormat.fixedHeaderSize), size <= 64 << 20
+        else { return r.u32(12) == IndexCacheFormat.byteOrderMark ? fixed : nil }
         return read(Int(size)) ?? fixed
     }
 

@@ -7,7 +7,7 @@ import XCTest
 /// The index cache over real debug files: a stored index answers as the one built from the
 /// DWARF, a changed debug file or a damaged cache file is never used, concurrent writers
 /// leave whole files, and the folder stays under its bound.
-final class IndexStoreTests: XCTestCase {
+final class IndexCacheTests: XCTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
@@ -19,8 +19,8 @@ final class IndexStoreTests: XCTestCase {
         try? FileManager.default.removeItem(at: scratch)
     }
 
-    private func makeStore(_ name: String = "indexes", sizeLimit: Int = IndexStore.defaultSizeLimit) -> IndexStore {
-        IndexStore(directory: scratch.appendingPathComponent(name).path, sizeLimit: sizeLimit)
+    private func makeStore(_ name: String = "indexes", sizeLimit: Int = IndexCache.defaultSizeLimit) -> IndexCache {
+        IndexCache(directory: scratch.appendingPathComponent(name).path, sizeLimit: sizeLimit)
     }
 
     /// One fixture with DWARF, inlined code and a symbol table.
@@ -113,7 +113,7 @@ final class IndexStoreTests: XCTestCase {
         let stamp = try XCTUnwrap(DebugFileStamp(path: file.path))
         try FileManager.default.copyItem(atPath: store.path(for: other, stamp: XCTUnwrap(DebugFileStamp(path: other.path))),
                                          toPath: store.path(for: file, stamp: stamp))
-        XCTAssertThrowsError(try store.load(file, stamp: stamp)) { XCTAssertEqual($0 as? IndexStoreFormat.Rejection, .stale) }
+        XCTAssertThrowsError(try store.load(file, stamp: stamp)) { XCTAssertEqual($0 as? IndexCacheFormat.Rejection, .stale) }
         let rebuilt = try store.index(for: file)
         XCTAssertEqual(rebuilt.debugFile, file)
         XCTAssertNoThrow(try store.load(file, stamp: stamp))
@@ -122,7 +122,7 @@ final class IndexStoreTests: XCTestCase {
     /// A fixture copy indexed into a new store: the file, the store, the built index, the
     /// file's stamp, and the stored index file's path and bytes.
     private func storedFixture() throws
-        -> (DebugFile, IndexStore, SymbolIndex, DebugFileStamp, String, [UInt8]) {
+        -> (DebugFile, IndexCache, SymbolIndex, DebugFileStamp, String, [UInt8]) {
         let file = try copy()
         let store = makeStore()
         let built = try store.index(for: file)
@@ -140,7 +140,7 @@ final class IndexStoreTests: XCTestCase {
         let headerSize = Int(original.withUnsafeBytes { $0.load(fromByteOffset: 24, as: UInt64.self) })
         let sections = IndexSamples.sections(of: original)
         XCTAssertEqual(sections.count, 12)
-        let entry = IndexStoreFormat.fixedHeaderSize, entrySize = IndexStoreFormat.sectionEntrySize
+        let entry = IndexCacheFormat.fixedHeaderSize, entrySize = IndexCacheFormat.sectionEntrySize
 
         var generator = SplitMix64(seed: 7)
         var variants: [(String, [UInt8])] = []
@@ -153,21 +153,21 @@ final class IndexStoreTests: XCTestCase {
             damaged[offset] ^= UInt8(1) << (generator.next() % 8)
             variants.append(("header byte \(offset) flipped", damaged))
         }
-        variants.append(("version 5", IndexStoreTests.resealed(original) { $0.store(UInt32(5), at: 8) }))
-        variants.append(("version 0", IndexStoreTests.resealed(original) { $0.store(UInt32(0), at: 8) }))
-        variants.append(("big-endian", IndexStoreTests.resealed(original) { $0.store(UInt32(0x0403_0201), at: 12) }))
-        variants.append(("section past the end", IndexStoreTests.resealed(original) {
+        variants.append(("version 5", IndexCacheTests.resealed(original) { $0.store(UInt32(5), at: 8) }))
+        variants.append(("version 0", IndexCacheTests.resealed(original) { $0.store(UInt32(0), at: 8) }))
+        variants.append(("big-endian", IndexCacheTests.resealed(original) { $0.store(UInt32(0x0403_0201), at: 12) }))
+        variants.append(("section past the end", IndexCacheTests.resealed(original) {
             $0.store(UInt64(original.count - 8), at: entry + 8)
         }))
-        variants.append(("section count too large", IndexStoreTests.resealed(original) {
+        variants.append(("section count too large", IndexCacheTests.resealed(original) {
             $0.store(UInt64(1) << 40, at: entry + 16)
         }))
-        variants.append(("misaligned section", IndexStoreTests.resealed(original) {
+        variants.append(("misaligned section", IndexCacheTests.resealed(original) {
             $0.store(UInt64(sections[1].offset + 4), at: entry + entrySize + 8)
         }))
         // Fences that do not fit their tables, strings cut before their final NUL.
         for (s, section) in sections.enumerated() where [1, 5, 7, 33, 34].contains(section.kind) && section.length > 0 {
-            variants.append(("section \(section.kind) one element shorter", IndexStoreTests.shortened(original, section: s)))
+            variants.append(("section \(section.kind) one element shorter", IndexCacheTests.shortened(original, section: s)))
         }
         var unterminated = original
         unterminated[sections.first { $0.kind == 1 }.map { $0.offset + $0.length - 1 } ?? 0] = 0x41
@@ -180,7 +180,7 @@ final class IndexStoreTests: XCTestCase {
         for (label, bytes) in variants {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             XCTAssertThrowsError(try store.load(file, stamp: stamp), label) { error in
-                guard case .damaged = error as? IndexStoreFormat.Rejection else { return XCTFail("\(label): \(error)") }
+                guard case .damaged = error as? IndexCacheFormat.Rejection else { return XCTFail("\(label): \(error)") }
             }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let warnings = Warnings()
@@ -192,7 +192,7 @@ final class IndexStoreTests: XCTestCase {
             _ = assertSameAnswers(reloaded, built, addresses.prefix(40).map { $0 }, label + ", rebuilt")
             XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), original, label)
         }
-        print("index store: \(variants.count) damaged index files refused and replaced")
+        print("index cache: \(variants.count) damaged index files refused and replaced")
     }
 
     /// Damage inside the tables is not looked for when a file is opened (that would read the
@@ -225,7 +225,7 @@ final class IndexStoreTests: XCTestCase {
             // Every element the same extreme value: past the end, negative, zero, itself.
             for value: UInt64 in [0, 1, UInt64.max, UInt64(Int32.max)] {
                 var extreme = original
-                let size = IndexStoreTests.elementSize(of: section.kind, in: original)
+                let size = IndexCacheTests.elementSize(of: section.kind, in: original)
                 // The value in every field: 8-byte fields where the record is made of them, else 4 or 1.
                 let width = size % 8 == 0 ? 8 : size % 4 == 0 ? 4 : 1
                 let pattern = withUnsafeBytes(of: value) { Array($0.prefix(width)) }
@@ -255,7 +255,7 @@ final class IndexStoreTests: XCTestCase {
                 untouched += 1
             }
         }
-        print("index store: \(variants.count) damaged tables, \(variants.count * addresses.count) lookups answered as "
+        print("index cache: \(variants.count) damaged tables, \(variants.count * addresses.count) lookups answered as "
               + "undamaged: \(rebuilt) rebuilt with one line, \(untouched) never read the damage")
         XCTAssertGreaterThan(rebuilt, variants.count / 2)
     }
@@ -270,7 +270,7 @@ final class IndexStoreTests: XCTestCase {
         var variants = 0
         for (s, section) in IndexSamples.sections(of: original).enumerated()
         where section.length > 0 && ![1, 5, 7, 33, 34].contains(section.kind) {
-            try Data(IndexStoreTests.shortened(original, section: s)).write(to: URL(fileURLWithPath: path))
+            try Data(IndexCacheTests.shortened(original, section: s)).write(to: URL(fileURLWithPath: path))
             guard let loaded = try? store.load(file, stamp: stamp) else {
                 XCTFail("section \(section.kind) one element shorter: refused, though its shape is whole")
                 continue
@@ -368,7 +368,7 @@ final class IndexStoreTests: XCTestCase {
 
     /// `bytes` with the element count of the `s`th section one less, the header resealed.
     static func shortened(_ bytes: [UInt8], section s: Int) -> [UInt8] {
-        let at = IndexStoreFormat.fixedHeaderSize + s * IndexStoreFormat.sectionEntrySize + 16
+        let at = IndexCacheFormat.fixedHeaderSize + s * IndexCacheFormat.sectionEntrySize + 16
         return resealed(bytes) { changed in
             let count = changed.withUnsafeBytes { $0.load(fromByteOffset: at, as: UInt64.self) }
             changed.store(count - 1, at: at)
@@ -380,7 +380,7 @@ final class IndexStoreTests: XCTestCase {
         bytes.withUnsafeBytes { raw in
             let count = Int(raw.load(fromByteOffset: 32, as: UInt32.self))
             for s in 0..<count {
-                let at = IndexStoreFormat.fixedHeaderSize + s * IndexStoreFormat.sectionEntrySize
+                let at = IndexCacheFormat.fixedHeaderSize + s * IndexCacheFormat.sectionEntrySize
                 if raw.load(fromByteOffset: at, as: UInt32.self) == kind {
                     return Int(raw.load(fromByteOffset: at + 4, as: UInt32.self))
                 }
@@ -425,7 +425,7 @@ final class IndexStoreTests: XCTestCase {
                         let index = try store.load(file, stamp: stamp)
                         _ = index.lookup(file.textVMAddress + 0x1000)
                         counts.lock.lock(); counts.loaded += 1; counts.lock.unlock()
-                    } catch IndexStoreFormat.Rejection.absent {
+                    } catch IndexCacheFormat.Rejection.absent {
                         counts.lock.lock(); counts.absent += 1; counts.lock.unlock()
                     } catch {
                         counts.lock.lock(); counts.failures.append("\(error)"); counts.lock.unlock()
@@ -453,7 +453,7 @@ final class IndexStoreTests: XCTestCase {
         let processes = (0..<4).map { _ -> Process in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["DebugInfoTests.IndexStoreTests/testHelperStoresAnIndexRepeatedly"]
+            process.arguments = ["DebugInfoTests.IndexCacheTests/testHelperStoresAnIndexRepeatedly"]
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -479,14 +479,14 @@ final class IndexStoreTests: XCTestCase {
                 + "(INDEX_STORE_HELPER_FILE and INDEX_STORE_HELPER_DIRECTORY are not set)")
         }
         let file = try XCTUnwrap(DebugFile.identify(path: path).first)
-        let store = IndexStore(directory: directory)
+        let store = IndexCache(directory: directory)
         let built = try SymbolIndex.build(file)
         let stamp = try XCTUnwrap(DebugFileStamp(path: path))
         for _ in 0..<20 {
             try store.store(built, stamp: stamp)
             do {
                 _ = try store.load(file, stamp: stamp)
-            } catch IndexStoreFormat.Rejection.absent {
+            } catch IndexCacheFormat.Rejection.absent {
             }
         }
     }
@@ -530,12 +530,12 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try left(), [0, 2, 4, 5])
 
         // A smaller bound: as many of the oldest go as need to.
-        let smaller = IndexStore(directory: store.directory, sizeLimit: size * 2)
+        let smaller = IndexCache(directory: store.directory, sizeLimit: size * 2)
         try setUsed(0, 1_600_000_000)
         try setUsed(2, 1_600_000_100)
         smaller.evict()
         XCTAssertEqual(try left(), [4, 5])
-        print("index store: index files of \(size) bytes, bound \(bound) then \(size * 2): evicted oldest first")
+        print("index cache: index files of \(size) bytes, bound \(bound) then \(size * 2): evicted oldest first")
 
         // An index larger than the bound is built but not stored.
         let tiny = makeStore("tiny", sizeLimit: 1000)
@@ -564,13 +564,13 @@ final class IndexStoreTests: XCTestCase {
     // MARK: - Place and failures
 
     func testStandardDirectory() {
-        XCTAssertEqual(IndexStore.standardDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/me"]),
+        XCTAssertEqual(IndexCache.standardDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/me"]),
                        "/x/cache/symbolicate/indexes")
-        XCTAssertEqual(IndexStore.standardDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/me"]),
+        XCTAssertEqual(IndexCache.standardDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/me"]),
                        "/home/me/.cache/symbolicate/indexes")
-        XCTAssertNil(IndexStore.standardDirectory(environment: [:]))
-        XCTAssertEqual(IndexStore.standard(environment: ["HOME": "/h"], sizeLimit: 5)?.sizeLimit, 5)
-        XCTAssertEqual(IndexStore.standard(environment: ["HOME": "/h"])?.sizeLimit, 2 << 30)
+        XCTAssertNil(IndexCache.standardDirectory(environment: [:]))
+        XCTAssertEqual(IndexCache.standard(environment: ["HOME": "/h"], sizeLimit: 5)?.sizeLimit, 5)
+        XCTAssertEqual(IndexCache.standard(environment: ["HOME": "/h"])?.sizeLimit, 2 << 30)
     }
 
     /// A store that cannot be written says so through the warning and still gives the index.
@@ -578,7 +578,7 @@ final class IndexStoreTests: XCTestCase {
         let file = try copy()
         let blocker = scratch.appendingPathComponent("blocker")
         try Data("not a folder".utf8).write(to: blocker)
-        let store = IndexStore(directory: blocker.appendingPathComponent("indexes").path)
+        let store = IndexCache(directory: blocker.appendingPathComponent("indexes").path)
         let warnings = Warnings()
         let index = try store.index(for: file, warning: { warnings.add($0) })
         XCTAssertGreaterThan(index.tables.functionBytes.count, 0)

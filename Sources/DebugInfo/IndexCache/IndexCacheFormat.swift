@@ -78,7 +78,7 @@ struct DebugFileStamp: Equatable, Sendable {
 /// disk never changes an answer. Memory safety does not rest on the checksums: every lookup
 /// checks each index it reads from one table before using it in another, so a damaged block
 /// read before its check gives a bounded wrong result (thrown away), never a fault or a hang.
-enum IndexStoreFormat {
+enum IndexCacheFormat {
     static let magic: [UInt8] = Array("SYMIDX\0\n".utf8)
     /// Raised whenever the layout or the meaning of a table changes.
     static let version: UInt32 = 10

@@ -7,7 +7,7 @@ import XCTest
 /// Indexes other machines can use: keyed by the debug file's contents, found through shared
 /// folders that are only read, never used for other contents; and the housekeeping of
 /// `cache list` and `cache prune`.
-final class SharedIndexStoreTests: XCTestCase {
+final class SharedIndexCacheTests: XCTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
@@ -82,13 +82,13 @@ final class SharedIndexStoreTests: XCTestCase {
     /// folder, for a copy of the debug file elsewhere: nothing is built or written.
     func testAnIndexIsUsedOnAnotherMachineThroughTheSharedFolder() throws {
         let built = try copy(as: "machine-a/app")
-        let shared = IndexStore(directory: folder("shared/indexes"), sizeLimit: Int.max)
+        let shared = IndexCache(directory: folder("shared/indexes"), sizeLimit: Int.max)
         let stored = try shared.storeShareable(built)
         XCTAssertTrue(stored.built)
         XCTAssertFalse(try shared.storeShareable(built).built, "a second time: already there")
 
         let elsewhere = try copy(as: "machine-b/app")
-        let local = IndexStore(directory: folder("b-cache/indexes"), sharedDirectories: [shared.directory])
+        let local = IndexCache(directory: folder("b-cache/indexes"), sharedDirectories: [shared.directory])
         let warnings = Warnings()
         let index = try local.index(for: elsewhere) { warnings.add($0) }
         XCTAssertEqual(warnings.lines, [])
@@ -100,7 +100,7 @@ final class SharedIndexStoreTests: XCTestCase {
     /// A debug file of the same build-id and size but other contents is not given the shared
     /// index: it is built locally.
     func testOtherContentsOfTheSameBuildIDAreNotGivenTheSharedIndex() throws {
-        let shared = IndexStore(directory: folder("shared/indexes"), sizeLimit: Int.max)
+        let shared = IndexCache(directory: folder("shared/indexes"), sizeLimit: Int.max)
         _ = try shared.storeShareable(try copy(as: "a/app"))
         let other = try copy(as: "b/app")
         // The compiler's name in .comment, one letter changed: same size, same build-id.
@@ -111,7 +111,7 @@ final class SharedIndexStoreTests: XCTestCase {
         try Data(bytes).write(to: URL(fileURLWithPath: other.path))
         guard let file = try? DebugFile.identify(path: other.path).first else { return XCTFail("the changed copy must still identify") }
         XCTAssertEqual(file.identifier, try copy(as: "c/app").identifier)
-        let local = IndexStore(directory: folder("local/indexes"), sharedDirectories: [shared.directory])
+        let local = IndexCache(directory: folder("local/indexes"), sharedDirectories: [shared.directory])
         _ = try? local.index(for: file)
         XCTAssertEqual(files(in: local.directory).count, 1, "built and stored locally")
     }
@@ -121,12 +121,12 @@ final class SharedIndexStoreTests: XCTestCase {
     /// file left as it is.
     func testADamagedSharedIndexIsPassedOverAndLeftAsItIs() throws {
         let file = try copy(as: "a/app")
-        let shared = IndexStore(directory: folder("shared/indexes"), sizeLimit: Int.max)
+        let shared = IndexCache(directory: folder("shared/indexes"), sizeLimit: Int.max)
         let stored = try shared.storeShareable(file)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stored.path)))
         bytes[20] ^= 0xff  // the header size: refused when opened
         try Data(bytes).write(to: URL(fileURLWithPath: stored.path))
-        let local = IndexStore(directory: folder("local/indexes"), sharedDirectories: [shared.directory])
+        let local = IndexCache(directory: folder("local/indexes"), sharedDirectories: [shared.directory])
         let warnings = Warnings()
         let index = try local.index(for: file) { warnings.add($0) }
         XCTAssertEqual(warnings.lines.count, 1, "\(warnings.lines)")
@@ -142,7 +142,7 @@ final class SharedIndexStoreTests: XCTestCase {
     /// still there; pruning removes files of another version, those whose debug file is gone,
     /// those not used for long, then the least recently used past the bound.
     func testListAndPrune() throws {
-        let store = IndexStore(directory: folder("cache/indexes"), sizeLimit: Int.max)
+        let store = IndexCache(directory: folder("cache/indexes"), sizeLimit: Int.max)
         let kept = try copy(as: "kept/app")
         let gone = try copy("elf/app-clang-dwarf5", as: "gone/app")
         let old = try copy("elf/app-nopie", as: "old/app")
@@ -154,7 +154,7 @@ final class SharedIndexStoreTests: XCTestCase {
         var older = Array("SYMIDX\0\n".utf8) + [UInt8](repeating: 0, count: 200)
         older.withUnsafeMutableBytes {
             $0.storeBytes(of: UInt32(7), toByteOffset: 8, as: UInt32.self)
-            $0.storeBytes(of: IndexStoreFormat.byteOrderMark, toByteOffset: 12, as: UInt32.self)
+            $0.storeBytes(of: IndexCacheFormat.byteOrderMark, toByteOffset: 12, as: UInt32.self)
         }
         try Data(older).write(to: URL(fileURLWithPath: foreign))
         try FileManager.default.removeItem(atPath: gone.path)
@@ -164,14 +164,14 @@ final class SharedIndexStoreTests: XCTestCase {
 
         let listed = store.list()
         XCTAssertEqual(listed.count, 5)
-        func entry(_ path: String) -> IndexStore.Entry? { listed.first { $0.debugFile == path } }
+        func entry(_ path: String) -> IndexCache.Entry? { listed.first { $0.debugFile == path } }
         XCTAssertEqual(entry(kept.path)?.debugFileIntact, true)
         XCTAssertEqual(entry(kept.path)?.identifier, kept.identifier)
         XCTAssertEqual(entry(kept.path)?.architecture, "x86_64")
         XCTAssertEqual(entry(gone.path)?.debugFileIntact, false)
         XCTAssertEqual(entry(shareable.path)?.contentKeyed, true)
         XCTAssertNil(entry(shareable.path)?.debugFileIntact, "a shared index's debug file may be another machine's")
-        XCTAssertEqual(listed.first { $0.path == foreign }?.problem, "format version 7, not \(IndexStoreFormat.version)")
+        XCTAssertEqual(listed.first { $0.path == foreign }?.problem, "format version 7, not \(IndexCacheFormat.version)")
 
         let now = Int64(Date().timeIntervalSince1970)
         let removed = store.prune(maxSize: nil, olderThan: 30 * 86400, now: now)

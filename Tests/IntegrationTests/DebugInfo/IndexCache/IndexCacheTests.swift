@@ -6,7 +6,7 @@ import XCTest
 
 /// The index cache over every fixture, corpus and glibc debug file (the rest of the index
 /// store's tests are in DebugInfoTests).
-final class IndexStoreTests: XCTestCase {
+final class IndexCacheTests: XCTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
@@ -18,8 +18,8 @@ final class IndexStoreTests: XCTestCase {
         try? FileManager.default.removeItem(at: scratch)
     }
 
-    private func makeStore() -> IndexStore {
-        IndexStore(directory: scratch.appendingPathComponent("indexes").path)
+    private func makeStore() -> IndexCache {
+        IndexCache(directory: scratch.appendingPathComponent("indexes").path)
     }
 
     // MARK: - Subjects
@@ -50,7 +50,7 @@ final class IndexStoreTests: XCTestCase {
     /// answers thousands of addresses exactly as the index just built from the DWARF does,
     /// and so does the one a second `index(for:)` finds in the store.
     func testAStoredIndexAnswersAsTheBuiltOne() throws {
-        let files = IndexStoreTests.debugFiles()
+        let files = IndexCacheTests.debugFiles()
         guard files.count >= 5 else { throw XCTSkip("too few debug files: \(TestPaths.fixturesAbsent); \(TestPaths.corpusAbsent)") }
         let store = makeStore()
         var total = 0, inlined = 0, symbolOnly = 0
@@ -76,7 +76,7 @@ final class IndexStoreTests: XCTestCase {
             XCTAssertNil(stored.address(ofSymbol: "no such symbol \(file.path)"))
             total += addresses.count
         }
-        print("index store: \(total) addresses in \(files.count) debug files (\(symbolOnly) with a symbol table only) "
+        print("index cache: \(total) addresses in \(files.count) debug files (\(symbolOnly) with a symbol table only) "
               + "answered alike stored and built; \(inlined) in inlined code")
         XCTAssertGreaterThan(total, 20000)
         XCTAssertGreaterThan(inlined, 1000)

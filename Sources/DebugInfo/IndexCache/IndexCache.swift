@@ -20,7 +20,7 @@ import Platform
 ///
 /// and holding the debug file's size, mtime, inode and device when it was indexed: a debug
 /// file that changed since is indexed again and its entry replaced. The format and the
-/// checks made before a file is used are in ``IndexStoreFormat``; a file that fails them
+/// checks made before a file is used are in ``IndexCacheFormat``; a file that fails them
 /// (cut short, damaged, of another version) is passed over and replaced, never trusted.
 ///
 /// Several runs may share the folder: an index is written to a temporary file beside its
@@ -46,7 +46,7 @@ import Platform
 /// ``sharedDirectories`` — folders of other machines' caches (NFS, an object-store mount),
 /// only ever read: nothing there is written, touched or removed, so a read-only one works —
 /// and builds the index last, storing it here.
-public final class IndexStore: @unchecked Sendable {
+public final class IndexCache: @unchecked Sendable {
     /// The bound on the folder's size unless another is given: 2 GiB.
     public static let defaultSizeLimit = 2 << 30
     /// Temporary files older than this (in seconds) are left over from runs that died while
@@ -72,7 +72,7 @@ public final class IndexStore: @unchecked Sendable {
 
     /// A store in `directory` (created when the first index is stored) holding at most
     /// `sizeLimit` bytes of index files.
-    public init(directory: String, sharedDirectories: [String] = [], sizeLimit: Int = IndexStore.defaultSizeLimit) {
+    public init(directory: String, sharedDirectories: [String] = [], sizeLimit: Int = IndexCache.defaultSizeLimit) {
         self.directory = directory
         self.sharedDirectories = sharedDirectories
         self.sizeLimit = sizeLimit
@@ -86,9 +86,9 @@ public final class IndexStore: @unchecked Sendable {
 
     /// The store at ``standardDirectory(environment:)``, reading the `indexes` folders of
     /// ``System/sharedCacheDirectories(environment:)`` too; nil when there is no such place.
-    public static func standard(environment: [String: String], sizeLimit: Int = IndexStore.defaultSizeLimit) -> IndexStore? {
+    public static func standard(environment: [String: String], sizeLimit: Int = IndexCache.defaultSizeLimit) -> IndexCache? {
         standardDirectory(environment: environment).map {
-            IndexStore(directory: $0,
+            IndexCache(directory: $0,
                        sharedDirectories: System.sharedCacheDirectories(environment: environment).map { Path.join($0, "indexes") },
                        sizeLimit: sizeLimit)
         }
@@ -121,7 +121,7 @@ public final class IndexStore: @unchecked Sendable {
         for (folder, owned) in [(directory, true)] + sharedDirectories.map({ ($0, false) }) {
             let path = Path.join(folder, name(for: file, content: key))
             do {
-                return try openIndex(path, file: file, identity: IndexStoreFormat.Identity(file, content: key), owned: owned,
+                return try openIndex(path, file: file, identity: IndexCacheFormat.Identity(file, content: key), owned: owned,
                                      stamp: stamp, warning: warning)
             } catch .damaged(let reason) {
                 warning("\(path): damaged index cache file (\(reason)); passed over")
@@ -166,10 +166,10 @@ public final class IndexStore: @unchecked Sendable {
     }
 
     private func name(for file: DebugFile, key: String) -> String {
-        let identifier = file.identifier.map(IndexStore.fileNamePart)
+        let identifier = file.identifier.map(IndexCache.fileNamePart)
             ?? "noid-" + String(Array(file.path.utf8).withUnsafeBytes { IndexChecksum.hash($0) }, radix: 16)
-        return [identifier, IndexStore.fileNamePart(file.architecture?.name ?? "unknown"), String(file.sliceOffset, radix: 16),
-                key, "v\(IndexStoreFormat.version).index"].joined(separator: "-")
+        return [identifier, IndexCache.fileNamePart(file.architecture?.name ?? "unknown"), String(file.sliceOffset, radix: 16),
+                key, "v\(IndexCacheFormat.version).index"].joined(separator: "-")
     }
 
     /// `text` with everything but ASCII letters, digits and `_` made `_`.
@@ -194,8 +194,8 @@ public final class IndexStore: @unchecked Sendable {
     /// a FIFO, a device or a link put in the folder in place of an index file is damage,
     /// removed (the file is the store's own to replace).
     func load(_ file: DebugFile, stamp: DebugFileStamp,
-              warning: @escaping @Sendable (String) -> Void = { _ in }) throws(IndexStoreFormat.Rejection) -> SymbolIndex {
-        try openIndex(path(for: file, stamp: stamp), file: file, identity: IndexStoreFormat.Identity(file, stamp: stamp),
+              warning: @escaping @Sendable (String) -> Void = { _ in }) throws(IndexCacheFormat.Rejection) -> SymbolIndex {
+        try openIndex(path(for: file, stamp: stamp), file: file, identity: IndexCacheFormat.Identity(file, stamp: stamp),
                       owned: true, stamp: stamp, warning: warning)
     }
 
@@ -203,9 +203,9 @@ public final class IndexStore: @unchecked Sendable {
     /// it. A file of the store's own folder (`owned`) is marked used, and removed when it is
     /// not a regular file; one of a shared folder is only read. Once a lookup finds it
     /// damaged, the index is built from `file` (as `stamp` describes it) and stored here.
-    func openIndex(_ path: String, file: DebugFile, identity: IndexStoreFormat.Identity, owned: Bool,
+    func openIndex(_ path: String, file: DebugFile, identity: IndexCacheFormat.Identity, owned: Bool,
                    stamp: DebugFileStamp, warning: @escaping @Sendable (String) -> Void)
-        throws(IndexStoreFormat.Rejection) -> SymbolIndex {
+        throws(IndexCacheFormat.Rejection) -> SymbolIndex {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else {
             guard errno == ELOOP else { throw .absent }
@@ -219,11 +219,11 @@ public final class IndexStore: @unchecked Sendable {
             if owned { unlink(path) }
             throw .damaged("not a regular file")
         }
-        guard info.st_size >= IndexStoreFormat.fixedHeaderSize else { throw .damaged("cut short") }
+        guard info.st_size >= IndexCacheFormat.fixedHeaderSize else { throw .damaged("cut short") }
         // The bound is this folder's; a shared cache is as large as its maker made it.
         guard !owned || info.st_size <= sizeLimit else { throw .damaged("larger than the cache may be") }
         let mapping = try IndexMapping(fd: fd, size: Int(info.st_size))
-        let index = try IndexStoreFormat.read(mapping, file: file, identity: identity) {
+        let index = try IndexCacheFormat.read(mapping, file: file, identity: identity) {
             [self] in
             warning("\(path): damaged index cache file (block checksum); the index is built again")
             do {
@@ -247,15 +247,15 @@ public final class IndexStore: @unchecked Sendable {
     /// Writes `index`, built from its debug file as `stamp` describes it, then evicts what
     /// exceeds the bound. An index larger than the bound by itself is not stored.
     func store(_ index: SymbolIndex, stamp: DebugFileStamp) throws {
-        try store(index, identity: IndexStoreFormat.Identity(index.debugFile, stamp: stamp),
+        try store(index, identity: IndexCacheFormat.Identity(index.debugFile, stamp: stamp),
                   at: path(for: index.debugFile, stamp: stamp))
     }
 
     /// Writes `index` with `identity` at `path` (in ``directory``), then evicts what exceeds
     /// the bound.
-    func store(_ index: SymbolIndex, identity: IndexStoreFormat.Identity, at path: String) throws {
+    func store(_ index: SymbolIndex, identity: IndexCacheFormat.Identity, at path: String) throws {
         try withExtendedLifetime(index) {
-            let layout = IndexStoreFormat.layout(of: index, identity: identity)
+            let layout = IndexCacheFormat.layout(of: index, identity: identity)
             guard layout.fileSize <= sizeLimit else { return }
             do {
                 try System.createDirectories(directory)
@@ -270,11 +270,11 @@ public final class IndexStore: @unchecked Sendable {
                 try AtomicFile.write(to: path, temporary: temporary) { out in
                     var ok = layout.header.withUnsafeBytes { out($0) }
                     var written = layout.header.count
-                    let zeros = [UInt8](repeating: 0, count: IndexStoreFormat.sectionAlignment)
+                    let zeros = [UInt8](repeating: 0, count: IndexCacheFormat.sectionAlignment)
                     for section in layout.sections where ok {
                         let padding = section.offset - written
                         ok = zeros.withUnsafeBytes { out(UnsafeRawBufferPointer(rebasing: $0[0..<padding])) }
-                            && IndexStore.writeInPieces(section.bytes, out)
+                            && IndexCache.writeInPieces(section.bytes, out)
                         written = section.offset + section.bytes.count
                     }
                     return ok
@@ -322,7 +322,7 @@ public final class IndexStore: @unchecked Sendable {
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             if isIndex {
                 result.append((name, Int(info.st_size), System.times(of: info).modified))
-            } else if Int64(now.tv_sec) - System.times(of: info).modified / 1_000_000_000 > IndexStore.abandonedAfter {
+            } else if Int64(now.tv_sec) - System.times(of: info).modified / 1_000_000_000 > IndexCache.abandonedAfter {
                 unlink(path)
             }
         }
@@ -335,7 +335,7 @@ public final class IndexStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let added, let estimate = estimatedTotal, estimate + added <= sizeLimit / 2,
-           storedSinceCount < IndexStore.recountAfter {
+           storedSinceCount < IndexCache.recountAfter {
             estimatedTotal = estimate + added
             storedSinceCount += 1
             return
@@ -368,7 +368,7 @@ final class IndexMapping: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
     private let region: Int32
 
-    init(fd: Int32, size: Int) throws(IndexStoreFormat.Rejection) {
+    init(fd: Int32, size: Int) throws(IndexCacheFormat.Rejection) {
         let copied = size <= IndexMapping.copiedSize
         guard let base = copied ? mmap(nil, max(size, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                                 : mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0),
