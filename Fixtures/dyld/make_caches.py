@@ -19,8 +19,9 @@ the cache (`__TEXT`, symbols; the exports trie and function starts count from th
                                                         imagesOffset, symbols left in the images
 
 and, per cache, `Symbols/` (the dylibs as `ipsw dyld split` or Xcode's DeviceSupport give them:
-at their cache addresses, with every symbol), `system.crash` and `system.ips` (frames left as
-`0x… + offset` in the cache's images, one already named) and `system.expect.tsv`: for each
+at their cache addresses, with every symbol), `system.crash`, `system.ips` and
+`system.metrickit.json` (frames left as `0x… + offset` in the cache's images, one already
+named, except in MetricKit, which names none) and `system.expect.tsv`: for each
 raw frame, the function llvm-nm names at its call site in the dylib before it went into the
 cache, and the offset Apple's tools print. The expectations never come from the cache.
 """
@@ -485,11 +486,16 @@ def write_reports(cache, dylibs, addresses, cache_uuid, cache_size, split_folder
         "Thread 0 Crashed:",
     ]
     ips_frames = []
+    metrickit_frames = []
     named_frame = None
     for position, (i, name, address, offset) in enumerate(frames):
         image_name = IMAGES[i][0]
         load = addresses[i] + slide
         runtime = address + slide
+        # MetricKit names no frame: every frame, the one the others name too, is raw there.
+        metrickit_frames.append({"binaryUUID": dashed(dylibs[i].uuid).upper(),
+                                 "offsetIntoBinaryTextSegment": address - addresses[i],
+                                 "sampleCount": 1, "binaryName": image_name, "address": runtime})
         if position == 3:
             # One frame the report already names: it must come back as it is.
             crash.append(f"{position:<4}{image_name:<36}0x{runtime:016x} {expected_name(name)} + {offset}")
@@ -529,6 +535,24 @@ def write_reports(cache, dylibs, addresses, cache_uuid, cache_size, split_folder
             "sharedCache": {"base": cache["base"] + slide, "size": cache_size, "uuid": dashed(cache_uuid)}}
     with open(os.path.join(folder, "system.ips"), "w") as f:
         f.write(json.dumps(header) + "\n" + json.dumps(body, indent=2) + "\n")
+    # The MetricKit payload of the same crash: frame 0 the root, each later frame the only
+    # sub-frame of the one before, placed by binaryUUID and offsetIntoBinaryTextSegment.
+    root = None
+    for entry in reversed(metrickit_frames):
+        if root is not None:
+            entry["subFrames"] = [root]
+        root = entry
+    diagnostic = {"version": "1.0.0",
+                  "callStackTree": {"callStackPerThread": True,
+                                    "callStacks": [{"threadAttributed": True, "callStackRootFrames": [root]}]},
+                  "diagnosticMetaData": {"appBuildVersion": "1", "appVersion": "1.0", "osVersion": cache["os_line"],
+                                         "bundleIdentifier": "com.example.FixtureApp", "deviceType": cache["model"],
+                                         "platformArchitecture": "arm64e" if arm else "x86_64",
+                                         "exceptionType": 1, "exceptionCode": 0, "signal": 11}}
+    payload = {"timeStampEnd": "2022-09-20 23:59:00 +0000", "timeStampBegin": "2022-09-20 00:00:00 +0000",
+               "crashDiagnostics": [diagnostic]}
+    with open(os.path.join(folder, "system.metrickit.json"), "w") as f:
+        f.write(json.dumps(payload, indent=2, separators=(",", " : ")) + "\n")
     return named_frame
 
 

@@ -12,10 +12,11 @@ import DebugInfo
 ///     the report is of iPhone OS 15.0 (19A346); ios14/dyld_shared_cache_arm64 is of iOS
 ///     (OS version not recorded), arm64: give the cache of that build
 extension Symbolicator {
-    /// The line to say for `report`, whose system images `missing` (indexes, with frames)
-    /// matched no debug file, when `caches` (main files) were searched; nil when there are
-    /// no caches or no such images.
-    static func dyldCacheMiss(report: CrashReport, missing: [Int], caches: [String]) -> String? {
+    /// What to say for `report`, whose system images `missing` (indexes, with frames)
+    /// matched no debug file, when `caches` (main files) were searched: the `line` for stderr,
+    /// and the `message` each such image carries in JSON (its `unresolved`, reason
+    /// `other_os_build`); nil when there are no caches or no such images.
+    static func dyldCacheMiss(report: CrashReport, missing: [Int], caches: [String]) -> (line: String, message: String)? {
         guard !missing.isEmpty, !caches.isEmpty else { return nil }
         let os = report.header.first { $0.key == "OS Version" }?.value
         let given = caches.sorted().prefix(3).map { path -> String in
@@ -25,10 +26,10 @@ extension Symbolicator {
             return "\(path) is of \(version), \(cache.architectureName), cache UUID \(ImageIdentity.dashedUUID(cache.uuid))"
         }
         let count = missing.count == 1 ? "1 system image is" : "\(missing.count) system images are"
-        var line = "\(report.path): \(count) in none of the dyld shared caches given (\(given.joined(separator: "; ")))"
-        if let os { line += ": the report is of \(os); give the cache of that build" }
-        if let uuid = report.sharedCacheUUID { line += " (cache UUID \(ImageIdentity.dashedUUID(uuid)))" }
-        return line
+        var message = "in none of the dyld shared caches given (\(given.joined(separator: "; ")))"
+        if let os { message += ": the report is of \(os); give the cache of that build" }
+        if let uuid = report.sharedCacheUUID { message += " (cache UUID \(ImageIdentity.dashedUUID(uuid)))" }
+        return ("\(report.path): \(count) " + message, message)
     }
 }
 

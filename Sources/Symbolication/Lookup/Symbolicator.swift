@@ -170,12 +170,13 @@ public final class Symbolicator: @unchecked Sendable {
             resolvedCount -= dropContradictedImages(unchecked, of: report, images: &images, result: &result,
                                                     lineless: &lineless, contradicted: &contradicted)
         }
-        warnAboutOtherDyldCache(report, missing: missing, framed: framed)
+        let notInCaches = explainOtherDyldCache(report, missing: missing, framed: framed)
         guard resolvedCount > 0 else {
             if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
                 result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
                                                                   contradicted: contradicted, in: report)
             }
+            result.unresolvedImages.merge(notInCaches) { explained, _ in explained }
             return result
         }
         // Images with a line for some frame: a debug file read only in part may still have none.
@@ -252,22 +253,28 @@ public final class Symbolicator: @unchecked Sendable {
             result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
                                                               contradicted: contradicted, in: report)
         }
+        result.unresolvedImages.merge(notInCaches) { explained, _ in explained }
         return result
     }
 
     /// Says once per OS named when the report's system images are in none of the dyld
-    /// shared caches given (``dyldCacheMiss(report:missing:caches:)``).
-    private func warnAboutOtherDyldCache(_ report: CrashReport, missing: Set<Int>, framed: Set<Int>) {
+    /// shared caches given (``dyldCacheMiss(report:missing:caches:)``), and returns the
+    /// reason each such image gives in JSON (`other_os_build`).
+    private func explainOtherDyldCache(_ report: CrashReport, missing: Set<Int>,
+                                       framed: Set<Int>) -> [Int: UnresolvedImage] {
         let processPath = report.header.first { $0.key == "Path" }?.value
         let system = missing.filter {
             framed.contains($0) && report.images[$0].uuid != nil
                 && !Symbolicator.isAppImage(report.images[$0], processPath: processPath, hasDebugFile: false)
         }
-        guard !system.isEmpty else { return }
+        guard !system.isEmpty else { return [:] }
         let caches = Set(locator.debugFiles.filter { $0.format == .dyldCache }.map(\.path))
-        guard let line = Symbolicator.dyldCacheMiss(report: report, missing: system.sorted(), caches: Array(caches)) else { return }
+        guard let miss = Symbolicator.dyldCacheMiss(report: report, missing: system.sorted(), caches: Array(caches))
+        else { return [:] }
         let os = report.header.first { $0.key == "OS Version" }?.value ?? ""
-        diagnostics.warn(line, once: "dyld cache for \(os)")
+        diagnostics.warn(miss.line, once: "dyld cache for \(os)")
+        let reason = UnresolvedImage(reason: "other_os_build", message: miss.message)
+        return Dictionary(uniqueKeysWithValues: system.map { ($0, reason) })
     }
 
     /// Whether the report itself names the frame a signal trampoline (`_sigtramp + 56` in

@@ -35,15 +35,16 @@ final class DyldCacheCLITests: XCTestCase {
             }
     }
 
-    /// Every raw system frame of both reports of every cache gets the function llvm-nm names
-    /// there, through the cache's main file and through its folder, in the frames, text and
-    /// JSON formats; the frame the report already names comes back as it was.
+    /// Every raw system frame of the three reports of every cache (classic, `.ips`, MetricKit:
+    /// images named by binaryUUID) gets the function llvm-nm names there, through the cache's
+    /// main file and through its folder, in the frames, text and JSON formats; the frame the
+    /// report already names comes back as it was.
     func testRawSystemFramesGetTheCacheSymbolInEveryFormat() throws {
         for (name, main) in Self.caches {
             let folder = try Self.folder(name)
             let expected = try Self.expected(folder)
             XCTAssertGreaterThan(expected.count, 20)
-            for report in ["system.crash", "system.ips"] {
+            for report in ["system.crash", "system.ips", "system.metrickit.json"] {
                 for given in [folder + "/" + main, folder] {
                     let frames = try CLI.run(["--no-demangle", "-d", given, "--format", "frames", folder + "/" + report])
                     XCTAssertEqual(frames.status, .success, frames.stderrText)
@@ -104,6 +105,25 @@ final class DyldCacheCLITests: XCTestCase {
         let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as! [String: Any]
         let needed = ((json["sharedCache"] as! [String: Any])["uuid"] as! String).uppercased()
         XCTAssertTrue(ips.stderrText.contains("(cache UUID \(needed))"), ips.stderrText)
+        // JSON gives each such system image the same reason, and no other image one.
+        let expectedImages = Set(try Self.expected(ios15).map(\.image))
+        for (report, words) in [("system.crash", "the report is of iPhone OS 15.0 (19A346)"), ("system.ips", "(cache UUID \(needed))")] {
+            let run = try CLI.run(["--format", "json", "-d", ios14 + "/dyld_shared_cache_arm64", ios15 + "/" + report])
+            let document = try JSONSerialization.jsonObject(with: Data(run.stdoutText.utf8)) as! [String: Any]
+            let images = ((document["reports"] as! [[String: Any]])[0]["images"] as! [[String: Any]])
+            var explained: Set<String> = []
+            for image in images {
+                guard let unresolved = image["unresolved"] as? [String: Any] else { continue }
+                XCTAssertEqual(unresolved["reason"] as? String, "other_os_build", report)
+                let message = unresolved["message"] as? String ?? ""
+                XCTAssertTrue(message.contains(words) && message.contains("dyld_shared_cache_arm64 is of iOS"), message)
+                explained.insert(image["name"] as! String)
+            }
+            XCTAssertEqual(explained, expectedImages, "\(report): every system image with a raw frame, and only those")
+            // The cache of the report's own build gives them their names: no reason is left.
+            let own = try CLI.run(["--format", "json", "-d", ios15 + "/dyld_shared_cache_arm64", ios15 + "/" + report])
+            XCTAssertFalse(own.stdoutText.contains("other_os_build"), report)
+        }
     }
 
     /// `check` describes a cache in one line: its architecture, OS version where the header
