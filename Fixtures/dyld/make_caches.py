@@ -17,6 +17,10 @@ the cache (`__TEXT`, symbols; the exports trie and function starts count from th
                                                         .symbols (64-bit entries, VM offsets)
     macos13/  dyld_shared_cache_x86_64, .01, .02         suffixed sub-caches (dyld_subcache_entry),
                                                         imagesOffset, symbols left in the images
+    ios16e/   dyld_shared_cache_arm64e, .1, .2, .symbols  as ios15, its images arm64e
+                                                        (CPU_SUBTYPE_ARM64E), its reports' too
+    iossim17/ dyld_shared_cache_arm64, .01, .02         an iOS simulator runtime's: platform 7,
+                                                        the simulator bit, laid out as macos13
 
 and, per cache, `Symbols/` (the dylibs as `ipsw dyld split` or Xcode's DeviceSupport give them:
 at their cache addresses, with every symbol), `system.crash`, `system.ips` and
@@ -64,7 +68,29 @@ CACHES = [
          base=0x7FF800000000, page=0x1000, platform_number=1, os_version=0x000D0000, slide=0x1A2B000,
          os_line="macOS 13.0 (22A380)", train="macOS 13.0", build="22A380", model="MacBookPro16,1",
          code_type="X86-64 (Native)", cpu_type="X86-64"),
+    # An arm64e cache (A12 and later devices): linked as arm64, each image's cpusubtype then
+    # made CPU_SUBTYPE_ARM64E with its ABI version bits, as Apple's are; the cache and the
+    # reports call the architecture arm64e.
+    dict(name="ios16e", arch="arm64", cache_arch="arm64e", cpusubtype=0x80000002, cputype=0x0100000C,
+         triple="arm64-apple-ios16.0", platform=("ios", "16.0"),
+         chained=True, header_size=448, files=3, suffixed=False, symbols_file=True, strip_locals=True,
+         base=0x180000000, page=0x4000, platform_number=2, os_version=0x00100000, slide=0x11D8C000,
+         os_line="iPhone OS 16.0 (20A362)", train="iPhone OS 16.0", build="20A362", model="iPhone14,5",
+         code_type="ARM-64 (Native)", cpu_type="ARM-64"),
+    # An iOS simulator runtime's cache: platform 7, the header's simulator bit set, suffixed
+    # sub-caches and symbols left in the images, as macOS's.
+    dict(name="iossim17", arch="arm64", cputype=0x0100000C, triple="arm64-apple-ios17.0-simulator",
+         platform=("ios-simulator", "17.0"), simulator=True,
+         chained=True, header_size=512, files=3, suffixed=True, symbols_file=False, strip_locals=False,
+         base=0x180000000, page=0x4000, platform_number=7, os_version=0x00110000, slide=0x3E1C000,
+         os_line="iPhone OS 17.0 (21A328)", train="iPhone OS 17.0", build="21A328", model="iPhone15,2",
+         code_type="ARM-64 (Native)", cpu_type="ARM-64"),
 ]
+
+
+def cache_arch(cache):
+    """The architecture the cache and the reports name: arm64e for an arm64e cache."""
+    return cache.get("cache_arch", cache["arch"])
 
 
 def align(value, to):
@@ -123,7 +149,10 @@ def build_dylibs(cache, out, tools):
                         cache["platform"][1], cache["platform"][1], "-install_name", install, "-no_adhoc_codesign",
                         *flags, obj, "-o", linked], check=True)
         with open(linked, "rb") as f:
-            dylibs.append(Dylib(f.read(), install))
+            data = bytearray(f.read())
+        if "cpusubtype" in cache:
+            struct.pack_into("<I", data, 8, cache["cpusubtype"])
+        dylibs.append(Dylib(bytes(data), install))
     return dylibs
 
 
@@ -163,7 +192,7 @@ def write_header(file, cache, fields):
               ("sharedRegionSize", 232, "Q"), ("maxSlide", 240, "Q"), ("mappingWithSlideOffset", 312, "I"),
               ("mappingWithSlideCount", 316, "I"), ("osVersion", 364, "I"), ("subCacheArrayOffset", 392, "I"),
               ("subCacheArrayCount", 396, "I"), ("imagesOffset", 448, "I"), ("imagesCount", 452, "I")]
-    h[0:16] = magic(cache["arch"])
+    h[0:16] = magic(cache_arch(cache))
     if file.header_size >= 104:
         h[88:104] = file.uuid
     for name, offset, kind in layout:
@@ -197,7 +226,7 @@ def build_cache(cache, dylibs, out):
     page, base, header_size = cache["page"], cache["base"], cache["header_size"]
     folder = os.path.join(out, cache["name"])
     os.makedirs(folder, exist_ok=True)
-    stem = f"dyld_shared_cache_{cache['arch']}"
+    stem = f"dyld_shared_cache_{cache_arch(cache)}"
     cache_uuid = uuid_of(cache["name"], "cache")
     split = cache["files"] > 1
     n = len(dylibs)
@@ -353,7 +382,8 @@ def build_cache(cache, dylibs, out):
     main_fields = dict(cacheType=1, imagesTextOffset=text_at, imagesTextCount=n, platform=cache["platform_number"],
                        sharedRegionStart=base, sharedRegionSize=region_end - base, maxSlide=0x20000000,
                        mappingWithSlideOffset=slide_at, mappingWithSlideCount=len(main.mappings),
-                       osVersion=cache["os_version"], subCacheArrayOffset=subcache_at, subCacheArrayCount=len(subs))
+                       osVersion=cache["os_version"], subCacheArrayOffset=subcache_at, subCacheArrayCount=len(subs),
+                       formatVersion=(1 << 9) if cache.get("simulator") else 0)
     if header_size >= 456:
         main_fields.update(imagesOffset=images_at, imagesCount=n)
     else:
@@ -460,7 +490,7 @@ def write_reports(cache, dylibs, addresses, cache_uuid, cache_size, split_folder
     frames = frames_for(cache, dylibs, addresses, split_folder, nm)
     slide = cache["slide"]
     arm = cache["arch"] == "arm64"
-    image_arch = "arm64" if arm else "x86_64"
+    image_arch = cache_arch(cache)
     # The oracle: the function holding each frame's call site, from llvm-nm of the dylib split
     # out, and the offset of the frame's address from its start.
     expect = ["# thread\tframe\timage\tfunction\toffset"]

@@ -9,7 +9,8 @@ import XCTest
 /// cache, never the tool's own reading.
 final class DyldCacheCLITests: XCTestCase {
     static let caches = [("ios14", "dyld_shared_cache_arm64"), ("ios15", "dyld_shared_cache_arm64"),
-                         ("macos13", "dyld_shared_cache_x86_64")]
+                         ("macos13", "dyld_shared_cache_x86_64"), ("ios16e", "dyld_shared_cache_arm64e"),
+                         ("iossim17", "dyld_shared_cache_arm64")]
 
     struct Expected {
         var frame: Int

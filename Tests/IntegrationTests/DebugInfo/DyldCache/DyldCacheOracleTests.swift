@@ -9,7 +9,11 @@ import XCTest
 /// suffixed sub-caches as macOS 13) read by DyldExtractor, each image it extracts read by LIEF
 /// (Fixtures/dyld/oracle.py), and the dylibs before they went into the cache read by llvm-nm.
 final class DyldCacheOracleTests: XCTestCase {
-    static let caches = ["ios14/dyld_shared_cache_arm64", "ios15/dyld_shared_cache_arm64", "macos13/dyld_shared_cache_x86_64"]
+    // Not the simulator's cache (iossim17): DyldExtractor gives its images only their
+    // exports, leaving out the local symbols that stay in their symbol tables, where llvm-nm of
+    // the dylibs (DyldCacheCLITests) and the tool find them.
+    static let caches = ["ios14/dyld_shared_cache_arm64", "ios15/dyld_shared_cache_arm64", "macos13/dyld_shared_cache_x86_64",
+                         "ios16e/dyld_shared_cache_arm64e"]
 
     struct OracleImage: Decodable {
         var path: String
