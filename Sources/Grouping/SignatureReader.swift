@@ -258,7 +258,7 @@ public enum SignatureReader {
     }
 
     /// How the page titles a backtrace: `Thread 0 Crashed: main-thread`, `Last Exception Backtrace`.
-    static func name(of thread: ReportThread) -> String {
+    static func name(of thread: Backtrace) -> String {
         switch thread.kind {
         case .lastExceptionBacktrace: return "Last Exception Backtrace"
         case .applicationSpecificBacktrace(let n): return "Application Specific Backtrace \(n)"

@@ -70,7 +70,7 @@ public struct CrashReport: Sendable {
     public var crashedThread: Int?
     /// Every backtrace in report order, including "Last Exception Backtrace" and "Application
     /// Specific Backtrace" ones.
-    public var threads: [Thread]
+    public var threads: [Backtrace]
     /// The binary images in report order.
     public var images: [BinaryImage] {
         didSet { imageIndex = ImageIndex(images) }
@@ -89,7 +89,7 @@ public struct CrashReport: Sendable {
     /// Creates a report from its parts. Frames keep the `image` they are given.
     public init(path: String, bytes: [UInt8], lines: LineRanges,
                 header: [(key: String, value: String)] = [], codeType: String? = nil,
-                crashedThread: Int? = nil, threads: [Thread] = [], images: [BinaryImage] = [],
+                crashedThread: Int? = nil, threads: [Backtrace] = [], images: [BinaryImage] = [],
                 source: ReportSource = .classic) {
         self.path = path
         self.bytes = bytes

@@ -31,7 +31,7 @@ public struct SymbolicatedReport: Sendable {
 extension SymbolicatedReport {
     /// Whether frame `f` of thread `t` is an inlined line of an already symbolicated report
     /// (`... [inlined]`) whose concrete frame — the next one that is not inlined — was resolved
-    /// anew and claims it (`Thread.inlinedRun(endingAt:)`): the new inlined frames then take the
+    /// anew and claims it (`Backtrace.inlinedRun(endingAt:)`): the new inlined frames then take the
     /// old line's place.
     public func replacesInlinedLine(thread t: Int, frame f: Int) -> Bool {
         let thread = report.threads[t]

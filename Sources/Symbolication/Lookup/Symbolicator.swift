@@ -555,7 +555,7 @@ public final class Symbolicator: @unchecked Sendable {
     ///   module base the log gives (`<unavailable> + 5329`, from `dladdr`) — is placed as a
     ///   Mach-O image is, with the first `PT_LOAD` vaddr in place of `__TEXT`'s. Otherwise
     ///   `symbol+0x12` is the symbol's address plus the offset.
-    public static func addresses(of frame: Frame, at position: Int, in thread: ReportThread, image: BinaryImage,
+    public static func addresses(of frame: Frame, at position: Int, in thread: Backtrace, image: BinaryImage,
                                  debugFile: DebugFile, index: SymbolIndex? = nil, architecture: Architecture?)
         -> (address: UInt64, lookup: UInt64)? {
         let address: UInt64
@@ -581,7 +581,7 @@ public final class Symbolicator: @unchecked Sendable {
     /// backtraces are lists of return addresses throughout. On 32-bit ARM a PC is always even
     /// and a return into Thumb code odd, so an odd first frame is a return address too (some
     /// reporters put the link register there).
-    static func isReturnAddress(position: Int, of thread: ReportThread, address: UInt64,
+    static func isReturnAddress(position: Int, of thread: Backtrace, address: UInt64,
                                 architecture: Architecture?) -> Bool {
         if case .thread = thread.kind {
             if position > 0 { return true }

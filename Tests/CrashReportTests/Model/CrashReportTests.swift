@@ -55,7 +55,7 @@ final class CrashReportTests: XCTestCase {
     }
 
     func testThreadIsReachableBesideFoundation() {
-        let thread: CrashReport.Thread = ReportThread(kind: .thread(3), crashed: true)
+        let thread: Backtrace = Backtrace(kind: .thread(3), crashed: true)
         XCTAssertEqual(thread.kind, .thread(3))
     }
 }

@@ -40,7 +40,7 @@ final class ReportMemoryTests: XCTestCase {
     func testAFrameIsCompact() {
         XCTAssertLessThanOrEqual(MemoryLayout<Frame>.stride, 72)
         XCTAssertEqual(MemoryLayout<FrameList>.stride, 8, "a backtrace's frames are one reference")
-        XCTAssertLessThanOrEqual(MemoryLayout<CrashReport.Thread>.stride, 48)
+        XCTAssertLessThanOrEqual(MemoryLayout<Backtrace>.stride, 48)
     }
 
     /// Values past 32 bits — a frame number past 2^31, a line past 2^31 (a report of many

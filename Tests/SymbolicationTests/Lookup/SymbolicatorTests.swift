@@ -262,9 +262,9 @@ final class SymbolicatorTests: XCTestCase {
     }
 
     func testReturnAddressesAreLookedUpAtTheirCallSite() throws {
-        func thread(_ kind: ThreadKind) -> ReportThread { ReportThread(kind: kind) }
+        func thread(_ kind: BacktraceKind) -> Backtrace { Backtrace(kind: kind) }
         let image = BinaryImage(loadAddress: 0x1_0400_0000, endAddress: 0x1_0400_ffff, name: "App")
-        func lookup(_ address: UInt64, _ position: Int, _ arch: String, kind: ThreadKind = .thread(0), vmaddr: UInt64 = 0x1_0000_0000) -> UInt64? {
+        func lookup(_ address: UInt64, _ position: Int, _ arch: String, kind: BacktraceKind = .thread(0), vmaddr: UInt64 = 0x1_0000_0000) -> UInt64? {
             let file = DebugFile(path: "/x", format: .machO, architecture: Architecture(name: arch), identifier: "00",
                                  textVMAddress: vmaddr, sliceOffset: 0, sliceSize: 0, hasDWARF: true)
             let frame = Frame(index: position, imageName: "App", address: address, form: .unknown, line: 0, restStart: nil)

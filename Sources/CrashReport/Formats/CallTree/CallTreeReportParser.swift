@@ -86,7 +86,7 @@ private struct CallTreeLineParser {
     var lines: LineRanges
     var header: [(key: String, value: String)] = []
     var codeType: String?
-    var threads: [Thread] = []
+    var threads: [Backtrace] = []
     var nodes: [[CallTreeDocument.Node]] = []
     var placements: [[CallTreePlacement]] = []
     var images: [BinaryImage] = []
@@ -178,7 +178,7 @@ private struct CallTreeLineParser {
 
     private mutating func startThread(name: String?, flat: Bool, line: Int?) {
         endThread()
-        threads.append(Thread(kind: .thread(threads.count), name: name, headerLine: line))
+        threads.append(Backtrace(kind: .thread(threads.count), name: name, headerLine: line))
         nodes.append([])
         placements.append([])
         current = threads.count - 1

@@ -72,7 +72,7 @@ private struct LineParser {
     var lines = LineRanges()
     var header: [(key: String, value: String)] = []
     var codeType: String?
-    var threads: [Thread] = []
+    var threads: [Backtrace] = []
     var images: [BinaryImage] = []
     /// The names of the report's frames, shared by the frames that print them.
     let text = FrameText()
@@ -317,14 +317,14 @@ private struct LineParser {
         return true
     }
 
-    private mutating func startBacktrace(_ kind: ThreadKind, crashed: Bool, name: String?, line: Int) {
+    private mutating func startBacktrace(_ kind: BacktraceKind, crashed: Bool, name: String?, line: Int) {
         var name = name
         if case .thread(let number) = kind, let pending = pendingName, pending.thread == number {
             name = name ?? pending.name
         }
         pendingName = nil
         if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
-        threads.append(Thread(kind: kind, name: name, crashed: crashed, headerLine: line))
+        threads.append(Backtrace(kind: kind, name: name, crashed: crashed, headerLine: line))
         current = threads.count - 1
         inHeader = false
         inAddressList = false

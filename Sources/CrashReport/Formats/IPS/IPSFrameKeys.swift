@@ -16,7 +16,7 @@ struct IPSFrameKeys {
     private var ahead: (line: Int, key: FrameKey?)?
     private var table: [Int: FrameKey]?
 
-    init(_ threads: [Thread]) {
+    init(_ threads: [Backtrace]) {
         var last = -1
         var ordered = true
         for thread in threads {
@@ -37,7 +37,7 @@ struct IPSFrameKeys {
 
     /// The frame of `threads` on `line`, no line before the one last asked for; nil when
     /// none is.
-    mutating func key(at line: Int, in threads: [Thread]) -> FrameKey? {
+    mutating func key(at line: Int, in threads: [Backtrace]) -> FrameKey? {
         if let table { return table[line] }
         while thread < threads.count {
             let frames = threads[thread].frames
@@ -56,7 +56,7 @@ struct IPSFrameKeys {
 
     /// The frame of `threads` on `line`, at or after the one last asked for by
     /// ``key(at:in:)``, without moving on.
-    mutating func key(ahead line: Int, in threads: [Thread]) -> FrameKey? {
+    mutating func key(ahead line: Int, in threads: [Backtrace]) -> FrameKey? {
         if let table { return table[line] }
         if let ahead, ahead.line == line { return ahead.key }
         var found: FrameKey?

@@ -159,7 +159,7 @@ public enum IPSRenderer {
     private static func textBacktraceEdit(_ backtrace: IPSDocument.TextBacktrace,
                                           frames: [(frame: Frame, sourceFrames: [SourceFrame])],
                                           path: String, fullPath: Bool) -> (range: Range<Int>, bytes: [UInt8]) {
-        var thread = Thread(kind: .applicationSpecificBacktrace(0))
+        var thread = Backtrace(kind: .applicationSpecificBacktrace(0))
         var resolved: [FrameKey: [SourceFrame]] = [:]
         for (frame, sourceFrames) in frames.sorted(by: { $0.frame.line < $1.frame.line }) {
             var local = frame

@@ -520,7 +520,7 @@ private struct LogBuilder {
     let b: UnsafeBufferPointer<UInt8>
     let scanner: LineScanner
     var lines = LineRanges()
-    var threads: [Thread] = []
+    var threads: [Backtrace] = []
     var images: [BinaryImage] = []
 
     private var imageIndex: [String: Int] = [:]
@@ -593,7 +593,7 @@ private struct LogBuilder {
             headerLine = text.line
         }
         previousText = nil
-        threads.append(Thread(kind: .thread(threads.count), name: name, crashed: threads.isEmpty,
+        threads.append(Backtrace(kind: .thread(threads.count), name: name, crashed: threads.isEmpty,
                               headerLine: headerLine))
         runFamily = family
     }

@@ -41,7 +41,7 @@ struct MetricKitTranslator {
         var text: [UInt8]
         var header: [(key: String, value: String)]
         var codeType: String?
-        var threads: [Thread]
+        var threads: [Backtrace]
         var images: [BinaryImage]
         var frameNodes: [[Int32]]
         var sampleCounts: [[Int64]]
@@ -56,7 +56,7 @@ struct MetricKitTranslator {
     private var lineCount = 0
     private var header: [(key: String, value: String)] = []
     private var codeType: String?
-    private var threads: [Thread] = []
+    private var threads: [Backtrace] = []
     private var images: [BinaryImage] = []
     private var frameNodes: [[Int32]] = []
     private var sampleCounts: [[Int64]] = []
@@ -189,7 +189,7 @@ struct MetricKitTranslator {
     private mutating func writeCallStack(_ stack: Int, number: Int, label: String) {
         let attributed = tree.bool(tree.member("threadAttributed", of: stack)) == true
         line("Call Stack \(number)" + (attributed ? " (thread attributed):" : ":"))
-        var thread = Thread(kind: .thread(number), name: (label.isEmpty ? "" : label + " ") + "call stack \(number)",
+        var thread = Backtrace(kind: .thread(number), name: (label.isEmpty ? "" : label + " ") + "call stack \(number)",
                             crashed: attributed, headerLine: lineCount - 1)
         var nodes: [Int32] = []
         var samples: [Int64] = []

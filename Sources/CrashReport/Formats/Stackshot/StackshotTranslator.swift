@@ -43,7 +43,7 @@ struct StackshotTranslator {
     struct Translation {
         var text: [UInt8]
         var header: [(key: String, value: String)]
-        var threads: [Thread]
+        var threads: [Backtrace]
         var images: [BinaryImage]
         var warnings: [String]
     }
@@ -53,7 +53,7 @@ struct StackshotTranslator {
     private var text: [UInt8] = []
     private var lineCount = 0
     private var header: [(key: String, value: String)] = []
-    private var threads: [Thread] = []
+    private var threads: [Backtrace] = []
     private var images: [BinaryImage] = []
     /// `imageOfEntry[i]`: the index in `images` of entry `i` of `binaryImages`, -1 for an entry
     /// without a usable load address.
@@ -133,7 +133,7 @@ struct StackshotTranslator {
             label = body.children(of: state).compactMap { body.text($0) }.joined(separator: " ")
             if !label.isEmpty { line("  State: " + label) }
         }
-        var thread = Thread(kind: .thread(id), name: name ?? queue, headerLine: lineCount - 1)
+        var thread = Backtrace(kind: .thread(id), name: name ?? queue, headerLine: lineCount - 1)
         var position = 0
         for (key, title) in [("kernelFrames", "  Kernel Frames:"), ("userFrames", "  User Frames:")] {
             guard let frames = body.member(key, of: node), body.nodes[frames].kind == .array,
@@ -153,7 +153,7 @@ struct StackshotTranslator {
     }
 
     /// Writes the line of one `[imageIndex, offset]` pair, and its frame when it is one.
-    private mutating func writeFrame(_ node: Int, index: Int, first: Bool, into thread: inout Thread) {
+    private mutating func writeFrame(_ node: Int, index: Int, first: Bool, into thread: inout Backtrace) {
         var place: (image: Int, offset: UInt64)?
         if body.nodes[node].kind == .array {
             var children = body.children(of: node)

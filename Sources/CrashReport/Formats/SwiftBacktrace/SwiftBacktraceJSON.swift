@@ -23,7 +23,7 @@
 enum SwiftBacktraceJSON {
     /// A crash log read: its threads and images, and the tree they were read from.
     struct Log {
-        var threads: [Thread]
+        var threads: [Backtrace]
         var images: [BinaryImage]
         var tree: JSONTree
     }
@@ -48,9 +48,9 @@ enum SwiftBacktraceJSON {
         guard window, let tree = try? JSONScanner.parse(bytes, from: p, to: e).tree,
               tree.nodes[tree.root].kind == .object,
               tree.string(tree.member("kind", of: tree.root)) == "crashReport" else { return nil }
-        var threads: [Thread] = []
+        var threads: [Backtrace] = []
         for (number, entry) in threadObjects(tree).enumerated() {
-            var thread = Thread(kind: .thread(number), name: tree.string(tree.member("name", of: entry)),
+            var thread = Backtrace(kind: .thread(number), name: tree.string(tree.member("name", of: entry)),
                                 crashed: tree.bool(tree.member("crashed", of: entry)) ?? false, headerLine: line)
             for (position, object) in frameObjects(tree, thread: entry).enumerated() {
                 guard let (address, kind) = frame(tree, object) else { continue }

@@ -72,7 +72,7 @@ public enum SwiftBacktraceParser {
             try ClassicReportParser.checkText(b, path: path)
             let lines = LineRanges(b)
             let text = FrameText()
-            var threads: [Thread] = []
+            var threads: [Backtrace] = []
             var images: [BinaryImage] = []
             var json: [SwiftBacktraceJSON.Log] = []
             var section = Section.other
@@ -85,7 +85,7 @@ public enum SwiftBacktraceParser {
                     section = .other
                 } else if let header = threadHeader(b, p, e) {
                     if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
-                    threads.append(Thread(kind: .thread(header.number), name: header.name, crashed: header.crashed,
+                    threads.append(Backtrace(kind: .thread(header.number), name: header.name, crashed: header.crashed,
                                           headerLine: n))
                     section = .thread
                 } else if b.matches("Registers:", at: p, end: e) || b.matches("Backtrace took", at: p, end: e) {

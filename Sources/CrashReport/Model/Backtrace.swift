@@ -1,5 +1,5 @@
-/// Which kind of backtrace a `Thread` value holds.
-public enum ThreadKind: Sendable, Equatable {
+/// Which kind of backtrace a `Backtrace` value holds.
+public enum BacktraceKind: Sendable, Equatable {
     /// `Thread N:` and its variants; the associated value is N.
     case thread(Int)
     /// `Last Exception Backtrace:`, the stack of an uncaught Objective-C exception.
@@ -11,9 +11,9 @@ public enum ThreadKind: Sendable, Equatable {
 /// One backtrace of a report: a thread's stack, or the Last Exception / Application Specific
 /// Backtrace, which the report prints the same way.
 ///
-/// Inside this module `Thread` means this type. Code that also imports Foundation, whose
-/// `Thread` class has the same name, can write `CrashReport.Thread` or `ReportThread`.
-public struct Thread: Sendable, Equatable {
+/// Called `Backtrace`, not `Thread`: it also holds the exception backtraces, and Foundation's
+/// `Thread` keeps its name in code that imports both.
+public struct Backtrace: Sendable, Equatable {
     // A report can hold a hundred thousand backtraces of a few frames each, so a thread is
     // kept in 48 bytes: its kind as a tag and a number, its lines as 32-bit numbers (a report
     // is read only up to 1 GiB, so its lines number fewer than 2^31).
@@ -36,7 +36,7 @@ public struct Thread: Sendable, Equatable {
     public var crashed: Bool
 
     /// Which backtrace this is.
-    public var kind: ThreadKind {
+    public var kind: BacktraceKind {
         get {
             switch kindTag {
             case 0: return .thread(number)
@@ -73,7 +73,7 @@ public struct Thread: Sendable, Equatable {
     }
 
     /// Creates a thread from its parts.
-    public init(kind: ThreadKind, name: String? = nil, crashed: Bool = false, frames: FrameList = [],
+    public init(kind: BacktraceKind, name: String? = nil, crashed: Bool = false, frames: FrameList = [],
                 headerLine: Int? = nil) {
         self.name = name
         self.frames = frames
@@ -85,7 +85,7 @@ public struct Thread: Sendable, Equatable {
     }
 }
 
-extension Thread {
+extension Backtrace {
     /// The frames that print frame `f` in an already symbolicated report: `f` itself and the
     /// inlined lines just before it that belong to it, i.e. `f..<f + 1` widened down while the
     /// previous frame is inlined, has the same address as `f` and sits on the line just before.
@@ -100,13 +100,4 @@ extension Thread {
         }
         return first..<f + 1
     }
-}
-
-/// Another name for this module's `Thread`, for code that also imports Foundation.
-public typealias ReportThread = Thread
-
-extension CrashReport {
-    /// This module's `Thread`, reachable as `CrashReport.Thread` where Foundation's `Thread`
-    /// is also visible.
-    public typealias Thread = ReportThread
 }
