@@ -140,6 +140,9 @@ final class SymbolServerTests: XCTestCase {
                           && line.contains(server.url + "/"), line)
         }
         XCTAssertEqual(try SymbolServerFixtures.filesUnder(cache + "/symbolicate/downloads"), [], "nothing kept of a file over the limit")
+        let reason = result.stderrLines.first { $0.contains(": no debug file for App (") } ?? ""
+        XCTAssertTrue(reason.contains("): the symbol server's file \(server.url)/")
+                      && reason.contains(" cannot be used: larger than the download limit"), "the reason: \(reason)")
     }
 
     func testAFileThatIsNotTheOneAskedForIsPassedOver() throws {
