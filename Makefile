@@ -31,10 +31,10 @@ DEB_PACKAGES := dpkg-dev
 # What the tests add (make setup-test, for make test and make check): libdwarf (the DWARF reader's
 # reference), glibc's debug file, the producers' compilers (Fixtures/producers.sh), a debuginfod
 # server, strace, make deb's tools and its lint, man, a terminal (script), bash's completion,
-# a browser, GNU time and GNU parallel.
+# a browser, GNU time and GNU parallel, and the zstd tool (symbol servers' compressed files).
 TEST_PACKAGES := $(DEB_PACKAGES) libdwarf-dev libc6-dbg clang-14 clang-19 debuginfod strace \
             lintian man-db bsdutils bash-completion \
-            chromium time parallel
+            chromium time parallel zstd
 
 # The test targets of make check's tier only (Package.swift): make test runs every other one.
 CHECK_TARGETS := IntegrationTests CLITests

@@ -33,7 +33,8 @@ let package = Package(
         .target(name: "CDyldCache"),
         // libcurl and libdebuginfod, loaded with dlopen when a server is configured (their
         // headers only at build time: Debian's libcurl4-openssl-dev and libdebuginfod-dev).
-        .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl")]),
+        // And libzstd's streaming decompression, for symbol servers' compressed files.
+        .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("zstd")]),
         .target(name: "Platform"),
         .target(name: "DebugInfo", dependencies: ["CDwarf", "CDyldCache", "CDemangle", "CFaultGuard", "Platform"]),
         .target(name: "CrashReport", dependencies: ["Platform"]),

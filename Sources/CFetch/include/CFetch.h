@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "CFetchZstd.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

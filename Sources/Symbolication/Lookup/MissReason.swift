@@ -43,6 +43,10 @@ public enum MissReason: Hashable, Sendable {
     /// names a frame otherwise than the report does (`frame`: its index and address, `logged`:
     /// the report's name, `found`: the file's): not the build that crashed.
     case contradicted(path: String, frame: String, logged: String, found: String)
+    /// A symbol server had a file at the identifier's place that could not be used
+    /// (`location`, its URL): zstd-compressed and damaged, cut short or too large inflated,
+    /// or too large a download (`reason`).
+    case unusableServerFile(location: String, reason: String)
 
     /// The word for programs (JSON's `reason`).
     public var code: String {
@@ -56,6 +60,7 @@ public enum MissReason: Hashable, Sendable {
         case .damaged: return "damaged"
         case .partlyRead: return "partly_damaged"
         case .contradicted: return "contradicted"
+        case .unusableServerFile: return "unusable_server_file"
         }
     }
 
@@ -101,6 +106,8 @@ public enum MissReason: Hashable, Sendable {
         case .contradicted(let path, let frame, let logged, let found):
             return "\(path), found by the module's path or name, has \(found) where the report names frame \(frame) "
                 + "\(logged): not the build that crashed"
+        case .unusableServerFile(let location, let reason):
+            return "the symbol server's file \(location) cannot be used: \(reason)"
         }
     }
 
@@ -121,6 +128,8 @@ public enum MissReason: Hashable, Sendable {
             result.file = file.path
         case .damaged(let path, _, _), .contradicted(let path, _, _, _):
             result.file = path
+        case .unusableServerFile(let location, _):
+            result.file = location
         }
         return result
     }
@@ -162,8 +171,12 @@ extension DebugFileLocator {
     /// `identifier` and `architecture`, from what the searches met: a file named like the
     /// image that cannot be read (it may be the one), else files named like it with other
     /// UUIDs of its architecture (the most recently modified is named), else files named like
-    /// it of other architectures only, else nothing.
+    /// it of other architectures only, else nothing. Before them all, a file a symbol server
+    /// had for the identifier that could not be used: the one the user means to be used.
     public func missReason(imageNames: [String], identifier: String?, architecture: Architecture?) -> MissReason {
+        if let identifier, let file = servers?.unusableFile(for: identifier) {
+            return .unusableServerFile(location: file.location, reason: file.reason)
+        }
         let names = Set(imageNames.map(Path.lastComponent).filter { !$0.isEmpty })
         lock.lock()
         let searched = !roots.isEmpty || !byIdentifier.isEmpty || !unidentified.isEmpty || !unusableNamedPaths.isEmpty

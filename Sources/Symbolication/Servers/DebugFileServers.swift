@@ -21,6 +21,13 @@ import Platform
 /// refused or dropped, a stall, a TLS failure) is said once and not asked again in the run;
 /// other HTTP errors are said once per server and status. With no server configured this
 /// class is not made: no socket is opened, no library loaded.
+///
+/// A zstd-compressed file (`symsorter -z`) is inflated, by any server and layout: a web
+/// server's as it is downloaded, a `file://` server's into the download folder (where later
+/// runs find it). Neither the bytes received nor those inflated may exceed
+/// ``Options/maxDownloadSize``. A file that cannot be used (compressed and damaged, cut short
+/// or over the limit; a download over the limit) is said in one line naming its URL and what
+/// is wrong, and is why the image is left unresolved (``unusableFile(for:)``).
 public final class DebugFileServers: @unchecked Sendable {
     /// What to ask and how.
     public struct Options: Sendable {
@@ -31,7 +38,8 @@ public final class DebugFileServers: @unchecked Sendable {
         /// Where web servers' files are kept (`<cache>/downloads`); nil when there is no
         /// cache folder, and web servers cannot be used.
         public var downloadFolder: String?
-        /// The largest file downloaded, in bytes.
+        /// The largest file downloaded, in bytes, and the most a zstd-compressed file may
+        /// inflate to (from a web server or a `file://` one).
         public var maxDownloadSize: Int
         /// Seconds to connect to a web server, and without a byte before giving up on it.
         public var timeout: Int
@@ -48,6 +56,12 @@ public final class DebugFileServers: @unchecked Sendable {
     }
 
     /// 4 GiB: more than any dSYM or debug file seen, less than a full disk.
+    ///
+    /// It bounds what a compressed file inflates to as well: what is stored is the debug
+    /// file, whether it came compressed or not, so one limit says how large a debug file may
+    /// be. Debug files are mostly tens to hundreds of MiB, far below it (a larger one needs
+    /// `--max-download-size` raised either way); a zstd bomb, ~128 KiB of frames that say
+    /// 4 GiB of zeros, stops there rather than fill the cache's disk.
     public static let defaultMaxDownloadSize = 4 << 30
     public static let defaultTimeout = 30
 
@@ -57,6 +71,8 @@ public final class DebugFileServers: @unchecked Sendable {
     private var slots: [String: Slot] = [:]
     /// Servers not asked again in this run (by URL; "debuginfod" for the debuginfod client).
     private var down: Set<String> = []
+    /// Files a server had for an identifier that could not be used: where, and why.
+    private var unusable: [String: (location: String, reason: String)] = [:]
 
     /// One identifier's answer, fetched by the first thread that asks.
     private final class Slot: @unchecked Sendable {
@@ -88,8 +104,16 @@ public final class DebugFileServers: @unchecked Sendable {
         if !slot.done {
             slot.paths = fetch(identifier, format: format)
             slot.done = true
+            if !slot.paths.isEmpty { lock.withLock { unusable[identifier] = nil } }
         }
         return slot.paths
+    }
+
+    /// The file a server had for `identifier` that could not be used (compressed and
+    /// damaged, cut short or too large when inflated; too large a download): its URL and
+    /// what is wrong with it. Nil when there was none, and once a server gave a usable file.
+    public func unusableFile(for identifier: String) -> (location: String, reason: String)? {
+        lock.withLock { unusable[identifier.lowercased()] }
     }
 
     // MARK: - Fetching
@@ -133,7 +157,29 @@ public final class DebugFileServers: @unchecked Sendable {
         if server.layout == .lldb, let named = propertyListTarget(path, location) {
             return resolve(named, identifier, from: location)
         }
+        if ZstdInflater.isCompressed(Self.head(of: path)) {
+            return inflated(path, identifier, from: location)
+        }
         return check([path], identifier, from: location) ? [path] : []
+    }
+
+    /// A `file://` server's zstd-compressed file inflated into the download folder.
+    private func inflated(_ path: String, _ identifier: String, from location: String) -> [String] {
+        guard let target = downloadPath(of: identifier) else {
+            diagnostics.warn("\(location): zstd-compressed, and there is no cache folder to inflate it into "
+                             + "(set HOME or XDG_CACHE_HOME): passed over", once: "no folder to inflate into")
+            return []
+        }
+        switch ServerFileWriter.inflate(path, to: target, limit: options.maxDownloadSize) {
+        case nil:
+            if check([target], identifier, from: location) { return [target] }
+            unlink(target)
+        case .notInflated(let problem)?:
+            passOver(location, identifier, problem: problem)
+        case .io(let reason)?:
+            diagnostics.warn("\(location): cannot inflate it: \(reason)")
+        }
+        return []
     }
 
     /// Downloads `relative` from a web server into `target`.
@@ -162,8 +208,12 @@ public final class DebugFileServers: @unchecked Sendable {
                              once: "status \(status) \(server.url)")
             return []
         case .tooLarge:
-            diagnostics.warn("\(url): larger than the download limit of \(Self.bytes(options.maxDownloadSize)) "
-                             + "(--max-download-size): passed over")
+            let reason = "larger than the download limit of \(Self.bytes(options.maxDownloadSize)) (--max-download-size)"
+            diagnostics.warn("\(url): \(reason): passed over")
+            lock.withLock { unusable[identifier] = (url, reason) }
+            return []
+        case .notInflated(let problem):
+            passOver(url, identifier, problem: problem)
             return []
         case .transport(let reason):
             diagnostics.warn("\(url): \(reason); \(server.url) is not asked again in this run")
@@ -217,6 +267,14 @@ public final class DebugFileServers: @unchecked Sendable {
     }
 
     // MARK: - Checking what came
+
+    /// Says in one line that the compressed file at `location` cannot be inflated, and
+    /// remembers it as the reason `identifier` has no file.
+    private func passOver(_ location: String, _ identifier: String, problem: ZstdInflater.Problem) {
+        let reason = "\(problem)" + (problem.isLimit ? " (--max-download-size)" : "")
+        diagnostics.warn("\(location): \(reason): passed over")
+        lock.withLock { unusable[identifier] = (location, reason) }
+    }
 
     /// Whether one of `paths` holds a slice of `identifier`; says why not for files from
     /// `location` (nil: the download folder, which is quietly fetched again).

@@ -10,6 +10,10 @@ import Platform
 /// target (`.NAME.symbolicate-<pid>-XXXXXX`, removed on failure and on SIGINT, SIGTERM,
 /// SIGHUP), renamed over the target once whole. Two runs downloading the same file each
 /// write their own temporary file and the last rename wins; a reader never sees half a file.
+///
+/// A zstd-compressed body (see ``ServerFileWriter``) is inflated as it arrives: the target
+/// holds the debug file, never the compressed bytes, and a body that cannot be inflated
+/// whole leaves no file.
 enum Download {
     /// How a download ended.
     enum Outcome: Equatable {
@@ -21,6 +25,8 @@ enum Download {
         case httpError(status: Int)
         /// Larger than the limit.
         case tooLarge
+        /// zstd-compressed, and it cannot be inflated (damaged, cut short, over the limit).
+        case notInflated(ZstdInflater.Problem)
         /// No answer (connection refused or dropped, a stall, a TLS failure): the reason.
         case transport(String)
         /// libcurl cannot be loaded: the reason.
@@ -31,7 +37,7 @@ enum Download {
 
     /// What a download may take.
     struct Limits {
-        /// The largest body accepted, in bytes.
+        /// The largest body accepted, in bytes; also the most a compressed body may inflate to.
         var maxBytes: Int
         /// Seconds to connect, and seconds without a byte received before giving up.
         var timeout: Int
@@ -48,7 +54,8 @@ enum Download {
         var received: Outcome?
         do {
             try AtomicFile.write(to: path) { write in withoutActuallyEscaping(write) { write in
-                let sink = Sink(write)
+                let writer = ServerFileWriter(limit: limits.maxBytes, write: write)
+                let sink = Sink { writer.write($0) }
                 var reason = [CChar](repeating: 0, count: 512)
                 var status = 0
                 let result = withExtendedLifetime(sink) {
@@ -62,11 +69,11 @@ enum Download {
                 }
                 let message = String(cString: reason)
                 switch Int(result) {
-                case Int(CFETCH_OK): received = .stored
+                case Int(CFETCH_OK): received = writer.finish() ? .stored : writer.problem.map { .notInflated($0) }
                 case Int(CFETCH_HTTP_ERROR): received = status == 404 || status == 410 ? .notFound : .httpError(status: status)
                 case Int(CFETCH_TOO_LARGE): received = .tooLarge
                 case Int(CFETCH_NO_LIBRARY): received = .noLibrary(message)
-                case Int(CFETCH_SINK_FAILED): received = nil
+                case Int(CFETCH_SINK_FAILED): received = writer.problem.map { .notInflated($0) }
                 default: received = .transport(message.isEmpty ? "no answer" : message)
                 }
                 return received == .stored

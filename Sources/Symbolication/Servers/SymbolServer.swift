@@ -3,7 +3,8 @@
 /// are kept in (``SymbolServerLayout``, `unified` when not given).
 ///
 /// Files of a `file://` server are read where they are; those of a web server are downloaded
-/// into the download folder (see ``DebugFileServers``).
+/// into the download folder (see ``DebugFileServers``), as are the zstd-compressed files of a
+/// `file://` server, inflated.
 public struct SymbolServer: Sendable, Equatable, CustomStringConvertible {
     /// The URL without its `#layout` and trailing slashes.
     public var url: String

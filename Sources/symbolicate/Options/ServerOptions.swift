@@ -17,7 +17,8 @@ struct ServerOptions: ParsableArguments {
                                valueName: "url"))
     var debuginfodURLs: [String] = []
 
-    @Option(help: ArgumentHelp("The largest file downloaded from a symbol server, in bytes or with K, M, G (default: 4G).",
+    @Option(help: ArgumentHelp("The largest file downloaded from a symbol server, and the most a compressed one may inflate to, "
+                               + "in bytes or with K, M, G (default: 4G).",
                                valueName: "size"))
     var maxDownloadSize: ByteCount?
 

@@ -40,7 +40,7 @@ final class SymbolServerTests: XCTestCase {
             let requests = server.requests(containing: "/")
             XCTAssertEqual(requests.count, Set(requests.map { $0.components(separatedBy: "\"")[1] }).count,
                            "\(layout): a file asked twice:\n" + requests.joined(separator: "\n"))
-            for (uuid, _, _) in try dSYMs() where reportsName(uuid) {
+            for (uuid, _, _) in try SymbolServerFixtures.dSYMs() where SymbolServerFixtures.reportsName(uuid) {
                 let downloaded = "\(cache)/symbolicate/downloads/\(uuid.prefix(2))/\(uuid.dropFirst(2))/debuginfo"
                 XCTAssertTrue(FileManager.default.fileExists(atPath: downloaded), "\(layout): \(downloaded) not downloaded")
             }
@@ -90,13 +90,13 @@ final class SymbolServerTests: XCTestCase {
         let missed = empty.requests(containing: "/debuginfo")
         XCTAssertEqual(missed.count, Set(missed.map { $0.components(separatedBy: "\"")[1] }).count,
                        "a file asked twice of the first server:\n" + missed.joined(separator: "\n"))
-        for (uuid, _, _) in try dSYMs() where reportsName(uuid) {
+        for (uuid, _, _) in try SymbolServerFixtures.dSYMs() where SymbolServerFixtures.reportsName(uuid) {
             XCTAssertEqual(empty.requests(containing: "/\(uuid.prefix(2))/\(uuid.dropFirst(2))/").count, 1,
                            "\(uuid) not asked of the first server first")
             XCTAssertEqual(full.requests(containing: "/\(uuid.prefix(2))/\(uuid.dropFirst(2))/").count, 1)
         }
         // System libraries' UUIDs are asked too (one request each, to each server), and missed.
-        XCTAssertGreaterThan(missed.count, try dSYMs().filter { reportsName($0.uuid) }.count)
+        XCTAssertGreaterThan(missed.count, try SymbolServerFixtures.dSYMs().filter { SymbolServerFixtures.reportsName($0.uuid) }.count)
     }
 
     func testHTTPErrorsDroppedConnectionsAndSilenceAreOneLineEachAndTheRunGoesOn() throws {
@@ -139,13 +139,16 @@ final class SymbolServerTests: XCTestCase {
             XCTAssertTrue(line.hasSuffix(": larger than the download limit of 1 KiB (--max-download-size): passed over")
                           && line.contains(server.url + "/"), line)
         }
-        XCTAssertEqual(try filesUnder(cache + "/symbolicate/downloads"), [], "nothing kept of a file over the limit")
+        XCTAssertEqual(try SymbolServerFixtures.filesUnder(cache + "/symbolicate/downloads"), [], "nothing kept of a file over the limit")
+        let reason = result.stderrLines.first { $0.contains(": no debug file for App (") } ?? ""
+        XCTAssertTrue(reason.contains("): the symbol server's file \(server.url)/")
+                      && reason.contains(" cannot be used: larger than the download limit"), "the reason: \(reason)")
     }
 
     func testAFileThatIsNotTheOneAskedForIsPassedOver() throws {
         let report = try Fixtures.path("reports/App-arm64.crash")
         let input = try String(contentsOfFile: report, encoding: .utf8)
-        let all = try dSYMs()
+        let all = try SymbolServerFixtures.dSYMs()
         guard let app = all.first(where: { $0.dwarf.hasSuffix("/App-arm64") }),
               let other = all.first(where: { $0.dwarf.hasSuffix("/App-x86_64") }) else { throw FixtureError("no App-arm64 dSYM") }
         let tree = dir.appendingPathComponent("wrong")
@@ -161,7 +164,7 @@ final class SymbolServerTests: XCTestCase {
         XCTAssertEqual(result.problemLines, ["symbolicate: \(server.url)/\(app.uuid.prefix(2))/\(app.uuid.dropFirst(2))/debuginfo: "
                                              + "not the debug file of \(app.uuid) (it is \(other.uuid)): passed over"],
                        result.summary(arguments))
-        XCTAssertEqual(try filesUnder(cache + "/symbolicate/downloads"), [])
+        XCTAssertEqual(try SymbolServerFixtures.filesUnder(cache + "/symbolicate/downloads"), [])
     }
 
     func testTwoRunsDownloadIntoOneCacheAtOnce() throws {
@@ -184,8 +187,8 @@ final class SymbolServerTests: XCTestCase {
                 .filter { !$0.contains(": no debug file for ") && !ProcessResult.isSummaryLine($0) }
             XCTAssertEqual(problems, [], "run \(k)")
         }
-        let kept = try filesUnder(cache + "/symbolicate/downloads")
-        XCTAssertEqual(Set(kept), Set(try dSYMs().filter { reportsName($0.uuid) }.map {
+        let kept = try SymbolServerFixtures.filesUnder(cache + "/symbolicate/downloads")
+        XCTAssertEqual(Set(kept), Set(try SymbolServerFixtures.dSYMs().filter { SymbolServerFixtures.reportsName($0.uuid) }.map {
             "\($0.uuid.prefix(2))/\($0.uuid.dropFirst(2))/debuginfo"
         }), "only whole files, no temporary file left")
     }
@@ -226,25 +229,6 @@ final class SymbolServerTests: XCTestCase {
 
     // MARK: Helpers
 
-    /// The fixture dSYMs: UUID (lowercase, no dashes), DWARF file, bundle.
-    private func dSYMs() throws -> [(uuid: String, dwarf: String, bundle: String)] {
-        let manifest = try String(contentsOfFile: try Fixtures.path("manifest.txt"), encoding: .utf8)
-        return try manifest.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: "\t").map(String.init)
-            guard fields.count >= 2, fields[0].hasPrefix("macho/"), let range = fields[0].range(of: ".dSYM/") else { return nil }
-            let uuid = fields[1].replacingOccurrences(of: "-", with: "").lowercased()
-            return (uuid, try Fixtures.path(fields[0]), try Fixtures.path(String(fields[0][..<range.lowerBound]) + ".dSYM"))
-        }
-    }
-
-    /// Whether a fixture report names the UUID.
-    private func reportsName(_ uuid: String) -> Bool {
-        ((try? Fixtures.reports()) ?? []).contains { path in
-            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").lowercased()
-                .replacingOccurrences(of: "-", with: "").contains(uuid)
-        }
-    }
-
     /// The fixture reports, and the tool's output for them (each `times` times) with
     /// `-d Fixtures/build/macho`.
     private func reportsAndOracle(times: Int = 1) throws -> ([String], String) {
@@ -263,7 +247,7 @@ final class SymbolServerTests: XCTestCase {
         let tree = dir.appendingPathComponent("tree-\(layout)-\(links)-\(only?.count ?? -1)")
         let manager = FileManager.default
         try manager.createDirectory(at: tree, withIntermediateDirectories: true)
-        for (k, (uuid, dwarf, bundle)) in try dSYMs().enumerated() where only.map({ $0.contains(uuid) }) ?? true {
+        for (k, (uuid, dwarf, bundle)) in try SymbolServerFixtures.dSYMs().enumerated() where only.map({ $0.contains(uuid) }) ?? true {
             let relative: String
             switch layout {
             case "unified": relative = "\(uuid.prefix(2))/\(uuid.dropFirst(2))/debuginfo"
@@ -303,18 +287,5 @@ final class SymbolServerTests: XCTestCase {
         let server = try Loopback.httpServer(over: tree, port: try Loopback.freePort(), in: dir)
         servers.append(server)
         return server
-    }
-
-    /// The regular files under `folder`, relative to it, sorted; [] when it does not exist.
-    private func filesUnder(_ folder: String) throws -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
-        var files: [String] = []
-        while let relative = walker.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
-                files.append(relative)
-            }
-        }
-        return files.sorted()
     }
 }

@@ -10,7 +10,8 @@ final class JSONOutputTests: XCTestCase {
     static let imageKeys: Set<String> = ["name", "uuid", "arch", "load_address", "debug_file", "unresolved"]
     static let unresolvedKeys: Set<String> = ["reason", "message", "file", "file_id", "file_archs"]
     static let unresolvedReasons: Set<String> = ["no_file", "no_identifier", "other_uuid", "other_arch", "symbol_table_only",
-                                                 "no_debug_info", "damaged", "partly_damaged", "contradicted"]
+                                                 "no_debug_info", "damaged", "partly_damaged", "contradicted",
+                                                 "unusable_server_file"]
 
     /// Parses a JSON document, failing the test with the text when it is not one.
     static func parse(_ result: ProcessResult, _ arguments: [String],
