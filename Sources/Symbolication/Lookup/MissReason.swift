@@ -47,6 +47,9 @@ public enum MissReason: Hashable, Sendable {
     /// (`location`, its URL): zstd-compressed and damaged, cut short or too large inflated,
     /// or too large a download (`reason`).
     case unusableServerFile(location: String, reason: String)
+    /// A system image, when dyld shared caches were given and none holds it: they are of
+    /// another OS build (`words`: each cache's build, the report's, and the cache it needs).
+    case otherOSBuild(String)
 
     /// The word for programs (JSON's `reason`).
     public var code: String {
@@ -61,6 +64,7 @@ public enum MissReason: Hashable, Sendable {
         case .partlyRead: return "partly_damaged"
         case .contradicted: return "contradicted"
         case .unusableServerFile: return "unusable_server_file"
+        case .otherOSBuild: return "other_os_build"
         }
     }
 
@@ -108,6 +112,8 @@ public enum MissReason: Hashable, Sendable {
                 + "\(logged): not the build that crashed"
         case .unusableServerFile(let location, let reason):
             return "the symbol server's file \(location) cannot be used: \(reason)"
+        case .otherOSBuild(let words):
+            return words
         }
     }
 
@@ -115,7 +121,7 @@ public enum MissReason: Hashable, Sendable {
     public func unresolvedImage(idWord: String, architecture: Architecture?) -> UnresolvedImage {
         var result = UnresolvedImage(reason: code, message: message(idWord: idWord, architecture: architecture))
         switch self {
-        case .noFile, .noIdentifier:
+        case .noFile, .noIdentifier, .otherOSBuild:
             break
         case .otherUUID(let file, _):
             result.file = file.path

@@ -273,7 +273,7 @@ public final class Symbolicator: @unchecked Sendable {
         else { return [:] }
         let os = report.header.first { $0.key == "OS Version" }?.value ?? ""
         diagnostics.warn(miss.line, once: "dyld cache for \(os)")
-        let reason = UnresolvedImage(reason: "other_os_build", message: miss.message)
+        let reason = MissReason.otherOSBuild(miss.message).unresolvedImage(idWord: "UUID", architecture: nil)
         return Dictionary(uniqueKeysWithValues: system.map { ($0, reason) })
     }
 

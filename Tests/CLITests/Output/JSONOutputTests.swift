@@ -11,7 +11,7 @@ final class JSONOutputTests: XCTestCase {
     static let unresolvedKeys: Set<String> = ["reason", "message", "file", "file_id", "file_archs"]
     static let unresolvedReasons: Set<String> = ["no_file", "no_identifier", "other_uuid", "other_arch", "symbol_table_only",
                                                  "no_debug_info", "damaged", "partly_damaged", "contradicted",
-                                                 "unusable_server_file"]
+                                                 "unusable_server_file", "other_os_build"]
 
     /// Parses a JSON document, failing the test with the text when it is not one.
     static func parse(_ result: ProcessResult, _ arguments: [String],
