@@ -308,8 +308,8 @@ struct TombstoneLineReader {
         return .thread(process: process)
     }
 
-    /// `signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x...`, or the older
-    /// `signal 11 (SIGSEGV), fault addr deadbaad`.
+    /// `signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x...`, `signal 6 (SIGABRT), code -1
+    /// (SI_QUEUE), fault addr --------`, or the older `signal 11 (SIGSEGV), fault addr deadbaad`.
     private func signalLine(_ p: Int, _ e: Int) -> TombstoneLine.Kind? {
         guard let (_, afterNumber) = b.decimalNumber(at: p + 7, end: e) else { return nil }
         func parenthesized(_ at: Int) -> String? {
@@ -322,7 +322,8 @@ struct TombstoneLineReader {
         var code: String?
         var k = afterNumber
         while k + 6 <= e && !b.matches(", code ", at: k, end: e) { k += 1 }
-        if k + 7 <= e, let (_, afterCode) = b.decimalNumber(at: k + 7, end: e) {
+        let codeStart = k + 7 < e && b[k + 7] == ASCII.minus ? k + 8 : k + 7
+        if k + 7 <= e, let (_, afterCode) = b.decimalNumber(at: codeStart, end: e) {
             code = parenthesized(b.skipBlanks(from: afterCode, to: e))
         }
         return .signal(name: name, code: code)
@@ -455,7 +456,8 @@ struct TombstoneLineReader {
     }
 
     /// What an earlier resolution wrote at the end of `q..<e`: ` in FUNCTION[ FILE:LINE[:COLUMN]]`
-    /// from the first ` in ` outside parentheses; where its blank is, and what it says.
+    /// from the first ` in ` outside parentheses that no offset or build-id group follows (a
+    /// map whose name holds ` in ` is still the map); where its blank is, and what it says.
     private func earlierResolution(_ q: Int, _ e: Int) -> (Int, TombstoneFrameLine.Resolution)? {
         var depth = 0
         var k = q + 1
@@ -466,6 +468,7 @@ struct TombstoneLineReader {
             case ASCII.space where depth == 0 && b[k + 1] == 0x69 && b[k + 2] == 0x6E && b[k + 3] == ASCII.space:  // " in "
                 let textStart = b.skipBlanks(from: k + 4, to: e)
                 guard textStart < e else { return nil }
+                if followedByAndroidGroup(textStart, e) { break }
                 var blank = k
                 while blank > q && isBlank(b[blank - 1]) { blank -= 1 }
                 if let (tokenStart, file, line) = sourceLocation(textStart, e), b.trimEnd(textStart, tokenStart) > textStart {
@@ -477,6 +480,24 @@ struct TombstoneLineReader {
             k += 1
         }
         return nil
+    }
+
+    /// Whether `p..<e` holds ` (offset 0x` or ` (BuildId: ` outside parentheses: groups only
+    /// Android writes.
+    private func followedByAndroidGroup(_ p: Int, _ e: Int) -> Bool {
+        var depth = 0
+        for k in p..<e {
+            if b[k] == ASCII.openParen {
+                if depth == 0, k > p, isBlank(b[k - 1]),
+                   b.matches("(offset 0x", at: k, end: e) || b.matches("(BuildId: ", at: k, end: e) {
+                    return true
+                }
+                depth += 1
+            } else if b[k] == ASCII.closeParen {
+                depth = max(0, depth - 1)
+            }
+        }
+        return false
     }
 
     /// A last token `FILE:LINE` or `FILE:LINE:COLUMN` of `p..<e`: where it starts, the file
