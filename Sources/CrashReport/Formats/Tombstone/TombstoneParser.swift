@@ -41,8 +41,7 @@
 /// libunwindstack has already moved the return address back onto the call (by 4 bytes on
 /// arm64 and ARM, 2 or 4 in Thumb code keeping the Thumb bit, 1 on x86 and x86-64;
 /// `Unwinder::Unwind`, which also names the function at that moved pc), so every frame is
-/// looked up as printed, the way ndk-stack does since NDK r22 (`returnAddress` false), with
-/// no further step back.
+/// looked up as printed (`returnAddress` false), with no further step back.
 ///
 /// Older Android differs: before Android 8 (debuggerd's own unwinder, then libbacktrace)
 /// the pcs of frames after `#00` were return addresses, and ndk-stack then looked them up
@@ -139,8 +138,8 @@ private struct TombstoneBuilder {
     private let text = FrameText()
     /// The thread frames are added to; nil between backtraces.
     private var current: Int?
-    /// Per frame of the current thread: whether its line carries an earlier resolution.
-    private var resolvedLines: [Bool] = []
+    /// Per frame of the current thread: the earlier resolution its line carries.
+    private var resolvedLines: [TombstoneFrameLine.Resolution?] = []
     /// In a section that holds no frames; `log` is whether it is the logcat section, and
     /// `prefixed` whether the line that opened it had a logcat prefix.
     private var excluded: (log: Bool, prefixed: Bool)?
@@ -240,13 +239,14 @@ private struct TombstoneBuilder {
 
     private mutating func add(_ parsed: TombstoneFrameLine, line: Int) {
         if let t = current, parsed.number == 0, let last = threads[t].frames.last,
-           !(last.index == 0 && last.address == parsed.pc && resolvedLines.last == true && parsed.resolved != nil) {
+           !(last.index == 0 && last.address == parsed.pc
+             && Self.isInlinedLine(resolvedLines.last ?? nil, before: parsed.resolved)) {
             endThread()
         }
         if current == nil { startThread() }
         let t = current!
         let position = threads[t].frames.count
-        resolvedLines.append(parsed.resolved != nil)
+        resolvedLines.append(parsed.resolved)
         guard let pc = parsed.pc, let number = parsed.number else {
             threads[t].frames.append(Frame.unreadable(index: parsed.number ?? position, imageName: nil, line: line,
                                                       restStart: nil, text: text))
@@ -297,6 +297,15 @@ private struct TombstoneBuilder {
         current = threads.count - 1
     }
 
+    /// Whether a line this tool resolved as `line` is an inlined frame of the next line,
+    /// resolved as `next`, given that both have one number and pc: they say two things (a
+    /// tombstone never repeats a line, and one that does anyway resolves alike both times).
+    private static func isInlinedLine(_ line: TombstoneFrameLine.Resolution?,
+                                      before next: TombstoneFrameLine.Resolution?) -> Bool {
+        guard let line, let next else { return false }
+        return line != next
+    }
+
     /// Closes the current thread: its frames kept tight, and the lines an earlier resolution
     /// wrote for inlined frames (the same number and pc as the next line's) marked inlined.
     private mutating func endThread() {
@@ -306,7 +315,7 @@ private struct TombstoneBuilder {
         }
         guard let t = current else { return }
         let frames = threads[t].frames
-        for f in frames.indices.dropLast() where resolvedLines[f] && resolvedLines[f + 1] {
+        for f in frames.indices.dropLast() where Self.isInlinedLine(resolvedLines[f], before: resolvedLines[f + 1]) {
             let (this, next) = (frames[f], frames[f + 1])
             if !this.addressUnknown, this.index == next.index, this.address == next.address, next.line == this.line + 1 {
                 threads[t].frames[f].inlined = true

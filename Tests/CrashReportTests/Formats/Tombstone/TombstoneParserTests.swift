@@ -243,4 +243,14 @@ final class TombstoneParserTests: XCTestCase {
                                                  lineText(report, frames[3].line).utf8.count - 1 - " in checkout".utf8.count])
         XCTAssertEqual(report.images.count, 1)
     }
+
+    /// A line repeated whole, resolution included, is no inlined frame: a debug file resolves
+    /// one pc alike, and an inlined chain says something else on each line (a recursive call
+    /// inlined into itself: another line).
+    func testARepeatedLineIsNotAnInlinedFrame() throws {
+        let line = "      #01 pc 00000000000043d8  \(Self.app) (BuildId: \(Self.buildID))"
+        let text = "pid: 1, tid: 1\n\(line) in f /a.c:3\n\(line) in f /a.c:3\n\(line) in f /a.c:7\n"
+        let frames = try parse(text).threads[0].frames
+        XCTAssertEqual(frames.map(\.inlined), [false, true, false])
+    }
 }
