@@ -44,7 +44,7 @@ struct Symbolicate: ParsableCommand {
     static let overview = """
         Reads Apple crash reports (.crash text, .ips JSON, MetricKit payloads, stackshots, \
         spindump and sample reports), Linux crash logs (glibc backtrace_symbols, sanitizer \
-        frames, Swift runtime backtraces) and Android tombstones (text, also in logcat), \
+        frames, Swift runtime backtraces) and Android tombstones (text, also as logcat shows them), \
         finds each frame's binary image, matches images \
         to debug files by UUID or build-id (dSYM bundles, .xcarchive bundles, Mach-O and ELF \
         files with DWARF) and prints the report with function, file, line and inlined frames. \
