@@ -77,6 +77,8 @@ OUTPUTS=(
     metrickit/App-arm64-dwarf5.json metrickit/App-arm64-diagnostics.json
     metrickit/App-arm64-crash-diagnostic.json metrickit/App-arm64-payloads.json
     group/groups.tsv group/null-deref-v2.crash group/null-deref-v2.ips
+    android/arm64-v8a/libcrashy.so android/armeabi-v7a/libcrashy.so android/x86_64/libcrashy.so
+    android/riscv64/libcrashy.so
 )
 up_to_date() {
     [[ -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$STAMP" ]] || return 1
@@ -91,7 +93,7 @@ if [[ $FORCE == 0 ]] && up_to_date; then
     exit 0
 fi
 
-rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/group" "$OUT/manifest.txt" "$OUT/.stamp"
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/group" "$OUT/android" "$OUT/manifest.txt" "$OUT/.stamp"
 mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports"
 
 # Deterministic output: no timestamps in the dSYMs or archives.
@@ -293,6 +295,27 @@ for mangling in v0 legacy; do
     [[ $mangling == v0 ]] && flags=(-C symbol-mangling-version=v0)
     (cd "$SRC" && "$RUSTC" --edition 2021 --crate-name app -g -C opt-level=2 "${flags[@]}" \
         -C link-arg=-Wl,--build-id -o "$E/rust-$mangling" rust/main.rs)
+done
+
+# ---------------------------------------------------------------------------
+# Android: libcrashy.so (src/android) for four ABIs, laid out as an NDK build's obj/local/<abi>/,
+# the way an app's libraries are built: -fPIC, hidden visibility but for the JNI entry points,
+# a SHA-1 build-id, linked by lld. -nostdlib -ffreestanding: no NDK sysroot is needed (the
+# library calls nothing outside itself). The tombstones that point into them are written by
+# the tests (Tests/CLITests/Formats/TombstoneWriter.swift), from llvm-nm and llvm-objdump.
+for abi in arm64-v8a:aarch64-linux-android29 armeabi-v7a:armv7a-linux-androideabi29 \
+           x86_64:x86_64-linux-android29 riscv64:riscv64-linux-android35; do
+    name="${abi%%:*}" target="${abi#*:}"
+    flags=(--target="$target" -fPIC -ffreestanding -fvisibility=hidden -g -O1 -Wall -Wextra)
+    [[ $name == armeabi-v7a ]] && flags+=(-mthumb)
+    mkdir -p "$O/android-$name" "$OUT/android/$name"
+    (
+        cd "$SRC"
+        "$ELF_CLANG" "${flags[@]}" -c android/native-lib.c -o "$O/android-$name/native-lib.o"
+        "$ELF_CLANGXX" "${flags[@]}" -fno-exceptions -fno-rtti -c android/ledger.cpp -o "$O/android-$name/ledger.o"
+    )
+    "$ELF_CLANG" --target="$target" -shared -nostdlib -fuse-ld=lld -Wl,--build-id=sha1 -Wl,-soname,libcrashy.so \
+        -o "$OUT/android/$name/libcrashy.so" "$O/android-$name/native-lib.o" "$O/android-$name/ledger.o"
 done
 
 # ---------------------------------------------------------------------------

@@ -77,6 +77,22 @@ printf '%s\n' '==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 
     '    #0 0x4c5e2f in parse_record /src/parser.c:31:5' '    #1 0x4c6001 in main (/build/app+0x4c6001)' \
     '    #2 0x7f1e2a229d8f  (/lib/x86_64-linux-gnu/libc.so.6+0x29d8f) (BuildId: 4f7b0c955c3f81b5)' \
     >"$seeds/reports/asan.log"
+# Android tombstones: a crash dump with a second thread and a stack section, and the same crash
+# behind logcat's threadtime prefixes.
+printf '%s\n' '*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***' "ABI: 'arm64'" \
+    'pid: 4242, tid: 4242, name: example  >>> com.example <<<' \
+    'signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0000000000000000' 'backtrace:' \
+    '      #00 pc 000000000000433c  /data/app/~~x==/com.example-y==/lib/arm64/libcrashy.so (cart_total+36) (BuildId: 5f0e3a1c)' \
+    '      #01 pc 000000000000c8c8  /data/app/~~x==/com.example-y==/base.apk!libcrashy.so (offset 0x4000) (Foo::bar(int) const+24)' \
+    'stack:' '    #00  0000007fd2c1a0f0  000000000000433c  /data/app/lib/arm64/libcrashy.so' \
+    '--- --- --- --- --- --- --- --- --- --- --- --- --- --- --- ---' 'pid: 4242, tid: 4250, name: RenderThread  >>> com.example <<<' \
+    'backtrace:' '      #00 pc 00000000000044c0  /data/app/lib/arm64/libcrashy.so (worker_wait+12) in worker_wait /src/a.c:41:15' \
+    >"$seeds/reports/tombstone.txt"
+printf '%s\r\n' '11-20 10:00:00.456  4242  4242 F DEBUG   : pid: 4242, tid: 4242, name: example  >>> com.example <<<' \
+    'I/DEBUG   (  135):     #00 pc 0000433c  /system/lib/libc.so (tgkill+12)' \
+    '11-20 10:00:00.457   500   520 I ActivityManager: Process com.example has died' \
+    '11-20 10:00:00.456  4242  4242 A DEBUG   :     #01 pc 00001234  /data/app/com.example-1/base.apk (offset 0x2a4000)' \
+    >"$seeds/reports/tombstone-logcat.txt"
 # Swift runtime backtraces: the text and the JSON crash log.
 printf '%s\n' '*** Program crashed: Illegal instruction at 0x00007ffff796df7f ***' '' 'Thread 0 "app" crashed:' '' \
     '0      0x00007ffff796df7f' '1 [ra] 0x00005555555557e4' '2 [async] 0x0000555555555900' '3      ...' '' 'Registers:' '' \

@@ -62,7 +62,7 @@ enum Corpus {
 
 /// A report source's case without its document, to compare in assertions.
 enum SourceKind: Equatable {
-    case classic, ips, linuxLog, swiftBacktrace, metricKit, callTree, noBacktraces
+    case classic, ips, linuxLog, tombstone, swiftBacktrace, metricKit, callTree, noBacktraces
 }
 
 extension ReportSource {
@@ -72,6 +72,7 @@ extension ReportSource {
         case .classic: return .classic
         case .ips: return .ips
         case .linuxLog: return .linuxLog
+        case .tombstone: return .tombstone
         case .swiftBacktrace: return .swiftBacktrace
         case .metricKit: return .metricKit
         case .callTree: return .callTree

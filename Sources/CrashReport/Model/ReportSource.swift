@@ -13,6 +13,10 @@ public enum ReportSource: Sendable {
     case ips(IPSDocument)
     /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
     case linuxLog
+    /// An Android tombstone in its text form, also behind logcat's prefixes
+    /// (`TombstoneParser`). The function a frame line names is the device's own, and stays in
+    /// the line: a resolved frame's function and source location are added after it.
+    case tombstone
     /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON: the
     /// JSON document its frames came from, nil for the text form.
     case swiftBacktrace(SwiftBacktraceDocument?)
@@ -31,7 +35,7 @@ public enum ReportSource: Sendable {
     public var frameNaming: FrameNaming {
         switch self {
         case .swiftBacktrace: return .swiftRuntime
-        case .classic, .ips, .linuxLog, .metricKit, .callTree, .noBacktraces: return .standard
+        case .classic, .ips, .linuxLog, .tombstone, .metricKit, .callTree, .noBacktraces: return .standard
         }
     }
 
@@ -39,6 +43,7 @@ public enum ReportSource: Sendable {
     public var frameLines: FrameLineForm {
         switch self {
         case .linuxLog: return .linux
+        case .tombstone: return .tombstone
         case .swiftBacktrace: return .swiftRuntime
         case .classic, .ips, .metricKit, .callTree, .noBacktraces: return .apple
         }
@@ -64,4 +69,7 @@ public enum FrameLineForm: Sendable, Equatable {
     case linux
     /// The Swift runtime's `symbolicate=full` form (`TextRenderer+Swift.swift`).
     case swiftRuntime
+    /// An Android tombstone's: the line kept whole, `in FUNCTION FILE:LINE:COLUMN` after it
+    /// (`TextRenderer+Tombstone.swift`).
+    case tombstone
 }

@@ -16,7 +16,8 @@
 /// (``TerminalMarks``); without, no escape sequence is written.
 ///
 /// A frame line is written as the report writes its frames (``ReportSource/frameLines``): as
-/// above, as a sanitizer or glibc does, or as the Swift runtime does. This is the text output of
+/// above, as a sanitizer or glibc does, as the Swift runtime does, or after an Android
+/// tombstone's line. This is the text output of
 /// every report but two, which have writers of their own: a call-tree report
 /// (``CallTreeRenderer``) and a Swift runtime JSON crash log (``SwiftBacktraceJSONRenderer``).
 public struct TextRenderer: Sendable {
@@ -141,6 +142,8 @@ public struct TextRenderer: Sendable {
             if form == .linux {
                 appendLinux(sourceFrame, prefix: prefix, replacing: UnsafeBufferPointer(rebasing: b[prefixEnd..<contentEnd]),
                             to: &out)
+            } else if form == .tombstone {
+                appendTombstone(sourceFrame, to: &out)
             } else {
                 append(sourceFrame, to: &out)
             }

@@ -12,6 +12,8 @@ public enum ReportParser {
     ///   (`NoBacktraceReport`).
     /// - A JSON object or array holding MetricKit diagnostics is a MetricKit payload
     ///   (`MetricKitParser`).
+    /// - An Android tombstone, also behind logcat's prefixes (`TombstoneParser`): before the
+    ///   text formats below, whose lines its logcat section may hold.
     /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
     /// - A line that opens a call tree (`Call graph:`, `Heaviest stack for ...`, `Data Source:
     ///   Stackshots`) makes a spindump, `sample` or microstackshot report (`CallTreeReportParser`).
@@ -55,6 +57,9 @@ public enum ReportParser {
         }
         if MetricKitParser.looksLikeMetricKit(bytes), let report = try MetricKitParser.parse(bytes, path: path) {
             return report
+        }
+        if TombstoneParser.looksLikeTombstone(bytes) {
+            return try TombstoneParser.parse(bytes, path: path)
         }
         if SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes) {
             return try SwiftBacktraceParser.parse(bytes, path: path)

@@ -312,7 +312,7 @@ public final class Symbolicator: @unchecked Sendable {
         if let file = locator.debugFile(forModulePath: path, architecture: architecture) {
             return (file, .unchecked(through: path, named: nil))
         }
-        let name = Path.lastComponent(path)
+        let name = Symbolicator.moduleFileName(path)
         guard let named = locator.explicitFiles.first(where: {
             $0.format == .elf && !$0.isRelocatable && Path.lastComponent($0.path) == name
                 && (architecture == nil || $0.architecture == architecture)
@@ -322,6 +322,14 @@ public final class Symbolicator: @unchecked Sendable {
             return (file, .unchecked(through: named.path, named: named))
         }
         return named.hasDWARF || named.hasSymbolTable ? (named, .unchecked(through: named.path, named: named)) : nil
+    }
+
+    /// The file name of a module's path: its last component, or for an Android library loaded
+    /// from inside its APK (`/data/app/.../base.apk!libfoo.so`) the library's (`libfoo.so`).
+    static func moduleFileName(_ path: String) -> String {
+        let file = Path.lastComponent(path)
+        guard let bang = file.lastIndex(of: "!"), file.index(after: bang) < file.endIndex else { return file }
+        return String(file[file.index(after: bang)...])
     }
 
     /// Checks the images matched without identity (`unchecked`: by image, the file it was
@@ -517,8 +525,8 @@ public final class Symbolicator: @unchecked Sendable {
     private static let appFolders: [[UInt8]] = [".app/", "/Bundle/Application/", "/Applications/"].map { Array($0.utf8) }
 
     /// Whether `path` is in a folder of the operating system's own images (`/System/`,
-    /// `/usr/`, `/lib/`, the Swift toolchain's `/opt/swift/`, ...), or a bracketed pseudo-path
-    /// such as `[vdso]`.
+    /// `/usr/`, `/lib/`, the Swift toolchain's `/opt/swift/`, Android's `/system/`, `/apex/`,
+    /// `/vendor/`, ...), or a bracketed pseudo-path such as `[vdso]`.
     public static func isSystemPath(_ path: String) -> Bool {
         systemFolders.contains { path.utf8.starts(with: $0) }
     }
@@ -526,6 +534,8 @@ public final class Symbolicator: @unchecked Sendable {
     private static let systemFolders: [[UInt8]] = [
         "/System/", "/usr/", "/Library/Apple/", "/private/preboot/", "/Developer/",
         "/AppleInternal/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/opt/swift/", "[",
+        // Android: the system image, its APEX modules and partitions, ART's compiled code, JIT code.
+        "/system/", "/system_ext/", "/apex/", "/vendor/", "/product/", "/odm/", "/data/dalvik-cache/", "/memfd:",
     ].map { Array($0.utf8) }
 
     /// Whether a module a Linux log names by its file name alone (ThreadSanitizer prints

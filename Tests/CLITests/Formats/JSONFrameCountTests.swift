@@ -10,7 +10,8 @@ import XCTest
 /// The oracle counts the frames of each input by the format's own shape, independently of the
 /// parsers: the frame objects of a JSON document, the numbered frame lines of a text backtrace,
 /// the nodes of a call tree. Inputs: every fixture and corpus report, and one of each format
-/// the fixtures have none of (call trees, stackshots, Linux logs, Swift runtime backtraces).
+/// the fixtures have none of (call trees, stackshots, Linux logs, Swift runtime backtraces,
+/// Android tombstones).
 final class JSONFrameCountTests: XCTestCase {
     func testEveryFrameOfEveryReportIsAFrameInJSON() throws {
         let dir = try makeTemporaryDirectory("frame-count")
@@ -97,7 +98,25 @@ final class JSONFrameCountTests: XCTestCase {
         let swiftJSON = #"""
             { "kind": "crashReport", "threads": [ { "name": "app", "crashed": true, "frames": [ { "kind": "programCounter", "address": "0x00005555555557e4" }, { "kind": "returnAddress", "address": "0x0000555555555721" }, { "kind": "truncated" } ] } ], "images": [ { "name": "app", "buildId": "fdeb5b5d", "path": "/tmp/app", "baseAddress": "0x0000555555554000", "endOfText": "0x0000555555555e90" } ] }
             """#
+        let tombstone = """
+            *** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***
+            ABI: 'arm64'
+            pid: 4242, tid: 4242, name: example  >>> com.example <<<
+            backtrace:
+                  #00 pc 000000000000433c  /data/app/lib/arm64/libcrashy.so (cart_total+36) (BuildId: 5f0e3a1c)
+                  #01 pc 1000000000000433c  /data/app/lib/arm64/libcrashy.so
+                  #02 pc 00000000002d8b14  /apex/com.android.art/lib64/libart.so (art_quick_invoke_stub+548)
+                  #03 pc 0000000000001234  <anonymous:7b4f2a1000>
+            stack:
+                #00  0000007fd2c1a0f0  000000000000433c  /data/app/lib/arm64/libcrashy.so
+            --- --- --- --- --- --- --- --- --- --- --- --- --- --- --- ---
+            pid: 4242, tid: 4250, name: RenderThread  >>> com.example <<<
+            backtrace:
+                  #00 pc 00000000000044c0  /data/app/lib/arm64/libcrashy.so (worker_wait+12)
+
+            """
         return [
+            ("tombstone_03", tombstone),
             ("App.cpu_resource.diag", try Fixtures.fillingUUIDs(CallTreeTests.microstackshot)),
             ("App.sample.txt", try Fixtures.fillingUUIDs(CallTreeTests.sample)),
             ("App.hang.spindump.txt", try Fixtures.fillingUUIDs(CallTreeTests.spindump)),
@@ -140,6 +159,7 @@ final class JSONFrameCountTests: XCTestCase {
             return callTreeFrames(text)
         }
         if text.contains("*** Program crashed:") { return swiftBacktraceFrames(text) }
+        if text.contains("*** *** *** ***") { return tombstoneFrames(text) }
         if text.contains("Incident Identifier:") || text.contains("Binary Images:") || text.contains("Process:") {
             return classicFrames(text)
         }
@@ -194,6 +214,11 @@ final class JSONFrameCountTests: XCTestCase {
             matches(line, #"\[0x[0-9a-fA-F]+\]$"#) || matches(line, #"^[ \t]*#[0-9]+[ \t]+0x[0-9a-fA-F]+([ \t]|$)"#)
                 || matches(line, #"^[0-9]+[ \t]+[^ \t]+[ \t]+0x[0-9a-fA-F]+ .* \+ [0-9]+$"#)
         }.count
+    }
+
+    /// `#NN pc ...` lines of an Android tombstone (stack dumps print `#NN` without `pc`).
+    private static func tombstoneFrames(_ text: String) -> Int {
+        text.split(separator: "\n").filter { matches($0, #"^[ \t]*#[0-9]+[ \t]+pc([ \t]|$)"#) }.count
     }
 
     /// `N [attr]... 0xADDR` lines of a Swift runtime backtrace.

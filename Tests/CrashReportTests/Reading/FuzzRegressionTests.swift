@@ -10,6 +10,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testIPSReportRegressions() throws { try replay("ips_report", ReportFuzzChecks.ipsReport) }
     func testLinuxLogRegressions() throws { try replay("linux_log", ReportFuzzChecks.linuxLog) }
     func testSwiftBacktraceRegressions() throws { try replay("swift_backtrace", ReportFuzzChecks.swiftBacktrace) }
+    func testTombstoneRegressions() throws { try replay("tombstone", ReportFuzzChecks.tombstone) }
     func testJSONScannerRegressions() throws { try replay("json_scanner", ReportFuzzChecks.jsonScanner) }
     func testCallTreeReportRegressions() throws { try replay("call_tree_report", ReportFuzzChecks.callTreeReport) }
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }

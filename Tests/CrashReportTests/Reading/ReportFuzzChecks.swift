@@ -43,6 +43,32 @@ enum ReportFuzzChecks {
         return check(report, input: bytes)
     }
 
+    /// The Android tombstone parser and its text rendering; with every frame resolved (frames
+    /// at one pc alike, as a debug file resolves them), the output read again gives the same
+    /// frames (the text the renderer adds is read back as an earlier resolution, never as more
+    /// frames or another pc).
+    static func tombstone(_ bytes: [UInt8]) -> [String] {
+        guard let report = try? TombstoneParser.parse(bytes, path: "fuzz.txt") else { return [] }
+        var broken = check(report, input: bytes)
+        // As a debug file resolves them: frames at one pc alike.
+        var frames: [FrameKey: [SourceFrame]] = [:]
+        for (t, thread) in report.threads.enumerated() {
+            for f in thread.frames.indices where !thread.frames[f].addressUnknown {
+                let line = Int(thread.frames[f].address % 997) + 1
+                frames[FrameKey(thread: t, frame: f)] = [SourceFrame(function: "outer", file: "/src/main.c", line: line)]
+            }
+        }
+        var out: [UInt8] = []
+        TextRenderer().render(SymbolicatedReport(report: report, frames: frames), into: &out)
+        if let again = try? TombstoneParser.parse(out, path: "fuzz.txt") {
+            let pcs = { (report: CrashReport) in report.threads.flatMap { $0.frames.filter { !$0.inlined }.map(\.address) } }
+            if pcs(again) != pcs(report) {
+                broken.append("every frame resolved: read again, the output has other frames (\(pcs(report).count) before, \(pcs(again).count) after)")
+            }
+        }
+        return broken
+    }
+
     /// The Swift runtime backtrace parser (text and JSON) and its renderings.
     static func swiftBacktrace(_ bytes: [UInt8]) -> [String] {
         guard let report = try? SwiftBacktraceParser.parse(bytes, path: "fuzz.log") else { return [] }

@@ -43,6 +43,13 @@ final class ReportRenderingTests: XCTestCase {
 
             """),
         ("linuxLog", "backtrace:\n./prog(+0x1388)[0x55fd7aec4388]\n"),
+        ("tombstone", """
+            *** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***
+            pid: 4242, tid: 4242, name: example  >>> com.example <<<
+            backtrace:
+                  #00 pc 000000000000433c  /data/app/lib/arm64/libcrashy.so (cart_total+36)
+
+            """),
         ("noBacktraces", "{\"bug_type\":\"298\"}\n{\"crashReporterKey\":\"x\"}\n"),
     ]
 
@@ -75,6 +82,7 @@ final class ReportRenderingTests: XCTestCase {
                                     .metricKit: "Swift JSON / Swift JSON"],
             "swiftBacktrace text": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
             "linuxLog": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
+            "tombstone": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
             "noBacktraces": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
         ]
         for (name, text) in Self.reports {
@@ -94,6 +102,7 @@ final class ReportRenderingTests: XCTestCase {
         case .classic: return "classic"
         case .ips: return "ips"
         case .linuxLog: return "linuxLog"
+        case .tombstone: return "tombstone"
         case .swiftBacktrace: return "swiftBacktrace"
         case .metricKit: return "metricKit"
         case .callTree: return "callTree"

@@ -50,10 +50,15 @@ final class SymbolicatorTests: XCTestCase {
     /// is not UTF-8 is compared as the file system spells it).
     func testSystemPathsAndRuntimeLibraries() {
         for path in ["/System/Library/Frameworks/UIKit.framework/UIKit", "/usr/lib/libobjc.A.dylib", "/lib/x86_64-linux-gnu/libc.so.6",
-                     "/opt/swift/usr/lib/swift/linux/libswiftCore.so", "[vdso]"] {
+                     "/opt/swift/usr/lib/swift/linux/libswiftCore.so", "[vdso]",
+                     // Android's system image, APEX modules, partitions, ART's compiled and JIT code.
+                     "/system/lib64/libc.so", "/apex/com.android.art/lib64/libart.so", "/vendor/lib64/libgralloc.so",
+                     "/system/framework/arm64/boot.oat", "/data/dalvik-cache/arm64/system@framework@boot.oat",
+                     "/memfd:jit-cache (deleted)", "[anon:dalvik-jit-code-cache]"] {
             XCTAssertTrue(Symbolicator.isSystemPath(path), path)
         }
         for path in ["/private/var/containers/Bundle/Application/X/App.app/App", "/srv/app/bin/server", "/usr", "/lib",
+                     "/data/app/~~x==/com.example-y==/lib/arm64/libcrashy.so", "/data/local/tmp/tool",
                      "/Library/Application Support/x", FileName.decode([0x2f, 0xff, 0x75, 0x73, 0x72, 0x2f])] {
             XCTAssertFalse(Symbolicator.isSystemPath(path), path)
         }
@@ -63,6 +68,17 @@ final class SymbolicatorTests: XCTestCase {
         for name in ["server", "libgreeter.so", "/lib/libc.so.6", "libcrypto.so.3"] {
             XCTAssertFalse(Symbolicator.isSystemLibraryName(name), name)
         }
+    }
+
+    /// A module's file name, by which a file named with `-d` is matched to a module the log
+    /// gives no build-id for: an Android library inside its APK is the library's.
+    func testModuleFileNames() {
+        XCTAssertEqual(Symbolicator.moduleFileName("/srv/app/bin/server"), "server")
+        XCTAssertEqual(Symbolicator.moduleFileName("race"), "race")
+        XCTAssertEqual(Symbolicator.moduleFileName("/data/app/~~x==/com.example-y==/base.apk!libcrashy.so"), "libcrashy.so")
+        XCTAssertEqual(Symbolicator.moduleFileName("/data/app/com.example-1/base.apk"), "base.apk")
+        XCTAssertEqual(Symbolicator.moduleFileName("/tmp/odd!"), "odd!")
+        XCTAssertEqual(Symbolicator.moduleFileName("/tmp/a!b/prog"), "prog")
     }
 
     func testOnlyImagesWithFramesAreIndexed() throws {
