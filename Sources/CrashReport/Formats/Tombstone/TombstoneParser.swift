@@ -129,7 +129,7 @@ private struct TombstoneBuilder {
     let b: UnsafeBufferPointer<UInt8>
     let reader: TombstoneLineReader
     var lines = LineRanges()
-    var threads: [Thread] = []
+    var threads: [Backtrace] = []
     var images: [BinaryImage] = []
     var header: [(key: String, value: String)] = []
 
@@ -292,7 +292,7 @@ private struct TombstoneBuilder {
         nextHeader = nil
         let crashed = crashedNext && header?.thread != false
         if header?.thread != false { crashedNext = false }
-        threads.append(Thread(kind: .thread(threads.count), name: header?.name, crashed: crashed,
+        threads.append(Backtrace(kind: .thread(threads.count), name: header?.name, crashed: crashed,
                               headerLine: header?.line))
         current = threads.count - 1
     }
