@@ -5,7 +5,7 @@
 /// only print it.
 public struct UnresolvedImage: Sendable, Hashable {
     /// A stable word for the reason, for programs: `no_file`, `no_identifier`, `other_uuid`,
-    /// `other_arch`, `symbol_table_only`, `no_debug_info`, `damaged`, `partly_damaged`, `contradicted`
+    /// `other_arch`, `symbol_table_only`, `no_debug_info`, `damaged`, `partly_damaged`, `contradicted`,
     /// `unusable_server_file` or `other_os_build`.
     public var reason: String
     /// The reason in words, naming what the user can act on (a file and its UUID, say).
