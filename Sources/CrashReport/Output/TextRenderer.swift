@@ -120,7 +120,7 @@ public struct TextRenderer: Sendable {
     private func renderFrame(_ report: CrashReport, _ b: UnsafeBufferPointer<UInt8>, line: Int, restStart: Int,
                              frames: [SourceFrame], marked: Bool, into out: inout [UInt8]) {
         let range = report.lines[line]
-        let contentEnd = Self.contentEnd(b, range)
+        let contentEnd = b.contentEnd(range)
         let prefixEnd = min(range.lowerBound + restStart, contentEnd)
         let form = report.source.frameLines
         if form == .swiftRuntime {
@@ -159,7 +159,7 @@ public struct TextRenderer: Sendable {
                                    lines: Range<Int>, into out: inout [UInt8], flush: OutputFlush?) {
         let report = symbolicated.report
         let last = report.lines[lines.upperBound - 1]
-        let terminator = Array(UnsafeBufferPointer(rebasing: b[Self.contentEnd(b, last)..<last.upperBound]))
+        let terminator = Array(UnsafeBufferPointer(rebasing: b[b.contentEnd(last)..<last.upperBound]))
         let inner = Array(Self.innerTerminator(report, b, line: lines.upperBound - 1))
         for (f, frame) in report.threads[thread].frames.enumerated() {
             let image = frame.image.flatMap { report.images.indices.contains($0) ? report.images[$0] : nil }
@@ -208,7 +208,7 @@ public struct TextRenderer: Sendable {
         -> UnsafeBufferPointer<UInt8> {
         for candidate in [line, line - 1] where candidate >= 0 {
             let range = report.lines[candidate]
-            let end = contentEnd(b, range)
+            let end = b.contentEnd(range)
             if end < range.upperBound { return UnsafeBufferPointer(rebasing: b[end..<range.upperBound]) }
         }
         return newline
@@ -237,15 +237,5 @@ public struct TextRenderer: Sendable {
             out.append(ASCII.closeParen)
         }
         if frame.inlined { out.append(literal: " [inlined]") }
-    }
-
-    /// The end of a line's text: before its "\n" or "\r\n".
-    private static func contentEnd(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
-        var end = range.upperBound
-        if end > range.lowerBound && b[end - 1] == ASCII.newline {
-            end -= 1
-            if end > range.lowerBound && b[end - 1] == ASCII.carriageReturn { end -= 1 }
-        }
-        return end
     }
 }

@@ -66,11 +66,7 @@ public struct CallTreeRenderer: Sendable {
     private func renderLine(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, restStart: Int,
                             node: CallTreeDocument.Node, style: CallTreeDocument.Style,
                             sourceFrames: [SourceFrame], marked: Bool, into out: inout [UInt8]) {
-        var contentEnd = range.upperBound
-        if contentEnd > range.lowerBound && b[contentEnd - 1] == ASCII.newline {
-            contentEnd -= 1
-            if contentEnd > range.lowerBound && b[contentEnd - 1] == ASCII.carriageReturn { contentEnd -= 1 }
-        }
+        let contentEnd = b.contentEnd(range)
         let length = contentEnd - range.lowerBound
         // The parts must lie in the line's text, in order; otherwise the line stays as it is.
         let image = Int(node.image.lowerBound)..<Int(node.image.upperBound)
