@@ -52,20 +52,18 @@ public struct TextRenderer: Sendable {
         }
         flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
-            var copied = 0
+            var splice = ByteSplice(b, flush: flush)
             func write(_ edit: Edit) {
-                guard report.lines[edit.lines.lowerBound].lowerBound >= copied else { return }
-                let range = report.lines[edit.lines.lowerBound]
-                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
-                switch edit.kind {
-                case .frame(let restStart, let frames, let marked):
-                    renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
-                                marked: marked, into: &out)
-                case .addressList(let thread):
-                    renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out, flush: flush)
+                let first = report.lines[edit.lines.lowerBound], last = report.lines[edit.lines.upperBound - 1]
+                splice.replace(first.lowerBound..<last.upperBound, in: &out) { out in
+                    switch edit.kind {
+                    case .frame(let restStart, let frames, let marked):
+                        renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
+                                    marked: marked, into: &out)
+                    case .addressList(let thread):
+                        renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out, flush: flush)
+                    }
                 }
-                copied = report.lines[edit.lines.upperBound - 1].upperBound
-                flush.check(&out)
             }
             if ordered {
                 Self.forEachEdit(symbolicated, marks: marks, write)
@@ -76,7 +74,7 @@ public struct TextRenderer: Sendable {
                 edits.sort { $0.lines.lowerBound < $1.lines.lowerBound }
                 for edit in edits { write(edit) }
             }
-            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
+            splice.finish(in: &out)
         }
     }
 

@@ -48,18 +48,18 @@ public struct CallTreeRenderer: Sendable {
         edits.sort { $0.line < $1.line }
         flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
-            var copied = 0
-            for edit in edits where report.lines[edit.line].lowerBound >= copied {
+            var splice = ByteSplice(b, flush: flush)
+            for edit in edits {
                 let range = report.lines[edit.line]
-                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
-                let frame = report.threads[edit.key.thread].frames[edit.key.frame]
-                renderLine(b, range, restStart: frame.restStart ?? 0, node: tree.nodes[edit.key.thread][edit.key.frame],
-                           style: tree.style, sourceFrames: symbolicated.frames[edit.key] ?? [],
-                           marked: marks?.marks(image: frame.image) ?? false, into: &out)
-                copied = range.upperBound
-                flush.check(&out)
+                splice.replace(range, in: &out) { out in
+                    let frame = report.threads[edit.key.thread].frames[edit.key.frame]
+                    renderLine(b, range, restStart: frame.restStart ?? 0,
+                               node: tree.nodes[edit.key.thread][edit.key.frame], style: tree.style,
+                               sourceFrames: symbolicated.frames[edit.key] ?? [],
+                               marked: marks?.marks(image: frame.image) ?? false, into: &out)
+                }
             }
-            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
+            splice.finish(in: &out)
         }
     }
 
