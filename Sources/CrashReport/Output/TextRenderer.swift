@@ -53,20 +53,18 @@ public struct TextRenderer: Sendable {
         }
         flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
-            var copied = 0
+            var splice = ByteSplice(b, flush: flush)
             func write(_ edit: Edit) {
-                guard report.lines[edit.lines.lowerBound].lowerBound >= copied else { return }
-                let range = report.lines[edit.lines.lowerBound]
-                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
-                switch edit.kind {
-                case .frame(let restStart, let frames, let marked):
-                    renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
-                                marked: marked, into: &out)
-                case .addressList(let thread):
-                    renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out, flush: flush)
+                let first = report.lines[edit.lines.lowerBound], last = report.lines[edit.lines.upperBound - 1]
+                splice.replace(first.lowerBound..<last.upperBound, in: &out) { out in
+                    switch edit.kind {
+                    case .frame(let restStart, let frames, let marked):
+                        renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
+                                    marked: marked, into: &out)
+                    case .addressList(let thread):
+                        renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out, flush: flush)
+                    }
                 }
-                copied = report.lines[edit.lines.upperBound - 1].upperBound
-                flush.check(&out)
             }
             if ordered {
                 Self.forEachEdit(symbolicated, marks: marks, write)
@@ -77,7 +75,7 @@ public struct TextRenderer: Sendable {
                 edits.sort { $0.lines.lowerBound < $1.lines.lowerBound }
                 for edit in edits { write(edit) }
             }
-            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
+            splice.finish(in: &out)
         }
     }
 
@@ -121,7 +119,7 @@ public struct TextRenderer: Sendable {
     private func renderFrame(_ report: CrashReport, _ b: UnsafeBufferPointer<UInt8>, line: Int, restStart: Int,
                              frames: [SourceFrame], marked: Bool, into out: inout [UInt8]) {
         let range = report.lines[line]
-        let contentEnd = Self.contentEnd(b, range)
+        let contentEnd = b.contentEnd(range)
         let prefixEnd = min(range.lowerBound + restStart, contentEnd)
         let form = report.source.frameLines
         if form == .swiftRuntime {
@@ -162,7 +160,7 @@ public struct TextRenderer: Sendable {
                                    lines: Range<Int>, into out: inout [UInt8], flush: OutputFlush?) {
         let report = symbolicated.report
         let last = report.lines[lines.upperBound - 1]
-        let terminator = Array(UnsafeBufferPointer(rebasing: b[Self.contentEnd(b, last)..<last.upperBound]))
+        let terminator = Array(UnsafeBufferPointer(rebasing: b[b.contentEnd(last)..<last.upperBound]))
         let inner = Array(Self.innerTerminator(report, b, line: lines.upperBound - 1))
         for (f, frame) in report.threads[thread].frames.enumerated() {
             let image = frame.image.flatMap { report.images.indices.contains($0) ? report.images[$0] : nil }
@@ -211,7 +209,7 @@ public struct TextRenderer: Sendable {
         -> UnsafeBufferPointer<UInt8> {
         for candidate in [line, line - 1] where candidate >= 0 {
             let range = report.lines[candidate]
-            let end = contentEnd(b, range)
+            let end = b.contentEnd(range)
             if end < range.upperBound { return UnsafeBufferPointer(rebasing: b[end..<range.upperBound]) }
         }
         return newline
@@ -240,15 +238,5 @@ public struct TextRenderer: Sendable {
             out.append(ASCII.closeParen)
         }
         if frame.inlined { out.append(literal: " [inlined]") }
-    }
-
-    /// The end of a line's text: before its "\n" or "\r\n".
-    private static func contentEnd(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
-        var end = range.upperBound
-        if end > range.lowerBound && b[end - 1] == ASCII.newline {
-            end -= 1
-            if end > range.lowerBound && b[end - 1] == ASCII.carriageReturn { end -= 1 }
-        }
-        return end
     }
 }

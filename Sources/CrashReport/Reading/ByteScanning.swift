@@ -107,6 +107,21 @@ extension UnsafeBufferPointer where Element == UInt8 {
         return memchr(base + range.lowerBound, 0, range.count) != nil
     }
 
+    /// Where the line `range` (one of ``lineRanges()``) ends without its line end: before its
+    /// "\n" or "\r\n"; `range.upperBound` for a last line without "\n" (a "\r" there is
+    /// text). The bytes from here to `range.upperBound` are the line's terminator, which a
+    /// renderer gives the lines it writes in its place. A parser that trims trailing blanks
+    /// as well (`trimEnd`) trims any "\r" left before them.
+    @inline(__always)
+    func contentEnd(_ range: Range<Int>) -> Int {
+        var end = range.upperBound
+        if end > range.lowerBound && self[end - 1] == ASCII.newline {
+            end -= 1
+            if end > range.lowerBound && self[end - 1] == ASCII.carriageReturn { end -= 1 }
+        }
+        return end
+    }
+
     /// The length of the UTF-8 byte-order mark the bytes start with: 3, or 0 if there is none.
     var byteOrderMarkLength: Int {
         count >= 3 && self[0] == 0xEF && self[1] == 0xBB && self[2] == 0xBF ? 3 : 0

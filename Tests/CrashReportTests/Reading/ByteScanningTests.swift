@@ -15,6 +15,22 @@ final class ByteScanningTests: XCTestCase {
         XCTAssertEqual(lines("ab\r\n\ncd"), [0..<4, 4..<5, 5..<7], "\r stays in its line")
     }
 
+    /// A line's text ends before its "\n" or "\r\n"; the last line may have neither, and a "\r"
+    /// that ends no "\n" is text.
+    func testContentEndLeavesOutTheLineEnd() {
+        func ends(_ text: String) -> [Int] {
+            Array(text.utf8).withUnsafeBufferPointer { b in b.lineRanges().map { b.contentEnd($0) } }
+        }
+        XCTAssertEqual(ends("ab\ncd"), [2, 5])
+        XCTAssertEqual(ends("ab\r\ncd\r\n"), [2, 6])
+        XCTAssertEqual(ends("\n\r\n"), [0, 1], "an empty line, with either end")
+        XCTAssertEqual(ends("a\rb\r"), [4], "a \r without a \n is text")
+        XCTAssertEqual(ends("a \t\n"), [3], "blanks are text")
+        Array("x\n".utf8).withUnsafeBufferPointer { b in
+            XCTAssertEqual(b.contentEnd(1..<1), 1, "an empty range")
+        }
+    }
+
     /// A `0x` number is read whole or not at all: digits past 64 bits (leading zeros aside) or
     /// none make a token no address can be, never a number cut to fit; the oracle is Swift's
     /// own reading of the digits, over random lengths and digits.

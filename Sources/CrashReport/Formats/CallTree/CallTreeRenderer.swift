@@ -48,29 +48,25 @@ public struct CallTreeRenderer: Sendable {
         edits.sort { $0.line < $1.line }
         flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
-            var copied = 0
-            for edit in edits where report.lines[edit.line].lowerBound >= copied {
+            var splice = ByteSplice(b, flush: flush)
+            for edit in edits {
                 let range = report.lines[edit.line]
-                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
-                let frame = report.threads[edit.key.thread].frames[edit.key.frame]
-                renderLine(b, range, restStart: frame.restStart ?? 0, node: tree.nodes[edit.key.thread][edit.key.frame],
-                           style: tree.style, sourceFrames: symbolicated.frames[edit.key] ?? [],
-                           marked: marks?.marks(image: frame.image) ?? false, into: &out)
-                copied = range.upperBound
-                flush.check(&out)
+                splice.replace(range, in: &out) { out in
+                    let frame = report.threads[edit.key.thread].frames[edit.key.frame]
+                    renderLine(b, range, restStart: frame.restStart ?? 0,
+                               node: tree.nodes[edit.key.thread][edit.key.frame], style: tree.style,
+                               sourceFrames: symbolicated.frames[edit.key] ?? [],
+                               marked: marks?.marks(image: frame.image) ?? false, into: &out)
+                }
             }
-            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
+            splice.finish(in: &out)
         }
     }
 
     private func renderLine(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, restStart: Int,
                             node: CallTreeDocument.Node, style: CallTreeDocument.Style,
                             sourceFrames: [SourceFrame], marked: Bool, into out: inout [UInt8]) {
-        var contentEnd = range.upperBound
-        if contentEnd > range.lowerBound && b[contentEnd - 1] == ASCII.newline {
-            contentEnd -= 1
-            if contentEnd > range.lowerBound && b[contentEnd - 1] == ASCII.carriageReturn { contentEnd -= 1 }
-        }
+        let contentEnd = b.contentEnd(range)
         let length = contentEnd - range.lowerBound
         // The parts must lie in the line's text, in order; otherwise the line stays as it is.
         let image = Int(node.image.lowerBound)..<Int(node.image.upperBound)

@@ -113,7 +113,7 @@ private struct LineParser {
             var start = range.lowerBound
             if lineIndex == 0 { start += b.byteOrderMarkLength }
             let p = b.skipBlanks(from: start, to: range.upperBound)
-            let e = b.trimEnd(p, range.upperBound - (b[range.upperBound - 1] == ASCII.newline ? 1 : 0))
+            let e = b.trimEnd(p, b.contentEnd(range))
             if p == e {
                 inInformation = false
                 inAddressList = false

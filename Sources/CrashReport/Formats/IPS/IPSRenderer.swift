@@ -53,8 +53,10 @@ public enum IPSRenderer {
         flush.reserve(document.bytes.count + edits.count * 256, in: &out)
 
         document.bytes.withUnsafeBufferPointer { b in
-            var copied = 0
-            for (range, edit) in edits where range.lowerBound >= copied && range.upperBound <= b.count {
+            var splice = ByteSplice(b, flush: flush)
+            // A frame's new objects are made only for an edit the splice will make; a frame
+            // whose objects cannot be made is left as it is (its bytes are copied).
+            for (range, edit) in edits where splice.accepts(range) {
                 let bytes: [UInt8]
                 switch edit {
                 case .bytes(let made):
@@ -67,12 +69,9 @@ public enum IPSRenderer {
                     else { continue }
                     bytes = made
                 }
-                flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
-                out.append(contentsOf: bytes)
-                copied = range.upperBound
-                flush.check(&out)
+                splice.replace(range, with: bytes, in: &out)
             }
-            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
+            splice.finish(in: &out)
         }
     }
 

@@ -141,8 +141,9 @@ struct IPSTranslator {
     private let metadata: JSONTree
     private let body: JSONTree
     private var images: [Image] = []
-    private var text: [UInt8] = []
-    private var lineCount = 0
+    /// The text, its fields `Key:` padded to 21 columns and left out when they have no value.
+    private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 21, skipsEmptyValues: true,
+                                                             countsEscapedKey: false))
     private var frames: [FrameLine] = []
     /// The names of the frames' forms, each held once.
     private let names = FrameText()
@@ -154,7 +155,7 @@ struct IPSTranslator {
     static func translate(metadata: JSONTree, body: JSONTree) -> Translation {
         var translator = IPSTranslator(metadata: metadata, body: body)
         translator.run()
-        return Translation(text: translator.text, frames: translator.frames,
+        return Translation(text: translator.writer.text, frames: translator.frames,
                            textBacktraces: translator.textBacktraces, names: translator.names,
                            concreteLines: translator.concreteLines)
     }
@@ -179,9 +180,9 @@ struct IPSTranslator {
         let threads = member("threads")
         let faulting = body.int(member("faultingThread"))
         if let backtrace = member("lastExceptionBacktrace"), body.nodes[backtrace].firstChild >= 0 {
-            line("Last Exception Backtrace:")
+            writer.line("Last Exception Backtrace:")
             writeFrames(of: backtrace)
-            line("")
+            writer.line("")
         }
         writeTextBacktraces()
         var crashed: (number: Int, node: Int)?
@@ -208,48 +209,48 @@ struct IPSTranslator {
             }
         }
         frames.reserveCapacity(count)
-        text.reserveCapacity(count * 100 + body.bytes.count / 8 + 4096)
+        writer.text.reserveCapacity(count * 100 + body.bytes.count / 8 + 4096)
     }
 
     // MARK: Header
 
     private mutating func writeHeader() {
-        field("Incident Identifier", meta("incident_id") ?? body.text(member("incident")))
-        field("CrashReporter Key", body.text(member("crashReporterKey")))
-        field("Hardware Model", body.text(member("modelCode")))
+        writer.field("Incident Identifier", meta("incident_id") ?? body.text(member("incident")))
+        writer.field("CrashReporter Key", body.text(member("crashReporterKey")))
+        writer.field("Hardware Model", body.text(member("modelCode")))
         let name = body.text(member("procName")) ?? meta("name") ?? meta("app_name")
-        field("Process", joined(name, bracketed: body.text(member("pid"))))
-        field("Path", body.text(member("procPath")))
+        writer.field("Process", joined(name, bracketed: body.text(member("pid"))))
+        writer.field("Path", body.text(member("procPath")))
         let bundle = member("bundleInfo")
-        field("Identifier", body.text(body.member("CFBundleIdentifier", of: bundle)) ?? meta("bundleID"))
+        writer.field("Identifier", body.text(body.member("CFBundleIdentifier", of: bundle)) ?? meta("bundleID"))
         let short = body.text(body.member("CFBundleShortVersionString", of: bundle)) ?? meta("app_version")
         let build = body.text(body.member("CFBundleVersion", of: bundle)) ?? meta("build_version")
-        field("Version", joined(short, parenthesized: build))
+        writer.field("Version", joined(short, parenthesized: build))
         if let cpu = body.text(member("cpuType")) {
-            field("Code Type", cpu + (body.bool(member("translated")) == true ? " (Translated)" : " (Native)"))
+            writer.field("Code Type", cpu + (body.bool(member("translated")) == true ? " (Translated)" : " (Native)"))
         }
-        field("Role", body.text(member("procRole")))
-        field("Parent Process", joined(body.text(member("parentProc")), bracketed: body.text(member("parentPid"))))
-        field("Coalition", joined(body.text(member("coalitionName")), bracketed: body.text(member("coalitionID"))))
-        line("")
+        writer.field("Role", body.text(member("procRole")))
+        writer.field("Parent Process", joined(body.text(member("parentProc")), bracketed: body.text(member("parentPid"))))
+        writer.field("Coalition", joined(body.text(member("coalitionName")), bracketed: body.text(member("coalitionID"))))
+        writer.line("")
 
-        field("Date/Time", body.text(member("captureTime")) ?? meta("timestamp"))
-        field("Launch Time", body.text(member("procLaunch")))
+        writer.field("Date/Time", body.text(member("captureTime")) ?? meta("timestamp"))
+        writer.field("Launch Time", body.text(member("procLaunch")))
         let os = member("osVersion")
         let train = body.text(body.member("train", of: os))
-        field("OS Version", train.map { joined($0, parenthesized: body.text(body.member("build", of: os))) ?? $0 }
+        writer.field("OS Version", train.map { joined($0, parenthesized: body.text(body.member("build", of: os))) ?? $0 }
               ?? meta("os_version"))
-        field("Release Type", body.text(body.member("releaseType", of: os)))
-        field("Report Version", "12")
-        line("")
+        writer.field("Release Type", body.text(body.member("releaseType", of: os)))
+        writer.field("Report Version", "12")
+        writer.line("")
 
         let exception = member("exception")
         let type = body.text(body.member("type", of: exception))
         let signal = body.text(body.member("signal", of: exception))
-        field("Exception Type", type.map { joined($0, parenthesized: signal) ?? $0 } ?? signal)
-        field("Exception Subtype", body.text(body.member("subtype", of: exception)))
-        field("Exception Message", body.text(body.member("message", of: exception)))
-        field("Exception Codes", body.text(body.member("codes", of: exception)) ?? rawCodes(exception))
+        writer.field("Exception Type", type.map { joined($0, parenthesized: signal) ?? $0 } ?? signal)
+        writer.field("Exception Subtype", body.text(body.member("subtype", of: exception)))
+        writer.field("Exception Message", body.text(body.member("message", of: exception)))
+        writer.field("Exception Codes", body.text(body.member("codes", of: exception)) ?? rawCodes(exception))
         let termination = member("termination")
         if termination != nil {
             var reason: [String] = []
@@ -261,14 +262,14 @@ struct IPSTranslator {
             if let indicator = body.text(body.member("indicator", of: termination)) {
                 value += (value.isEmpty ? "" : " ") + indicator
             }
-            field("Termination Reason", value.isEmpty ? nil : value)
-            field("Terminating Process", joined(body.text(body.member("byProc", of: termination)),
+            writer.field("Termination Reason", value.isEmpty ? nil : value)
+            writer.field("Terminating Process", joined(body.text(body.member("byProc", of: termination)),
                                                 bracketed: body.text(body.member("byPid", of: termination))))
         }
-        line("")
+        writer.line("")
         if let faulting = body.text(member("faultingThread")) {
-            field("Triggered by Thread", faulting)
-            line("")
+            writer.field("Triggered by Thread", faulting)
+            writer.line("")
         }
         writeApplicationSpecificInformation()
     }
@@ -285,13 +286,13 @@ struct IPSTranslator {
             }
         }
         guard !messages.isEmpty else { return }
-        line("Application Specific Information:")
+        writer.line("Application Specific Information:")
         for message in messages {
             for part in message.split(separator: "\n", omittingEmptySubsequences: true) {
-                line(String(part))
+                writer.line(String(part))
             }
         }
-        line("")
+        writer.line("")
     }
 
     private func rawCodes(_ exception: Int?) -> String? {
@@ -311,15 +312,15 @@ struct IPSTranslator {
         let name = body.text(body.member("name", of: thread))
         let queue = body.text(body.member("queue", of: thread)).map { "Dispatch queue: " + $0 }
         switch (name, queue) {
-        case let (name?, queue?): line("Thread \(number) name:  \(name)  \(queue)")
-        case let (name?, nil): line("Thread \(number) name:  \(name)")
-        case let (nil, queue?): line("Thread \(number) name:  \(queue)")
+        case let (name?, queue?): writer.line("Thread \(number) name:  \(name)  \(queue)")
+        case let (name?, nil): writer.line("Thread \(number) name:  \(name)")
+        case let (nil, queue?): writer.line("Thread \(number) name:  \(queue)")
         case (nil, nil): break
         }
         let crashed = body.bool(body.member("triggered", of: thread)) == true || number == faulting
-        line("Thread \(number)\(crashed ? " Crashed" : ""):")
+        writer.line("Thread \(number)\(crashed ? " Crashed" : ""):")
         if let frames = body.member("frames", of: thread) { writeFrames(of: frames) }
-        line("")
+        writer.line("")
         return crashed
     }
 
@@ -390,14 +391,19 @@ struct IPSTranslator {
         }
         if inlined { rest += " [inlined]" }
 
-        var number = String(index)
-        number += String(repeating: " ", count: max(1, 4 - number.count))
-        var name = OutputEscaping.escaped(image?.displayName ?? "???") + " "
-        if name.utf8.count < 36 { name += String(repeating: " ", count: 36 - name.utf8.count) }
+        let lineIndex = writer.lineCount
+        let lineStart = writer.text.count
+        writer.text.append(decimal: index)
+        writer.pad(from: lineStart, to: 4)
+        let nameStart = writer.text.count
+        writer.appendEscaped(image?.displayName ?? "???")
+        writer.pad(from: nameStart, to: 36)
         let hexAddress = address.map { String($0, radix: 16) } ?? "????????????????"
-        let lineIndex = lineCount
-        line(number + name + "0x" + String(repeating: "0", count: max(0, 16 - hexAddress.count)) + hexAddress
-             + " " + rest)
+        writer.text.append(literal: "0x")
+        writer.text.append(contentsOf: repeatElement(ASCII.zero, count: max(0, 16 - hexAddress.utf8.count)))
+        writer.text.append(utf8: hexAddress)
+        writer.text.append(ASCII.space)
+        writer.line(rest)
         return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, inlined: inlined, names: names)
     }
 
@@ -407,21 +413,24 @@ struct IPSTranslator {
         var number = 1
         for node in body.children(of: strings) {
             guard let decoded = body.stringBytes(node) else { continue }
-            line("Application Specific Backtrace \(number):")
+            writer.line("Application Specific Backtrace \(number):")
             number += 1
-            let first = lineCount
+            let first = writer.lineCount
             // The classic parser's split, so line `k` of the text is line `first + k` of the report.
             for range in decoded.withUnsafeBufferPointer({ $0.lineRanges() }) {
-                var bytes = Array(decoded[range])
-                if bytes.last != ASCII.newline { bytes.append(ASCII.newline) }
-                for k in bytes.indices.dropLast() where Self.isControl(bytes[k]) && bytes[k] != ASCII.carriageReturn {
-                    bytes[k] = 0x3F  // "?": one byte for one, so offsets within the line stay put
+                var bytes = decoded[range]
+                if bytes.last == ASCII.newline { bytes.removeLast() }
+                let start = writer.text.count
+                writer.text += bytes
+                for k in start..<writer.text.count
+                where Self.isControl(writer.text[k]) && writer.text[k] != ASCII.carriageReturn {
+                    writer.text[k] = 0x3F  // "?": one byte for one, so offsets within the line stay put
                 }
-                text += bytes
-                lineCount += 1
+                writer.endLine()
             }
-            textBacktraces.append(IPSDocument.TextBacktrace(range: body.nodes[node].range, text: decoded, lines: first..<lineCount))
-            line("")
+            textBacktraces.append(IPSDocument.TextBacktrace(range: body.nodes[node].range, text: decoded,
+                                                            lines: first..<writer.lineCount))
+            writer.line("")
         }
     }
 
@@ -457,23 +466,24 @@ struct IPSTranslator {
             }
         }
         guard !registers.isEmpty else { return }
-        line("Thread \(number) crashed with \(title):")
-        var row = ""
+        writer.line("Thread \(number) crashed with \(title):")
+        // Four registers a line, each name right-aligned in `width` columns.
         for (k, (name, value)) in registers.enumerated() {
+            let start = writer.text.count
+            writer.text.append(utf8: name)
+            writer.rightAlign(from: start, to: width)
             let digits = String(value, radix: 16)
-            row += String(repeating: " ", count: max(0, width - name.count)) + name + ": 0x"
-                + String(repeating: "0", count: max(0, 16 - digits.count)) + digits
-            if k % 4 == 3 {
-                line(row)
-                row = ""
-            }
+            writer.text.append(literal: ": 0x")
+            writer.text.append(contentsOf: repeatElement(ASCII.zero, count: max(0, 16 - digits.utf8.count)))
+            writer.text.append(utf8: digits)
+            if k % 4 == 3 { writer.endLine() }
         }
-        if !row.isEmpty { line(row) }
+        if registers.count % 4 != 0 { writer.endLine() }
         if let esr = body.member("esr", of: state), let v = value(esr) {
             let description = body.text(body.member("description", of: esr)).map { " " + $0 } ?? ""
-            line("   esr: 0x" + String(v, radix: 16) + description)
+            writer.line("   esr: 0x" + String(v, radix: 16) + description)
         }
-        line("")
+        writer.line("")
     }
 
     // MARK: Images
@@ -497,40 +507,31 @@ struct IPSTranslator {
         let listed = images.enumerated().filter { $0.element.base != nil }
             .sorted { ($0.element.base!, $0.offset) < ($1.element.base!, $1.offset) }
         guard !listed.isEmpty else { return }
-        line("Binary Images:")
+        writer.line("Binary Images:")
         for (_, image) in listed {
             let base = image.base!
             let end = base &+ (image.size ?? 0) &- 1
-            var entry = pad("0x" + String(base, radix: 16)) + " - " + pad("0x" + String(end, radix: 16))
-            entry += " " + image.displayName
+            appendAddressColumn(base)
+            writer.text.append(literal: " - ")
+            appendAddressColumn(end)
+            var entry = " " + image.displayName
             if let arch = image.arch, !arch.isEmpty { entry += " " + arch }
             entry += "  <" + (image.uuid ?? "???") + "> " + (image.path.flatMap { $0.isEmpty ? nil : $0 } ?? "???")
-            line(entry)
+            writer.line(entry)
         }
     }
 
-    private func pad(_ text: String) -> String {
-        String(repeating: " ", count: max(0, 18 - text.count)) + text
+    /// `0xADDRESS` right-aligned in 18 columns, as the images' addresses are written.
+    private mutating func appendAddressColumn(_ address: UInt64) {
+        let start = writer.text.count
+        writer.text.append(hex: address)
+        writer.rightAlign(from: start, to: 18)
     }
 
     // MARK: Text
 
     private static func isControl(_ byte: UInt8) -> Bool {
         (byte < 0x20 && byte != ASCII.tab && byte != ASCII.newline) || byte == 0x7F
-    }
-
-    /// Appends one line of text.
-    private mutating func line(_ content: String) {
-        OutputEscaping.append(content, to: &text)
-        text.append(ASCII.newline)
-        lineCount += 1
-    }
-
-    /// `Key:` padded to 21 columns, then the value; nothing when there is no value.
-    private mutating func field(_ key: String, _ value: String?) {
-        guard let value, !value.isEmpty else { return }
-        let label = key + ":"
-        line(label + String(repeating: " ", count: max(1, 21 - label.count)) + value)
     }
 
     /// `name [number]`, or whichever of the two there is.

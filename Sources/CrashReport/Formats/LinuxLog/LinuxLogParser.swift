@@ -86,7 +86,7 @@ public enum LinuxLogParser {
             var foundFrame = false, apple = false
             b.forEachLine { range in
                 let start = range.lowerBound
-                let line = scanner.content(start, scanner.contentEnd(range))
+                let line = scanner.content(start, b.contentEnd(range))
                 if line.p < line.e, !b.containsNUL(range) {
                     if scanner.isAppleMarker(line.p, line.e) {
                         apple = true
@@ -178,13 +178,9 @@ private struct LineScanner {
         b = buffer
     }
 
-    /// Where the line `range` (from `lineRanges`) ends without its "\n".
-    func contentEnd(_ range: Range<Int>) -> Int {
-        range.upperBound - (b[range.upperBound - 1] == ASCII.newline ? 1 : 0)
-    }
-
-    /// The text of the line `start..<end` (`end` at its "\n" or the end of the input):
-    /// without a leading byte-order mark, surrounding blanks, or "\r".
+    /// The text of the line `start..<end` (`end` its `contentEnd`, or any point between that
+    /// and its "\n": a "\r" there is trimmed too): without a leading byte-order mark,
+    /// surrounding blanks, or "\r".
     func content(_ start: Int, _ end: Int) -> (p: Int, e: Int) {
         var s = start
         if s == 0 { s = min(b.byteOrderMarkLength, end) }
@@ -547,7 +543,7 @@ private struct LogBuilder {
     mutating func run() {
         lines = LineRanges(b)
         for (lineIndex, range) in lines.enumerated() {
-            handle(line: lineIndex, start: range.lowerBound, end: scanner.contentEnd(range))
+            handle(line: lineIndex, start: range.lowerBound, end: b.contentEnd(range))
         }
         endRun()
     }

@@ -40,14 +40,9 @@ public enum MetricKitRenderer {
         edits.sort { ($0.range.lowerBound, $0.range.count) < ($1.range.lowerBound, $1.range.count) }
         flush.reserve(edits.reduce(bytes.count) { $0 + $1.bytes.count }, in: &out)
         bytes.withUnsafeBufferPointer { b in
-            var copied = 0
-            for edit in edits where edit.range.lowerBound >= copied && edit.range.upperBound <= b.count {
-                flush.append(UnsafeBufferPointer(rebasing: b[copied..<edit.range.lowerBound]), to: &out)
-                out.append(contentsOf: edit.bytes)
-                copied = edit.range.upperBound
-                flush.check(&out)
-            }
-            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
+            var splice = ByteSplice(b, flush: flush)
+            for edit in edits { splice.replace(edit.range, with: edit.bytes, in: &out) }
+            splice.finish(in: &out)
         }
     }
 

@@ -52,8 +52,9 @@ struct MetricKitTranslator {
     static let maxIndent = 16
 
     private let tree: JSONTree
-    private var text: [UInt8] = []
-    private var lineCount = 0
+    /// The text, its fields `Key:` padded to 30 columns (by the key as written, escaped).
+    private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 30, skipsEmptyValues: false,
+                                                             countsEscapedKey: true))
     private var header: [(key: String, value: String)] = []
     private var codeType: String?
     private var threads: [Backtrace] = []
@@ -92,7 +93,7 @@ struct MetricKitTranslator {
                 translator.writeDiagnostic(node, kind: kind, label: label, stackTree: stackTree)
             }
         }
-        return Translation(text: translator.text, header: translator.header, codeType: translator.codeType,
+        return Translation(text: translator.writer.text, header: translator.header, codeType: translator.codeType,
                            threads: translator.threads, images: translator.images,
                            frameNodes: translator.frameNodes, sampleCounts: translator.sampleCounts)
     }
@@ -104,16 +105,16 @@ struct MetricKitTranslator {
     // MARK: Payloads and diagnostics
 
     private mutating func writePayload(_ node: Int, label: String) {
-        line("MetricKit Payload" + (label.isEmpty ? "" : ": " + label))
+        writer.line("MetricKit Payload" + (label.isEmpty ? "" : ": " + label))
         for member in tree.children(of: node) where !MetricKitTranslator.isContainer(tree, member) {
             field(member, prefix: "")
         }
-        line("")
+        writer.line("")
     }
 
     private mutating func writeDiagnostic(_ node: Int, kind: String, label: String, stackTree: Int?) {
         let title = MetricKitNames.title(ofKind: kind)
-        line(title + (label.isEmpty ? "" : ": " + label))
+        writer.line(title + (label.isEmpty ? "" : ": " + label))
         let metadata = tree.member("diagnosticMetaData", of: node)
         for member in tree.children(of: node) where member != metadata
             && !tree.keyEquals(member, "callStackTree") && !tree.keyEquals(member, "callStacks") {
@@ -124,11 +125,11 @@ struct MetricKitTranslator {
             noteMetadata(metadata)
         }
         guard let stackTree else {
-            line("")
+            writer.line("")
             return
         }
         if let perThread = tree.member("callStackPerThread", of: stackTree) { field(perThread, prefix: "") }
-        line("")
+        writer.line("")
         imageByKey = [:]
         let firstImage = images.count
         findImages(in: stackTree)
@@ -138,24 +139,26 @@ struct MetricKitTranslator {
             }
         }
         guard images.count > firstImage else { return }
-        line("Binary Images:")
+        writer.line("Binary Images:")
         for i in firstImage..<images.count {
-            images[i].line = lineCount
-            var out: [UInt8] = []
-            let base = images[i].loadAddress
-            let column = baseKnown[i] ? "0x" + String(base, radix: 16) : "???"
-            out.append(contentsOf: repeatElement(ASCII.space, count: max(0, 18 - column.utf8.count)))
-            out.append(utf8: column)
-            out.append(ASCII.space)
-            OutputEscaping.append(images[i].name, to: &out)
-            if let uuid = images[i].uuid {
-                out.append(literal: " <")
-                out.append(utf8: uuid)
-                out.append(ASCII.greater)
+            images[i].line = writer.lineCount
+            let start = writer.text.count
+            if baseKnown[i] {
+                writer.text.append(hex: images[i].loadAddress)
+            } else {
+                writer.text.append(literal: "???")
             }
-            lineBytes(out)
+            writer.rightAlign(from: start, to: 18)
+            writer.text.append(ASCII.space)
+            writer.appendEscaped(images[i].name)
+            if let uuid = images[i].uuid {
+                writer.text.append(literal: " <")
+                writer.text.append(utf8: uuid)
+                writer.text.append(ASCII.greater)
+            }
+            writer.endLine()
         }
-        line("")
+        writer.line("")
     }
 
     /// The report's Code Type and OS Version, from the first diagnostic that says them.
@@ -188,9 +191,9 @@ struct MetricKitTranslator {
 
     private mutating func writeCallStack(_ stack: Int, number: Int, label: String) {
         let attributed = tree.bool(tree.member("threadAttributed", of: stack)) == true
-        line("Call Stack \(number)" + (attributed ? " (thread attributed):" : ":"))
+        writer.line("Call Stack \(number)" + (attributed ? " (thread attributed):" : ":"))
         var thread = Backtrace(kind: .thread(number), name: (label.isEmpty ? "" : label + " ") + "call stack \(number)",
-                            crashed: attributed, headerLine: lineCount - 1)
+                               crashed: attributed, headerLine: writer.lineCount - 1)
         var nodes: [Int32] = []
         var samples: [Int64] = []
         // Frames to write, the next on top: node, depth in the tree, indentation level.
@@ -207,7 +210,7 @@ struct MetricKitTranslator {
         threads.append(thread)
         frameNodes.append(nodes)
         sampleCounts.append(samples)
-        line("")
+        writer.line("")
     }
 
     /// Pushes the frame objects of array `array` so that the first is popped first; more than
@@ -258,52 +261,51 @@ struct MetricKitTranslator {
         if offset == nil && (address == nil || base == nil) { imageIndex = nil }
         let name = fields.name >= 0 ? names[fields.name] : "???"
 
-        let lineStart = text.count
-        text.append(contentsOf: repeatElement(ASCII.space, count: 2 * level))
-        let numberStart = text.count
-        text.append(decimal: depth)
-        pad(from: numberStart, to: 4)
-        let samplesStart = text.count
+        let lineStart = writer.text.count
+        writer.text.append(contentsOf: repeatElement(ASCII.space, count: 2 * level))
+        let numberStart = writer.text.count
+        writer.text.append(decimal: depth)
+        writer.pad(from: numberStart, to: 4)
+        let samplesStart = writer.text.count
         if let samples = fields.samples {
-            text.append(0x5B /* [ */)
-            text.append(decimal: samples)
-            text.append(0x5D /* ] */)
+            writer.text.append(0x5B /* [ */)
+            writer.text.append(decimal: samples)
+            writer.text.append(0x5D /* ] */)
         }
-        pad(from: samplesStart, to: 7)
-        let nameStart = text.count
-        OutputEscaping.append(name, to: &text)
-        pad(from: nameStart, to: 31)
+        writer.pad(from: samplesStart, to: 7)
+        let nameStart = writer.text.count
+        writer.appendEscaped(name)
+        writer.pad(from: nameStart, to: 31)
         if let address {
-            text.append(literal: "0x")
+            writer.text.append(literal: "0x")
             let hex = String(address, radix: 16)
-            text.append(contentsOf: repeatElement(ASCII.zero, count: max(0, 16 - hex.utf8.count)))
-            text.append(utf8: hex)
+            writer.text.append(contentsOf: repeatElement(ASCII.zero, count: max(0, 16 - hex.utf8.count)))
+            writer.text.append(utf8: hex)
         } else {
-            text.append(literal: "???")
-            text.append(contentsOf: repeatElement(ASCII.space, count: 15))
+            writer.text.append(literal: "???")
+            writer.text.append(contentsOf: repeatElement(ASCII.space, count: 15))
         }
-        text.append(ASCII.space)
-        let restStart = text.count - lineStart
+        writer.text.append(ASCII.space)
+        let restStart = writer.text.count - lineStart
         let form: FrameForm
         switch (offset, base) {
         case let (offset?, base?):
             form = .unsymbolicated(loadAddress: base, offset: offset)
-            text.append(hex: base)
-            text.append(literal: " + ")
-            text.append(decimal: offset)
+            writer.text.append(hex: base)
+            writer.text.append(literal: " + ")
+            writer.text.append(decimal: offset)
         case let (offset?, nil):
             form = .imageOffset(offset: offset)
-            OutputEscaping.append(name, to: &text)
-            text.append(literal: " + ")
-            text.append(decimal: offset)
+            writer.appendEscaped(name)
+            writer.text.append(literal: " + ")
+            writer.text.append(decimal: offset)
         case (nil, _):
             form = .unknown
-            text.append(literal: "???")
+            writer.text.append(literal: "???")
         }
-        text.append(ASCII.newline)
-        lineCount += 1
+        writer.endLine()
         var frame = Frame(index: depth, imageName: name, address: address ?? 0, form: form, image: imageIndex,
-                          line: lineCount - 1, restStart: restStart, imageOffset: offset, returnAddress: depth > 0,
+                          line: writer.lineCount - 1, restStart: restStart, imageOffset: offset, returnAddress: depth > 0,
                           text: names)
         frame.addressUnknown = address == nil
         return frame
@@ -373,44 +375,24 @@ struct MetricKitTranslator {
             for inner in tree.children(of: member) { field(inner, prefix: key + ".") }
             return
         }
-        var out: [UInt8] = []
-        OutputEscaping.append(key + ":", to: &out)
-        out.append(contentsOf: repeatElement(ASCII.space, count: max(1, 30 - out.count)))
+        writer.fieldKey(key)
         switch tree.nodes[member].kind {
         case .string:
-            tree.stringBytes(member).map { bytes in bytes.withUnsafeBufferPointer { OutputEscaping.append($0, to: &out) } }
+            if let bytes = tree.stringBytes(member) { writer.appendEscaped(bytes) }
         case .number, .bool, .null, .array, .object:
             tree.bytes.withUnsafeBufferPointer { b in
-                OutputEscaping.append(UnsafeBufferPointer(rebasing: b[tree.nodes[member].range]), to: &out)
+                writer.appendEscaped(UnsafeBufferPointer(rebasing: b[tree.nodes[member].range]))
             }
         }
         if let name = MetricKitNames.valueName(key: key, value: tree.int(member)) {
-            out.append(literal: " (")
-            out.append(utf8: name)
-            out.append(ASCII.closeParen)
+            writer.text.append(literal: " (")
+            writer.text.append(utf8: name)
+            writer.text.append(ASCII.closeParen)
         }
-        lineBytes(out)
+        writer.endLine()
     }
 
     private static func isContainer(_ tree: JSONTree, _ node: Int) -> Bool {
         tree.nodes[node].kind == .object || tree.nodes[node].kind == .array
-    }
-
-    // MARK: Lines
-
-    private mutating func pad(from start: Int, to width: Int) {
-        text.append(contentsOf: repeatElement(ASCII.space, count: max(1, width - (text.count - start))))
-    }
-
-    private mutating func line(_ string: String) {
-        OutputEscaping.append(string, to: &text)
-        text.append(ASCII.newline)
-        lineCount += 1
-    }
-
-    private mutating func lineBytes(_ bytes: [UInt8]) {
-        text.append(contentsOf: bytes)
-        text.append(ASCII.newline)
-        lineCount += 1
     }
 }

@@ -50,8 +50,9 @@ struct StackshotTranslator {
 
     private let metadata: JSONTree
     private let body: JSONTree
-    private var text: [UInt8] = []
-    private var lineCount = 0
+    /// The text, its fields `Key:` padded to 30 columns (by the key's bytes as given).
+    private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 30, skipsEmptyValues: false,
+                                                             countsEscapedKey: false))
     private var header: [(key: String, value: String)] = []
     private var threads: [Backtrace] = []
     private var images: [BinaryImage] = []
@@ -69,7 +70,7 @@ struct StackshotTranslator {
         if translator.skippedFrames > 0 {
             warnings.append("\(translator.skippedFrames) stackshot frame(s) name no listed image or no offset that fits; printed as they are")
         }
-        return Translation(text: translator.text, header: translator.header, threads: translator.threads,
+        return Translation(text: translator.writer.text, header: translator.header, threads: translator.threads,
                            images: translator.images, warnings: warnings)
     }
 
@@ -89,7 +90,7 @@ struct StackshotTranslator {
         if stackshot != body.root {
             for member in body.children(of: body.root) where member != stackshot { field(member, in: body) }
         }
-        line("")
+        writer.line("")
         readImages(body.member("binaryImages", of: stackshot))
         if let processes = body.member("processByPid", of: stackshot), body.nodes[processes].kind == .object {
             for process in body.children(of: processes) where body.nodes[process].kind == .object {
@@ -104,42 +105,44 @@ struct StackshotTranslator {
     private mutating func writeProcess(_ process: Int) {
         let name = body.text(body.member("procname", of: process)) ?? "???"
         let pid = body.text(body.member("pid", of: process)) ?? key(of: process, in: body)
-        line(padded("Process:") + name + " [" + pid + "]")
-        line("")
+        writer.field("Process", name + " [" + pid + "]")
+        writer.line("")
         if let byID = body.member("threadById", of: process), body.nodes[byID].kind == .object {
             for thread in body.children(of: byID) where body.nodes[thread].kind == .object {
                 writeThread(thread)
             }
         }
         if let waits = body.member("waitInfo", of: process), body.nodes[waits].kind == .array {
-            line("Wait Info:")
+            writer.line("Wait Info:")
             for wait in body.children(of: waits) {
-                if let text = body.text(wait) { line("  " + text) }
+                if let text = body.text(wait) { writer.line("  " + text) }
             }
-            line("")
+            writer.line("")
         }
     }
 
     private mutating func writeThread(_ node: Int) {
         let idText = body.text(body.member("id", of: node)) ?? key(of: node, in: body)
         let id = Int(idText) ?? threads.count
-        var title = "Thread \(idText):"
         let name = body.text(body.member("name", of: node))
         let queue = body.text(body.member("dispatch_queue_label", of: node))
         var label = [name, queue.map { "Dispatch queue: " + $0 }].compactMap { $0 }.joined(separator: "  ")
-        if !label.isEmpty { title = padded(title) + label }
-        line(title)
+        if label.isEmpty {
+            writer.line("Thread \(idText):")
+        } else {
+            writer.field("Thread \(idText)", label)
+        }
         if let state = body.member("state", of: node), body.nodes[state].kind == .array {
             label = body.children(of: state).compactMap { body.text($0) }.joined(separator: " ")
-            if !label.isEmpty { line("  State: " + label) }
+            if !label.isEmpty { writer.line("  State: " + label) }
         }
-        var thread = Backtrace(kind: .thread(id), name: name ?? queue, headerLine: lineCount - 1)
+        var thread = Backtrace(kind: .thread(id), name: name ?? queue, headerLine: writer.lineCount - 1)
         var position = 0
         for (key, title) in [("kernelFrames", "  Kernel Frames:"), ("userFrames", "  User Frames:")] {
             guard let frames = body.member(key, of: node), body.nodes[frames].kind == .array,
                   body.nodes[frames].firstChild >= 0
             else { continue }
-            line(title)
+            writer.line(title)
             var first = true
             for frame in body.children(of: frames) {
                 writeFrame(frame, index: position, first: first, into: &thread)
@@ -149,7 +152,7 @@ struct StackshotTranslator {
         }
         thread.frames.shrinkToFit()
         threads.append(thread)
-        line("")
+        writer.line("")
     }
 
     /// Writes the line of one `[imageIndex, offset]` pair, and its frame when it is one.
@@ -163,20 +166,20 @@ struct StackshotTranslator {
                 place = (Int(imageOfEntry[entry]), offset)
             }
         }
-        let lineStart = text.count
-        text.append(decimal: index)
-        pad(from: lineStart, to: 4)
+        let lineStart = writer.text.count
+        writer.text.append(decimal: index)
+        writer.pad(from: lineStart, to: 4)
         guard let (imageIndex, offset) = place else {
             skippedFrames += 1
-            text.append(literal: "???")
-            pad(from: lineStart, to: 41)
-            text.append(literal: "??? ")
-            let restStart = text.count - lineStart
+            writer.text.append(literal: "???")
+            writer.pad(from: lineStart, to: 41)
+            writer.text.append(literal: "??? ")
+            let restStart = writer.text.count - lineStart
             body.bytes.withUnsafeBufferPointer { b in
-                OutputEscaping.append(UnsafeBufferPointer(rebasing: b[body.nodes[node].range]), to: &text)
+                writer.appendEscaped(UnsafeBufferPointer(rebasing: b[body.nodes[node].range]))
             }
-            endLine()
-            var frame = Frame.unreadable(index: index, imageName: nil, line: lineCount - 1, restStart: restStart,
+            writer.endLine()
+            var frame = Frame.unreadable(index: index, imageName: nil, line: writer.lineCount - 1, restStart: restStart,
                                          text: names)
             frame.returnAddress = !first
             thread.frames.append(frame)
@@ -184,24 +187,24 @@ struct StackshotTranslator {
         }
         let image = images[imageIndex]
         let address = image.loadAddress + offset
-        OutputEscaping.append(image.name, to: &text)
-        pad(from: lineStart, to: 41)
-        text.append(literal: "0x")
+        writer.appendEscaped(image.name)
+        writer.pad(from: lineStart, to: 41)
+        writer.text.append(literal: "0x")
         var shift = 60
         while shift >= 0 {
             let digit = UInt8((address >> UInt64(shift)) & 0xF)
-            text.append(digit < 10 ? ASCII.zero + digit : 0x61 + digit - 10)
+            writer.text.append(digit < 10 ? ASCII.zero + digit : 0x61 + digit - 10)
             shift -= 4
         }
-        text.append(ASCII.space)
-        let restStart = text.count - lineStart
-        text.append(hex: image.loadAddress)
-        text.append(literal: " + ")
-        text.append(decimal: offset)
-        endLine()
+        writer.text.append(ASCII.space)
+        let restStart = writer.text.count - lineStart
+        writer.text.append(hex: image.loadAddress)
+        writer.text.append(literal: " + ")
+        writer.text.append(decimal: offset)
+        writer.endLine()
         thread.frames.append(Frame(index: index, imageName: image.name, address: address,
                                    form: .unsymbolicated(loadAddress: image.loadAddress, offset: offset),
-                                   image: imageIndex, line: lineCount - 1, restStart: restStart,
+                                   image: imageIndex, line: writer.lineCount - 1, restStart: restStart,
                                    imageOffset: offset, returnAddress: !first, text: names))
     }
 
@@ -234,23 +237,20 @@ struct StackshotTranslator {
     /// "Binary Images:" and one line per image: `0xLOAD UUID (TYPE)`.
     private mutating func writeImages() {
         guard !images.isEmpty else { return }
-        line("Binary Images:")
+        writer.line("Binary Images:")
         for i in images.indices {
-            images[i].line = lineCount
-            var out: [UInt8] = []
-            var column: [UInt8] = []
-            column.append(hex: images[i].loadAddress)
-            out.append(contentsOf: repeatElement(ASCII.space, count: max(0, 18 - column.count)))
-            out += column
-            out.append(ASCII.space)
-            out.append(utf8: images[i].name)
+            images[i].line = writer.lineCount
+            let start = writer.text.count
+            writer.text.append(hex: images[i].loadAddress)
+            writer.rightAlign(from: start, to: 18)
+            writer.text.append(ASCII.space)
+            writer.text.append(utf8: images[i].name)
             if let type = images[i].arch {
-                out.append(literal: " (")
-                OutputEscaping.append(type, to: &out)
-                out.append(ASCII.closeParen)
+                writer.text.append(literal: " (")
+                writer.appendEscaped(type)
+                writer.text.append(ASCII.closeParen)
             }
-            text += out
-            endLine()
+            writer.endLine()
             // The type letter is printed, not an architecture to match debug files by.
             images[i].arch = nil
         }
@@ -270,47 +270,28 @@ struct StackshotTranslator {
     private mutating func field(_ member: Int, in tree: JSONTree) {
         let kind = tree.nodes[member].kind
         guard kind != .object && kind != .array else { return }
-        let name = self.key(of: member, in: tree) + ":"
-        let key = padded(name)
+        let key = self.key(of: member, in: tree)
         guard kind == .string, let value = tree.stringBytes(member) else {
-            line(key + (tree.text(member) ?? "null"))
+            writer.field(key, tree.text(member) ?? "null")
             return
         }
         let parts = value.split(separator: ASCII.newline, omittingEmptySubsequences: false)
         guard parts.count > 1 else {
-            OutputEscaping.append(key, to: &text)
-            value.withUnsafeBufferPointer { OutputEscaping.append($0, to: &text) }
-            endLine()
+            writer.fieldKey(key)
+            writer.appendEscaped(value)
+            writer.endLine()
             return
         }
-        line(name)
+        writer.line(key + ":")
         for part in parts where !part.isEmpty {
-            text.append(literal: "  ")
-            Array(part).withUnsafeBufferPointer { OutputEscaping.append($0, to: &text) }
-            endLine()
+            writer.text.append(literal: "  ")
+            writer.appendEscaped(Array(part))
+            writer.endLine()
         }
     }
 
     private func key(of node: Int, in tree: JSONTree) -> String {
         guard let range = tree.nodes[node].keyRange, range.count >= 2 else { return "" }
         return String(decoding: tree.bytes[(range.lowerBound + 1)..<(range.upperBound - 1)], as: UTF8.self)
-    }
-
-    private func padded(_ label: String) -> String {
-        label + String(repeating: " ", count: max(1, 30 - label.utf8.count))
-    }
-
-    private mutating func pad(from start: Int, to width: Int) {
-        text.append(contentsOf: repeatElement(ASCII.space, count: max(1, width - (text.count - start))))
-    }
-
-    private mutating func line(_ string: String) {
-        OutputEscaping.append(string, to: &text)
-        endLine()
-    }
-
-    private mutating func endLine() {
-        text.append(ASCII.newline)
-        lineCount += 1
     }
 }

@@ -33,23 +33,22 @@ public enum SwiftBacktraceJSONRenderer {
         let tree = document.tree
         flush.reserve(symbolicated.estimatedTextSize, in: &out)
         report.bytes.withUnsafeBufferPointer { b in
-            var copied = 0
+            // The frame objects come in document order, one after another.
+            var splice = ByteSplice(b, flush: flush)
             for (t, thread) in SwiftBacktraceJSON.threadObjects(tree).enumerated() where t < report.threads.count {
                 for (f, object) in SwiftBacktraceJSON.frameObjects(tree, thread: thread).enumerated() {
                     guard let sourceFrames = symbolicated.frames[FrameKey(thread: t, frame: f)], !sourceFrames.isEmpty,
                           let imageIndex = report.threads[t].frames.indices.contains(f) ? report.threads[t].frames[f].image : nil
                     else { continue }
-                    let range = tree.nodes[object].range
-                    flush.append(UnsafeBufferPointer(rebasing: b[copied..<range.lowerBound]), to: &out)
-                    for (k, sourceFrame) in sourceFrames.enumerated() {
-                        if k > 0 { out.append(literal: ", ") }
-                        appendObject(tree, object, sourceFrame, image: report.images[imageIndex].name, to: &out)
+                    splice.replace(tree.nodes[object].range, in: &out) { out in
+                        for (k, sourceFrame) in sourceFrames.enumerated() {
+                            if k > 0 { out.append(literal: ", ") }
+                            appendObject(tree, object, sourceFrame, image: report.images[imageIndex].name, to: &out)
+                        }
                     }
-                    copied = range.upperBound
-                    flush.check(&out)
                 }
             }
-            flush.append(UnsafeBufferPointer(rebasing: b[copied..<b.count]), to: &out)
+            splice.finish(in: &out)
         }
     }
 

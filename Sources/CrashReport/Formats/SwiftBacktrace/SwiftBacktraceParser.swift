@@ -45,7 +45,7 @@ public enum SwiftBacktraceParser {
         bytes.withUnsafeBufferPointer { b in
             var inThread = false, found = false
             b.forEachLine { range in
-                let e = contentEnd(b, range)
+                let e = b.trimEnd(range.lowerBound, b.contentEnd(range))
                 let p = b.skipBlanks(from: range.lowerBound, to: e)
                 guard p < e else { return true }
                 if b.matches("*** Program crashed: ", at: p, end: e)
@@ -77,7 +77,7 @@ public enum SwiftBacktraceParser {
             var json: [SwiftBacktraceJSON.Log] = []
             var section = Section.other
             for (n, range) in lines.enumerated() {
-                let e = contentEnd(b, range)
+                let e = b.trimEnd(range.lowerBound, b.contentEnd(range))
                 let p = b.skipBlanks(from: range.lowerBound, to: e)
                 guard p < e, !b.containsNUL(range) else { continue }
                 if json.isEmpty, b[p] == UInt8(ascii: "{"), let log = SwiftBacktraceJSON.parse(bytes, line: n, p, e, text: text) {
@@ -125,13 +125,6 @@ public enum SwiftBacktraceParser {
     }
 
     private enum Section { case other, thread, images }
-
-    /// The end of a line's text: before its line end and trailing blanks.
-    static func contentEnd(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
-        var end = range.upperBound
-        if end > range.lowerBound, b[end - 1] == ASCII.newline { end -= 1 }
-        return b.trimEnd(range.lowerBound, end)
-    }
 
     /// `Thread N:`, `Thread N crashed:`, `Thread N "NAME":`, `Thread N "NAME" crashed:`.
     static func threadHeader(_ b: UnsafeBufferPointer<UInt8>, _ p: Int, _ e: Int)

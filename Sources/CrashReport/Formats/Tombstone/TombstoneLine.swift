@@ -123,12 +123,7 @@ struct TombstoneLineReader {
     /// Where the text of the line `range` ends: before its "\n" and one "\r", as the
     /// renderers count it.
     func contentEnd(_ range: Range<Int>) -> Int {
-        var end = range.upperBound
-        if end > range.lowerBound && b[end - 1] == ASCII.newline {
-            end -= 1
-            if end > range.lowerBound && b[end - 1] == ASCII.carriageReturn { end -= 1 }
-        }
-        return end
+        b.contentEnd(range)
     }
 
     /// The line `range`; nil for a line of logcat that another program wrote (a tag other
