@@ -133,9 +133,9 @@ public final class ReportRunner {
     /// then never held whole (``OutputFlush``).
     static let renderedWhenWritten = 4 << 20
 
-    /// Symbolicates the reports at `inputs` (files, directories of `*.crash` / `*.ips`
-    /// files, or `-` for standard input) and writes them to `output` or to files; the worst
-    /// status of its reports is the run's.
+    /// Symbolicates the reports at `inputs` (files, directories of reports as
+    /// ``isReportFileName(_:)`` finds them, or `-` for standard input) and writes them to
+    /// `output` or to files; the worst status of its reports is the run's.
     public func run(inputs: [String], output: OutputWriter) -> ExitStatus {
         var status = ExitStatus.success
         var jobs = expand(inputs, status: &status)
@@ -463,15 +463,26 @@ public final class ReportRunner {
 
     // MARK: Inputs
 
-    /// Files as named, and the `*.crash` / `*.ips` files under each directory (relative paths
-    /// kept for `-o`).
+    /// Whether a file found under a directory is read as a report: `*.crash`, `*.ips`, or an
+    /// Android tombstone as the device names it (`tombstone_00` to `tombstone_31`: no
+    /// extension; Android 12's `tombstone_NN.pb` twins are protobuf, which is not read).
+    static func isReportFileName(_ path: String) -> Bool {
+        if path.hasSuffix(".crash") || path.hasSuffix(".ips") { return true }
+        let name = Path.lastComponent(path).utf8
+        let prefix = "tombstone_".utf8
+        guard name.count > prefix.count, name.starts(with: prefix) else { return false }
+        return name.dropFirst(prefix.count).allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// Files as named, and the reports under each directory (``isReportFileName(_:)``;
+    /// relative paths kept for `-o`).
     func expand(_ inputs: [String], status: inout ExitStatus) -> [Job] {
         var jobs: [Job] = []
         for input in inputs {
             if input != "-", System.isDirectory(input) {
                 let root = input.hasSuffix("/") ? String(input.dropLast()) : input
-                let reports = DebugFileLocator.regularFiles(under: root).filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }
-                if reports.isEmpty { diagnostics.warn("\(input): no *.crash or *.ips reports in this directory") }
+                let reports = DebugFileLocator.regularFiles(under: root).filter(ReportRunner.isReportFileName)
+                if reports.isEmpty { diagnostics.warn("\(input): no *.crash, *.ips or tombstone_NN reports in this directory") }
                 for path in reports {
                     let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : Path.lastComponent(path)
                     jobs.append(Job(path: path, relativePath: relative, named: false))

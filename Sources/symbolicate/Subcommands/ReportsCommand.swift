@@ -18,7 +18,7 @@ struct ReportsCommand: ParsableCommand {
         discussion: Symbolicate.overview + """
 
 
-        Reports are read from the files named, from every *.crash and *.ips file of a \
+        Reports are read from the files named, from every *.crash, *.ips and tombstone_NN file of a \
         directory, from the paths listed in --reports-from, or from standard input when none \
         is named (or with -). A report whose file is named like a subcommand (atos) is named \
         after 'reports', or as ./atos.

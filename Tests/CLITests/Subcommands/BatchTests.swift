@@ -121,6 +121,43 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(Set(files), Set(batch.reports.map(\.relative)), "exactly one file per report, same tree")
     }
 
+    /// A folder's reports are its `*.crash` and `*.ips` files and its Android tombstones as the
+    /// device names them (`tombstone_NN`); a protobuf tombstone, a tombstone with a suffix and
+    /// other files are passed over.
+    func testAFolderHoldsCrashIPSAndTombstoneFiles() throws {
+        let root = try makeTemporaryDirectory("batch-names")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let crash = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.path("reports/App-arm64.crash")))
+        let ips = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.path("ips/App-arm64.ips")))
+        let tombstone = Data("""
+            *** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***
+            ABI: 'arm64'
+            pid: 4242, tid: 4242, name: example  >>> com.example <<<
+            signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0
+
+            backtrace:
+                  #00 pc 0000000000001234  /data/app/lib/arm64/libexample.so
+
+            """.utf8)
+        let files: [(String, Data, Bool)] = [
+            ("a.crash", crash, true), ("b/c.ips", ips, true), ("tombstones/tombstone_00", tombstone, true),
+            ("tombstones/tombstone_31", tombstone, true), ("tombstones/tombstone_00.pb", tombstone, false),
+            ("tombstone_", tombstone, false), ("tombstone_1x", tombstone, false), ("notes.txt", crash, false),
+        ]
+        for (name, data, _) in files {
+            let url = root.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+        let out = root.deletingLastPathComponent().appendingPathComponent(root.lastPathComponent + "-out")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let result = try CLI.run(["-q", "-o", out.path, root.path])
+        XCTAssertEqual(result.status, .success, result.stderrText)
+        for (name, _, read) in files {
+            XCTAssertEqual(FileManager.default.fileExists(atPath: out.appendingPathComponent(name).path), read, name)
+        }
+    }
+
     func testInPlaceReplacesEachReport() throws {
         let batch = try Self.makeBatch(1000, label: "batch-in-place")
         defer { try? FileManager.default.removeItem(at: batch.root) }
