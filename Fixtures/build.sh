@@ -48,7 +48,7 @@ stamp() {
     {
         cd "$HERE"
         find src -type f | LC_ALL=C sort | xargs sha256sum
-        sha256sum build.sh make_reports.py make_metrickit.py make_group_reports.py
+        sha256sum build.sh make_reports.py make_metrickit.py make_kscrash.py make_group_reports.py
         for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$DSYMUTIL19" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP" "$RUSTC" "$SWIFTC"; do
             { "$tool" --version 2>/dev/null || true; } | head -n 1 || true
         done
@@ -76,6 +76,8 @@ OUTPUTS=(
     metrickit/App-arm64.json metrickit/App-x86_64.json metrickit/App-universal-arm64.json
     metrickit/App-arm64-dwarf5.json metrickit/App-arm64-diagnostics.json
     metrickit/App-arm64-crash-diagnostic.json metrickit/App-arm64-payloads.json
+    kscrash/App-arm64.json kscrash/App-x86_64.json kscrash/App-universal-arm64.json
+    kscrash/App-arm64-dwarf5.json kscrash/App-arm64-exception.json kscrash/App-arm64-reports.json
     group/groups.tsv group/null-deref-v2.crash group/null-deref-v2.ips
     android/arm64-v8a/libcrashy.so android/armeabi-v7a/libcrashy.so android/x86_64/libcrashy.so
     android/riscv64/libcrashy.so
@@ -93,7 +95,7 @@ if [[ $FORCE == 0 ]] && up_to_date; then
     exit 0
 fi
 
-rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/group" "$OUT/android" "$OUT/manifest.txt" "$OUT/.stamp"
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/kscrash" "$OUT/group" "$OUT/android" "$OUT/manifest.txt" "$OUT/.stamp"
 mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports"
 
 # Deterministic output: no timestamps in the dSYMs or archives.

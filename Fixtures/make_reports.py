@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 
+from make_kscrash import write_kscrash_twins
 from make_metrickit import write_metrickit_twins
 
 OBJDUMP = os.environ.get("LLVM_OBJDUMP", "llvm-objdump")
@@ -1228,6 +1229,7 @@ def main():
         report.write(reports)
     write_ips_twins(ctx.build, twins)
     write_metrickit_twins(ctx.build, twins, header_fields)
+    write_kscrash_twins(ctx.build, twins, header_fields)
     write_manifest(ctx.build, args.readelf)
 
 

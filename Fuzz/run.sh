@@ -56,7 +56,7 @@ copy_seeds() {  # kind, files...
     done
 }
 if [ -d Fixtures/build ]; then
-    copy_seeds reports Fixtures/build/reports/*.crash Fixtures/build/ips/* Fixtures/build/metrickit/*
+    copy_seeds reports Fixtures/build/reports/*.crash Fixtures/build/ips/* Fixtures/build/metrickit/* Fixtures/build/kscrash/*
     copy_seeds objects $(find Fixtures/build/macho Fixtures/build/elf Fixtures/build/debuglink Fixtures/build/obj -type f)
     # The generated dyld shared caches' main files (the single-file one holds every part).
     copy_seeds caches $(find Fixtures/build/dyld -maxdepth 2 -type f -name 'dyld_shared_cache_*' ! -name '*.*')

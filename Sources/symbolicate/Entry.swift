@@ -42,7 +42,8 @@ struct Symbolicate: ParsableCommand {
 
     /// What the tool does, for the root's and the report command's help.
     static let overview = """
-        Reads Apple crash reports (.crash text, .ips JSON, MetricKit payloads, stackshots, \
+        Reads Apple crash reports (.crash text, .ips JSON, MetricKit payloads, KSCrash and \
+        SentryCrash JSON, stackshots, \
         spindump and sample reports), Linux crash logs (glibc backtrace_symbols, sanitizer \
         frames, Swift runtime backtraces) and Android tombstones (text, also as logcat shows them), \
         finds each frame's binary image, matches images \

@@ -62,7 +62,7 @@ enum Corpus {
 
 /// A report source's case without its document, to compare in assertions.
 enum SourceKind: Equatable {
-    case classic, ips, linuxLog, tombstone, swiftBacktrace, metricKit, callTree, noBacktraces
+    case classic, ips, linuxLog, tombstone, swiftBacktrace, metricKit, kscrash, callTree, noBacktraces
 }
 
 extension ReportSource {
@@ -75,6 +75,7 @@ extension ReportSource {
         case .tombstone: return .tombstone
         case .swiftBacktrace: return .swiftBacktrace
         case .metricKit: return .metricKit
+        case .kscrash: return .kscrash
         case .callTree: return .callTree
         case .noBacktraces: return .noBacktraces
         }

@@ -24,6 +24,10 @@ public enum ReportSource: Sendable {
     /// payloads) in the JSON its `jsonRepresentation()` writes: the original document and the
     /// frame object of each frame; `bytes` holds its translation (`MetricKitTranslator`).
     case metricKit(MetricKitDocument)
+    /// A KSCrash (or SentryCrash) JSON report, or an array of them; `bytes` holds its
+    /// translation (`KSCrashTranslator`). The document is not written back: its output is that
+    /// of a classic report (text, JSON, frame lines).
+    case kscrash
     /// Sampled call trees (spindump, hang and microstackshot reports, macOS `sample` output):
     /// each frame's sample count and the parts of its line.
     case callTree(CallTreeDocument)
@@ -35,7 +39,7 @@ public enum ReportSource: Sendable {
     public var frameNaming: FrameNaming {
         switch self {
         case .swiftBacktrace: return .swiftRuntime
-        case .classic, .ips, .linuxLog, .tombstone, .metricKit, .callTree, .noBacktraces: return .standard
+        case .classic, .ips, .linuxLog, .tombstone, .metricKit, .kscrash, .callTree, .noBacktraces: return .standard
         }
     }
 
@@ -45,7 +49,7 @@ public enum ReportSource: Sendable {
         case .linuxLog: return .linux
         case .tombstone: return .tombstone
         case .swiftBacktrace: return .swiftRuntime
-        case .classic, .ips, .metricKit, .callTree, .noBacktraces: return .apple
+        case .classic, .ips, .metricKit, .kscrash, .callTree, .noBacktraces: return .apple
         }
     }
 }

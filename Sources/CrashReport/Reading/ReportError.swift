@@ -10,6 +10,9 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     case invalidIPS(String, reason: String)
     /// The file holds a MetricKit payload that cannot be read: the path, and what is wrong.
     case invalidMetricKit(String, reason: String)
+    /// The file names a KSCrash report's images and crash but is not one JSON value: the path,
+    /// and what is wrong (a report cut short, most often).
+    case invalidKSCrash(String, reason: String)
 
     /// Why the file is not a report, without the path the message starts with.
     public var reason: String {
@@ -18,13 +21,15 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
         case .empty: return "not a crash report (the file is empty)"
         case .invalidIPS(_, let reason): return "not a valid .ips report: \(reason)"
         case .invalidMetricKit(_, let reason): return "not a valid MetricKit payload: \(reason)"
+        case .invalidKSCrash(_, let reason): return "not a valid KSCrash report: \(reason)"
         }
     }
 
     /// A one-line message naming the file.
     public var description: String {
         switch self {
-        case .notAReport(let path), .empty(let path), .invalidIPS(let path, _), .invalidMetricKit(let path, _):
+        case .notAReport(let path), .empty(let path), .invalidIPS(let path, _), .invalidMetricKit(let path, _),
+             .invalidKSCrash(let path, _):
             return "\(path): \(reason)"
         }
     }

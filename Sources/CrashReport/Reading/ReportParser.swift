@@ -12,6 +12,8 @@ public enum ReportParser {
     ///   (`NoBacktraceReport`).
     /// - A JSON object or array holding MetricKit diagnostics is a MetricKit payload
     ///   (`MetricKitParser`).
+    /// - A JSON object or array holding KSCrash (or SentryCrash) reports, each with `crash` and
+    ///   `binary_images` (`KSCrashParser`).
     /// - An Android tombstone, also behind logcat's prefixes (`TombstoneParser`): before the
     ///   text formats below, whose lines its logcat section may hold.
     /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
@@ -56,6 +58,9 @@ public enum ReportParser {
             return report
         }
         if MetricKitParser.looksLikeMetricKit(bytes), let report = try MetricKitParser.parse(bytes, path: path) {
+            return report
+        }
+        if KSCrashParser.looksLikeKSCrash(bytes), let report = try KSCrashParser.parse(bytes, path: path) {
             return report
         }
         if TombstoneParser.looksLikeTombstone(bytes) {

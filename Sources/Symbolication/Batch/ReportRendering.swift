@@ -33,13 +33,16 @@ enum ReportRendering {
     ///     source \ format     text                     ips         metrickit   json  frames
     ///     .ips                text; a file: .ips       .ips        text        JSON  frames
     ///     MetricKit           text; a file: MetricKit  text        MetricKit   JSON  frames
+    ///     KSCrash JSON        text                     text        text        JSON  frames
     ///     call tree           call tree                call tree   call tree   JSON  frames
     ///     Swift runtime JSON  Swift JSON               Swift JSON  Swift JSON  JSON  frames
     ///     any other           text                     text        text        JSON  frames
     ///
     /// The write-back formats write a report of another source as text; a file of its own keeps
     /// an `.ips` report `.ips` and a MetricKit payload MetricKit JSON in the text format, so that
-    /// a folder written with `-o` or `--in-place` holds files of the kinds it was given.
+    /// a folder written with `-o` or `--in-place` holds files of the kinds it was given. A
+    /// KSCrash report is not written back: its output is its translation's, as a classic
+    /// report's is.
     init(source: ReportSource, format: OutputFormat, toFile: Bool) {
         switch (format, source) {
         case (.json, _):

@@ -15,6 +15,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testCallTreeReportRegressions() throws { try replay("call_tree_report", ReportFuzzChecks.callTreeReport) }
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
     func testMetricKitPayloadRegressions() throws { try replay("metrickit_payload", ReportFuzzChecks.metricKitPayload) }
+    func testKSCrashReportRegressions() throws { try replay("kscrash_report", ReportFuzzChecks.kscrashReport) }
 
     /// Runs every input of `target` through `check`; a target without inputs yet has nothing to replay.
     private func replay(_ target: String, _ check: ([UInt8]) -> [String]) throws {

@@ -37,6 +37,36 @@ enum ReportFuzzChecks {
         return check(report, input: bytes)
     }
 
+    /// The KSCrash parser and its translator: the text output is the translation, every frame
+    /// lies on a frame line of it and holds the address its line writes, or none.
+    static func kscrashReport(_ bytes: [UInt8]) -> [String] {
+        guard KSCrashParser.looksLikeKSCrash(bytes), let report = try? KSCrashParser.parse(bytes, path: "fuzz.json")
+        else { return [] }
+        var broken = check(report, input: bytes)
+        for thread in report.threads {
+            for frame in thread.frames {
+                guard report.lines.indices.contains(frame.line), let rest = frame.restStart else {
+                    broken.append("a frame is on no line of the translation")
+                    continue
+                }
+                let line = report.bytes[report.lines[frame.line]]
+                guard rest <= line.count, rest >= 19 else {
+                    broken.append("a frame's text starts outside its line")
+                    continue
+                }
+                let address = String(decoding: line.dropFirst(rest - 19).prefix(18), as: UTF8.self)
+                let written = address.hasPrefix("0x") ? UInt64(address.dropFirst(2), radix: 16) : nil
+                if frame.addressUnknown ? written != nil : written != frame.address {
+                    broken.append("a frame's address is not the one its line writes: \(address)")
+                }
+                if let image = frame.image, !report.images[image].contains(frame.address) {
+                    broken.append("a frame is placed in an image that does not hold its address")
+                }
+            }
+        }
+        return broken
+    }
+
     /// The Linux log parser and its text rendering.
     static func linuxLog(_ bytes: [UInt8]) -> [String] {
         guard let report = try? LinuxLogParser.parse(bytes, path: "fuzz.log") else { return [] }
@@ -193,6 +223,8 @@ enum ReportFuzzChecks {
                 broken.append("the MetricKit output with nothing resolved is not the input: \(difference(document.bytes, json))")
             }
             if report.warnings.isEmpty && document.bytes != input { broken.append("the MetricKit document is not the input") }
+            if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
+        } else if case .kscrash = report.source {
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
         } else if text != input {
             broken.append("the text output with nothing resolved is not the input: \(difference(input, text))")

@@ -22,6 +22,11 @@ final class ReportRenderingTests: XCTestCase {
 
             """#),
         ("metricKit", #"{"callStacks":[{"callStackRootFrames":[{"binaryUUID":"6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E","offsetIntoBinaryTextSegment":50656,"binaryName":"App","address":4372809184}]}]}"#),
+        ("kscrash", #"""
+            {"report":{"version":"3.3.0"},"binary_images":[{"image_addr":4372758528,"image_size":65536,"name":"/App","uuid":"6B0A6A3F-1BDE-3C4A-9E2D-5F0A1B2C3D4E","cpu_type":16777228,"cpu_subtype":0}],
+             "crash":{"threads":[{"index":0,"crashed":true,"backtrace":{"contents":[{"instruction_addr":4372809184}]}}]}}
+
+            """#),
         ("callTree", """
             Heaviest stack for the main thread of the target process:
               49  ??? (App + 16900) [0x104a34204] 1-49
@@ -76,6 +81,7 @@ final class ReportRenderingTests: XCTestCase {
             "classic": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
             "ips": [.text: "text / ips", .ips: "ips / ips", .metricKit: "text / text"],
             "metricKit": [.text: "text / MetricKit", .ips: "text / text", .metricKit: "MetricKit / MetricKit"],
+            "kscrash": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
             "callTree": [.text: "call tree / call tree", .ips: "call tree / call tree",
                          .metricKit: "call tree / call tree"],
             "swiftBacktrace JSON": [.text: "Swift JSON / Swift JSON", .ips: "Swift JSON / Swift JSON",
@@ -105,6 +111,7 @@ final class ReportRenderingTests: XCTestCase {
         case .tombstone: return "tombstone"
         case .swiftBacktrace: return "swiftBacktrace"
         case .metricKit: return "metricKit"
+        case .kscrash: return "kscrash"
         case .callTree: return "callTree"
         case .noBacktraces: return "noBacktraces"
         }
