@@ -264,6 +264,12 @@ public final class ReportRunner {
             let written = write(symbolicated, to: target(of: job), replacing: nil, below: folder)
             return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
         case .inPlace:
+            // A KSCrash document has no write-back: its file would become its text translation.
+            if case .kscrash = symbolicated.report.source {
+                diagnostics.warn("\(job.path): a KSCrash report is not written back in place (its JSON would become text); "
+                                 + "the file is left as it is: use -o DIR for its symbolicated text")
+                return Outcome(pieces: nil, status: .reportFailed, tally: tally)
+            }
             let written = write(symbolicated, to: job.path, replacing: job.path, below: nil)
             return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
         }
