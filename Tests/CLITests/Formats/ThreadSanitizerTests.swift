@@ -7,8 +7,8 @@ import XCTest
 /// `symbolize=0` (the input) and once symbolized by the sanitizer itself (the oracle): every
 /// frame of the program must resolve to the sanitizer's functions and `FILE:LINE`, inlined
 /// frames included, its module group kept. The program makes its race certain and the same
-/// on every run (both writes happen, in one order, with neither thread finished), so the two
-/// runs print the same frames.
+/// on every run (both writes happen, in one order, with neither thread finished); the frames
+/// both runs print are compared, and every frame of the program must resolve.
 final class ThreadSanitizerTests: XCTestCase {
     func testThreadSanitizerReportsAgreeWithTheSanitizer() throws {
         let dir = try makeTemporaryDirectory("tsan")
@@ -28,13 +28,16 @@ final class ThreadSanitizerTests: XCTestCase {
         let expected = Self.framesByModuleOffset(symbolized, module: "race")
         let got = Self.framesByModuleOffset(result.stdoutText, module: "race")
         XCTAssertFalse(expected.isEmpty, "the symbolized report has frames in the program:\n\(symbolized)")
-        XCTAssertTrue(expected.values.contains { $0.count > 1 }, "some frame has inlined frames:\n\(symbolized)")
-        // The program orders its two writes the same way on every run (race.c): both runs
-        // report the same accesses, so every frame of the program the sanitizer names is compared.
+        // The two runs are two processes: the program orders its writes the same way on every
+        // run (race.c), but which stacks the sanitizer prints beside the two accesses (a
+        // thread's creation, say) is its own business. Only what both runs print is compared:
+        // the frames of the accesses at least, one of them with inlined frames.
         let rawOffsets = Set(Self.moduleOffsets(raw, module: "race"))
-        XCTAssertEqual(rawOffsets, Set(expected.keys), "the two runs print the same frames of the program:\n\(raw)\n\(symbolized)")
-        for (offset, chain) in expected.sorted(by: { $0.key < $1.key }) {
-            XCTAssertEqual(got[offset], chain, "race+\(offset)\n" + result.summary(arguments))
+        let common = rawOffsets.intersection(expected.keys)
+        XCTAssertGreaterThanOrEqual(common.count, 3, "the two runs share the frames of the race:\n\(raw)\n\(symbolized)")
+        XCTAssertTrue(common.contains { expected[$0]!.count > 1 }, "some shared frame has inlined frames:\n\(symbolized)")
+        for offset in common.sorted() {
+            XCTAssertEqual(got[offset], expected[offset], "race+\(offset)\n" + result.summary(arguments))
         }
         let unresolved = result.stdoutText.split(separator: "\n").filter { $0.contains("<null> <null> (race+") }
         XCTAssertEqual(unresolved, [], result.summary(arguments))
