@@ -2,9 +2,11 @@
 """A large dyld shared cache for `make bench`, in the iOS 16 layout: a main file whose __TEXT
 holds thousands of images (sparse: only their headers are written), a `.01` sub-cache holding
 the shared __LINKEDIT (each image's exported symbols, function starts), and a `.symbols` file
-holding their local symbols — the counts of a real iOS cache, scaled by --images.
+holding their local symbols — the sizes of a real iOS cache (about 1.2 GB of __TEXT, 80 MB of
+local nlist entries, a string pool of 250 MB: Swift's mangled names are long), scaled by
+--images.
 
-    make_dyld_cache.py --out DIR [--images 2500] [--symbols 1200]
+    make_dyld_cache.py --out DIR [--images 2500] [--symbols 2000]
 
 Also writes DIR/report.crash: 2,000 frames spread over 200 of the images, raw.
 """
@@ -34,7 +36,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--images", type=int, default=2500)
-    parser.add_argument("--symbols", type=int, default=1200, help="average function symbols per image")
+    parser.add_argument("--symbols", type=int, default=2000, help="average function symbols per image")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rng = random.Random(21)
@@ -46,7 +48,7 @@ def main():
     images, address = [], text_start
     for i in range(n):
         count = max(16, int(rng.expovariate(1 / args.symbols)))
-        size = (count * 160 + 0x1000 + PAGE - 1) // PAGE * PAGE
+        size = (count * 240 + 0x1000 + PAGE - 1) // PAGE * PAGE
         images.append((address, size, count, hashlib.md5(f"bench{i}".encode()).digest()))
         address += size
     text_end = address
@@ -63,7 +65,8 @@ def main():
         nlists = bytearray()
         first_local = len(locals_nlists) // 16
         for k, start in enumerate(starts):
-            name = f"_$s5Bench{i}C{k}method_{rng.getrandbits(40):x}yyF".encode()
+            name = (f"_$s5Bench{i}C{k}method_{rng.getrandbits(40):x}"
+                    f"10Foundation4DataVSgtF{k % 97}yyF").encode()
             if k in exported:
                 nlists += struct.pack("<IBBHQ", len(strings), 0x0F, 1, 0, start)
                 strings += name + b"\0"
