@@ -294,6 +294,19 @@ enum JSONScanner {
         return (JSONTree(bytes: bytes, nodes: nodes), next)
     }
 
+    /// Parses `bytes` from `start` as one whole JSON document: one value, and nothing after it
+    /// but whitespace.
+    /// - Throws: `JSONError` if they are not.
+    static func parseDocument(_ bytes: [UInt8], from start: Int = 0) throws -> JSONTree {
+        let (tree, end) = try parse(bytes, from: start)
+        var rest = end
+        while rest < bytes.count && isSpace(bytes[rest]) { rest += 1 }
+        guard rest == bytes.count else {
+            throw JSONError(offset: rest, message: "text after the JSON value", atEnd: false)
+        }
+        return tree
+    }
+
     /// The input size a tree can describe: its nodes hold 32-bit offsets and indices.
     static let largest = UInt32.max
 

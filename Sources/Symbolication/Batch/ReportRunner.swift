@@ -538,7 +538,7 @@ public final class ReportRunner {
             }
             for (i, count) in unresolved.enumerated() where count > 0 {
                 // System images in none of the caches given were said once per OS build already.
-                guard let why = symbolicated.unresolvedImages[i], why.reason != MissReason.otherOSBuild("").code else { continue }
+                guard let why = symbolicated.unresolvedImages[i], why.reason != MissReason.otherOSBuildCode else { continue }
                 let image = report.images[i]
                 let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
                 let identifier = image.identity?.spelled ?? "no UUID"

@@ -51,6 +51,9 @@ public enum MissReason: Hashable, Sendable {
     /// another OS build (`words`: each cache's build, the report's, and the cache it needs).
     case otherOSBuild(String)
 
+    /// ``otherOSBuild(_:)``'s word, which the batch summary passes over (said once per build).
+    static let otherOSBuildCode = "other_os_build"
+
     /// The word for programs (JSON's `reason`).
     public var code: String {
         switch self {
@@ -64,7 +67,7 @@ public enum MissReason: Hashable, Sendable {
         case .partlyRead: return "partly_damaged"
         case .contradicted: return "contradicted"
         case .unusableServerFile: return "unusable_server_file"
-        case .otherOSBuild: return "other_os_build"
+        case .otherOSBuild: return MissReason.otherOSBuildCode
         }
     }
 

@@ -45,13 +45,7 @@ public enum MetricKitParser {
         let start = bytes.withUnsafeBufferPointer { $0.byteOrderMarkLength }
         let tree: JSONTree
         do {
-            let (parsed, end) = try JSONScanner.parse(bytes, from: start)
-            var rest = end
-            while rest < bytes.count && JSONScanner.isSpace(bytes[rest]) { rest += 1 }
-            guard rest == bytes.count else {
-                throw JSONError(offset: rest, message: "text after the JSON value", atEnd: false)
-            }
-            tree = parsed
+            tree = try JSONScanner.parseDocument(bytes, from: start)
         } catch let error as JSONError {
             let namesTree = bytes.withUnsafeBufferPointer {
                 $0.contains(literal: "\"callStackTree\"", from: start) || $0.contains(literal: "\"callStackRootFrames\"", from: start)

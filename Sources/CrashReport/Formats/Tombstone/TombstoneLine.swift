@@ -120,17 +120,11 @@ struct TombstoneLineReader {
         b = buffer
     }
 
-    /// Where the text of the line `range` ends: before its "\n" and one "\r", as the
-    /// renderers count it.
-    func contentEnd(_ range: Range<Int>) -> Int {
-        b.contentEnd(range)
-    }
-
     /// The line `range`; nil for a line of logcat that another program wrote (a tag other
     /// than `DEBUG`).
     func read(_ range: Range<Int>) -> TombstoneLine? {
         let start = range.lowerBound
-        let end = contentEnd(range)
+        let end = b.contentEnd(range)
         var first = start
         if first == 0 { first = min(b.byteOrderMarkLength, end) }
         var textStart = first

@@ -226,7 +226,7 @@ private struct TombstoneBuilder {
 
     /// The text of a line after its logcat prefix, without surrounding blanks.
     private func lineText(_ range: Range<Int>, _ line: TombstoneLine) -> String {
-        let end = reader.contentEnd(range)
+        let end = b.contentEnd(range)
         let p = b.skipBlanks(from: range.lowerBound + line.textStart, to: end)
         return b.string(p, b.trimEnd(p, end))
     }
