@@ -1,4 +1,4 @@
-/// The frames of one backtrace, held in 24 bytes each: what a report of millions of frames
+/// The frames of one backtrace, held in 16 bytes each: what a report of millions of frames
 /// costs beside its own bytes.
 ///
 /// A ``Frame`` as a value is 64 bytes (its names table, two 64-bit numbers of its form, its
@@ -7,7 +7,9 @@
 /// at most one of an image offset and a form's offset is given. The list keeps such a frame
 /// as a `PackedFrame` and gives it back as a ``Frame`` when asked; a frame that does not fit
 /// (a symbolicated form, a number that is not its place, a load address that is not the
-/// address less the offset, ...) is kept whole beside the records, which then name it.
+/// address less the offset, ...) is kept whole beside the records, which then name it. A
+/// record's names and image are one 16-bit key of the report's ``FrameText`` (a report has
+/// far fewer distinct pairs of names than frames; past 65,535 keys, frames are kept whole).
 /// Lines are not kept while each frame is on the line after the one before (a backtrace's
 /// lines), only from the first frame that is not.
 ///
@@ -102,6 +104,9 @@ extension FrameList {
     /// The bytes a frame takes in the list, when it fits a record (for the tests).
     static var recordSize: Int { MemoryLayout<PackedFrame>.stride }
 
+    /// The bytes a list's shared part takes besides its records (for the tests).
+    static var headerSize: Int { MemoryLayout<Header>.stride }
+
     /// The frames kept whole beside the records (for the tests).
     var framesKeptWhole: Int { storage.overflow.count }
 
@@ -109,17 +114,14 @@ extension FrameList {
     var keepsLines: Bool { storage.keepsLines }
 }
 
-/// A frame in 24 bytes; see ``FrameList``.
+/// A frame in 16 bytes; see ``FrameList``.
 private struct PackedFrame {
     var address: UInt64
-    /// The form's offset; or the image offset, when the form has none (`imageOffsetHere`).
+    /// The form's offset; or the image offset, when the form has none (`imageOffsetHere`); for
+    /// a frame kept whole, its index in the overflow.
     var offset: UInt32
-    /// The form's name or the logged name; for a frame kept whole, its index in the overflow.
-    var nameID: Int32
-    var imageNameID: Int32
-    /// The image index plus one (0: none) in the low 14 bits; `imageOffsetHere` and
-    /// `imageOffsetIsOffset` in the top two.
-    var imageAndOffsetBits: UInt16
+    /// The frame's names and image, as a key of the list's ``FrameText`` (``FrameText/NameKey``).
+    var key: UInt16
     /// The place of the rest in the line, or `noRest`.
     var restStart: UInt8
     /// The kind in the low 3 bits (`wholeKind` for a frame kept whole), the frame's flags in
@@ -127,9 +129,6 @@ private struct PackedFrame {
     var bits: UInt8
 
     static let noRest: UInt8 = .max
-    static let imageMask: UInt16 = 0x3FFF
-    static let imageOffsetHere: UInt16 = 0x8000
-    static let imageOffsetIsOffset: UInt16 = 0x4000
     static let kindMask: UInt8 = 0x7
     static let wholeKind: UInt8 = 0x7
     /// The frame's flags a record keeps: all but `formOffset` (16, of symbolicated forms only)
@@ -151,21 +150,34 @@ private struct PackedFrame {
     var isWhole: Bool { bits & Self.kindMask == Self.wholeKind }
 }
 
-/// What a list's records share: their number, their names, the frames kept whole, and the
-/// lines when they are not one per frame from the first.
+/// What a list's records share: their number, their names, and (rarely) the frames kept whole
+/// and the lines when they are not one per frame from the first. 32 bytes: a report of many
+/// short backtraces pays it once for each.
 private struct Header {
     /// The room for records, taken once from the allocation (`ManagedBuffer.capacity` asks
     /// the allocator each time).
-    var room = 0
-    var count = 0
-    /// The line of frame 0 (then frame k is on line `firstLine + k`), unless `lines` is set.
-    var firstLine = 0
+    var room: Int32 = 0
+    var count: Int32 = 0
+    /// The line of frame 0 (then frame k is on line `firstLine + k`), unless `extras.lines` is set.
+    var firstLine: Int32 = 0
+    /// Frames kept whole and each frame's line, once a list has either; nil for most lists.
+    var extras: Extras?
+    /// The names of the records' frames; nil until a frame is stored.
+    var text: FrameText?
+}
+
+/// What only some lists need. A class so that lists without it pay one empty reference; it is
+/// copied with the storage (`Storage.copy`), never shared by two storages.
+private final class Extras {
     /// Each frame's line, once a frame is not on the line after the one before.
     var lines: [UInt32]?
     /// Frames that do not fit a record.
     var overflow: [Frame] = []
-    /// The names of the records' frames; nil until a frame is stored.
-    var text: FrameText?
+
+    init(lines: [UInt32]? = nil, overflow: [Frame] = []) {
+        self.lines = lines
+        self.overflow = overflow
+    }
 }
 
 /// The records and what they share, in one allocation; shared by copies of a list until one
@@ -176,24 +188,27 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
     static let empty = Storage.make(capacity: 0)
 
     static func make(capacity: Int) -> Storage {
-        let buffer = Storage.create(minimumCapacity: capacity) { Header(room: $0.capacity) }
+        let buffer = Storage.create(minimumCapacity: capacity) { Header(room: Int32(truncatingIfNeeded: $0.capacity)) }
         return unsafeDowncast(buffer, to: Storage.self)
     }
 
-    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
-    var room: Int { withUnsafeMutablePointerToHeader { $0.pointee.room } }
-    var overflow: [Frame] { withUnsafeMutablePointerToHeader { $0.pointee.overflow } }
-    var keepsLines: Bool { withUnsafeMutablePointerToHeader { $0.pointee.lines != nil } }
+    var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.count) } }
+    var room: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.room) } }
+    var overflow: [Frame] { withUnsafeMutablePointerToHeader { $0.pointee.extras?.overflow ?? [] } }
+    var keepsLines: Bool { withUnsafeMutablePointerToHeader { $0.pointee.extras?.lines != nil } }
 
     /// A copy with room for `capacity` records (at least the count).
     func copy(capacity: Int) -> Storage {
         withUnsafeMutablePointers { h, records in
-            let copy = Storage.make(capacity: Swift.max(capacity, h.pointee.count))
+            let copy = Storage.make(capacity: Swift.max(capacity, Int(h.pointee.count)))
             copy.withUnsafeMutablePointers { copyHeader, copyRecords in
                 let room = copyHeader.pointee.room
                 copyHeader.pointee = h.pointee
                 copyHeader.pointee.room = room
-                copyRecords.initialize(from: records, count: h.pointee.count)
+                if let extras = h.pointee.extras {
+                    copyHeader.pointee.extras = Extras(lines: extras.lines, overflow: extras.overflow)
+                }
+                copyRecords.initialize(from: records, count: Int(h.pointee.count))
             }
             return copy
         }
@@ -201,12 +216,11 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
 
     func truncate(to n: Int) {
         withUnsafeMutablePointerToHeader { h in
-            h.pointee.count = Swift.min(h.pointee.count, n)
+            h.pointee.count = Int32(Swift.min(Int(h.pointee.count), n))
             if h.pointee.count == 0 {
-                h.pointee.lines = nil
-                h.pointee.overflow = []
-            } else if h.pointee.lines != nil {
-                h.pointee.lines!.removeSubrange(Swift.min(h.pointee.count, h.pointee.lines!.count)...)
+                h.pointee.extras = nil
+            } else if let extras = h.pointee.extras, extras.lines != nil {
+                extras.lines!.removeSubrange(Swift.min(Int(h.pointee.count), extras.lines!.count)...)
             }
         }
     }
@@ -214,9 +228,9 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
     /// Appends `frame`; the caller has made room.
     func append(_ frame: Frame) {
         withUnsafeMutablePointers { h, records in
-            let i = h.pointee.count
+            let i = Int(h.pointee.count)
             h.pointee.count += 1
-            if i == 0 { h.pointee.firstLine = frame.line }
+            if i == 0 { h.pointee.firstLine = Int32(truncatingIfNeeded: frame.line) }
             (records + i).initialize(to: Self.pack(frame, at: i, replacing: nil, h))
         }
     }
@@ -230,22 +244,32 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
     func frame(at i: Int) -> Frame {
         withUnsafeMutablePointers { h, records in
             let record = records[i]
-            if record.isWhole { return h.pointee.overflow[Int(record.nameID)] }
+            if record.isWhole { return h.pointee.extras!.overflow[Int(record.offset)] }
+            let text = h.pointee.text!
+            let names = text.nameKey(record.key)
             let flags = PackedFrame.flags(record.bits)
             let kind = Frame.Kind(rawValue: record.bits & PackedFrame.kindMask) ?? .unknown
             let offset = UInt64(record.offset)
-            let here = record.imageAndOffsetBits & PackedFrame.imageOffsetHere != 0
+            let here = names.imageBits & FrameText.NameKey.imageOffsetHere != 0
             let formOffset = here ? 0 : offset
             let imageOffset = flags.contains(.imageOffset) ? (here ? offset : formOffset) : 0
-            let line = h.pointee.lines.map { Int32(bitPattern: $0[i]) } ?? Int32(truncatingIfNeeded: h.pointee.firstLine + i)
-            let image = Int32(record.imageAndOffsetBits & PackedFrame.imageMask) - 1
-            return Frame(address: record.address, text: h.pointee.text!, storedImageOffset: imageOffset,
+            let line = h.pointee.extras?.lines.map { Int32(bitPattern: $0[i]) } ?? h.pointee.firstLine &+ Int32(truncatingIfNeeded: i)
+            let image = Int32(names.imageBits & FrameText.NameKey.imageMask) - 1
+            return Frame(address: record.address, text: text, storedImageOffset: imageOffset,
                          formOffset: formOffset, formValue: kind == .unsymbolicated ? record.address &- formOffset : 0,
                          storedIndex: Int32(truncatingIfNeeded: i), storedLine: line,
                          storedRestStart: record.restStart == PackedFrame.noRest ? -1 : Int32(record.restStart),
-                         storedImage: image, imageNameID: record.imageNameID, nameID: record.nameID, fileID: -1,
+                         storedImage: image, imageNameID: names.imageNameID, nameID: names.nameID, fileID: -1,
                          kind: kind, flags: flags)
         }
+    }
+
+    /// The list's extras, made when first needed.
+    private static func extras(_ h: UnsafeMutablePointer<Header>) -> Extras {
+        if let extras = h.pointee.extras { return extras }
+        let extras = Extras()
+        h.pointee.extras = extras
+        return extras
     }
 
     /// `frame` as the record at place `i`; a frame that does not fit goes to the overflow (into
@@ -257,37 +281,40 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             place(line: UInt32(frame.storedLine), at: i, h)
             return record
         }
+        let extras = extras(h)
         let slot: Int
         if let old, old.isWhole {
-            slot = Int(old.nameID)
-            h.pointee.overflow[slot] = frame
+            slot = Int(old.offset)
+            extras.overflow[slot] = frame
         } else {
-            slot = h.pointee.overflow.count
-            h.pointee.overflow.append(frame)
+            slot = extras.overflow.count
+            extras.overflow.append(frame)
         }
         // A frame kept whole holds its own line; the lines of the others stay as they were.
-        if h.pointee.lines != nil { while h.pointee.lines!.count < h.pointee.count { h.pointee.lines!.append(0) } }
-        return PackedFrame(address: frame.address, offset: 0, nameID: Int32(truncatingIfNeeded: slot), imageNameID: -1,
-                           imageAndOffsetBits: 0, restStart: PackedFrame.noRest, bits: PackedFrame.wholeKind)
+        if extras.lines != nil { while extras.lines!.count < Int(h.pointee.count) { extras.lines!.append(0) } }
+        return PackedFrame(address: frame.address, offset: UInt32(truncatingIfNeeded: slot), key: 0,
+                           restStart: PackedFrame.noRest, bits: PackedFrame.wholeKind)
     }
 
     /// Records that frame `i` is on `line`: implied while every frame is on the line after the
-    /// one before, else in `lines`.
+    /// one before, else in `extras.lines`.
     private static func place(line: UInt32, at i: Int, _ h: UnsafeMutablePointer<Header>) {
-        if h.pointee.lines == nil {
-            if Int(line) == h.pointee.firstLine + i { return }
+        if h.pointee.extras?.lines == nil {
+            if Int(line) == Int(h.pointee.firstLine) + i { return }
             // Every frame's line from here on is kept: those so far are implied.
-            h.pointee.lines = (0..<h.pointee.count).map { UInt32(truncatingIfNeeded: h.pointee.firstLine + $0) }
+            let first = Int(h.pointee.firstLine)
+            extras(h).lines = (0..<Int(h.pointee.count)).map { UInt32(truncatingIfNeeded: first + $0) }
         }
-        while h.pointee.lines!.count < h.pointee.count { h.pointee.lines!.append(0) }
-        h.pointee.lines![i] = line
+        let extras = h.pointee.extras!
+        while extras.lines!.count < Int(h.pointee.count) { extras.lines!.append(0) }
+        extras.lines![i] = line
     }
 
     /// `frame` as a record at place `i`, or nil when it does not fit one.
     private static func compact(_ frame: Frame, at i: Int, _ h: UnsafeMutablePointer<Header>) -> PackedFrame? {
         guard frame.flags.isSubset(of: PackedFrame.keptFlags), frame.storedIndex == i, frame.storedLine >= 0,
               frame.storedRestStart < Int32(PackedFrame.noRest), frame.kind != .symbolicated, frame.fileID < 0,
-              frame.storedImage < Int32(PackedFrame.imageMask),
+              frame.storedImage < Int32(FrameText.NameKey.imageMask),
               let offset = UInt32(exactly: frame.formOffset) else { return nil }
         switch frame.kind {
         case .unsymbolicated: guard frame.formValue == frame.address &- frame.formOffset else { return nil }
@@ -297,23 +324,26 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
         var stored = offset
         if frame.flags.contains(.imageOffset) {
             if frame.storedImageOffset == frame.formOffset {
-                imageBits |= PackedFrame.imageOffsetIsOffset
+                imageBits |= FrameText.NameKey.imageOffsetIsOffset
             } else if frame.formOffset == 0, frame.kind == .unknown || frame.kind == .addressOnly,
                       let imageOffset = UInt32(exactly: frame.storedImageOffset) {
                 stored = imageOffset
-                imageBits |= PackedFrame.imageOffsetHere
+                imageBits |= FrameText.NameKey.imageOffsetHere
             } else {
                 return nil
             }
         }
         var nameID = frame.nameID, imageNameID = frame.imageNameID
-        if frame.text !== h.pointee.text, let text = h.pointee.text {
+        let text = h.pointee.text!
+        if frame.text !== text {
             // Names of another table are added to this one.
             nameID = nameID < 0 ? -1 : text.intern(frame.text[nameID])
             imageNameID = imageNameID < 0 ? -1 : text.intern(frame.text[imageNameID])
         }
-        return PackedFrame(address: frame.address, offset: stored, nameID: nameID, imageNameID: imageNameID,
-                           imageAndOffsetBits: imageBits,
+        guard let key = text.key(FrameText.NameKey(nameID: nameID, imageNameID: imageNameID, imageBits: imageBits)) else {
+            return nil
+        }
+        return PackedFrame(address: frame.address, offset: stored, key: key,
                            restStart: frame.storedRestStart < 0 ? PackedFrame.noRest : UInt8(frame.storedRestStart),
                            bits: frame.kind.rawValue | PackedFrame.flagBits(frame.flags))
     }

@@ -34,6 +34,49 @@ public final class FrameText: @unchecked Sendable {
         return Int32(truncatingIfNeeded: places.count - 1)
     }
 
+    /// A frame's names and image as one value: what ``FrameList`` keeps of them in a 16-bit
+    /// key per frame (a report has few distinct ones: about one per image and name it prints).
+    struct NameKey: Hashable {
+        /// The name of a `symbol` form, or a frame's logged name; -1 for none.
+        var nameID: Int32
+        /// The image name the frame line prints; -1 for none.
+        var imageNameID: Int32
+        /// The image index plus one (0: none) in the low 14 bits; `imageOffsetHere` and
+        /// `imageOffsetIsOffset` in the top two.
+        var imageBits: UInt16
+
+        static let imageMask: UInt16 = 0x3FFF
+        /// The record's offset is the image offset (the form has none).
+        static let imageOffsetHere: UInt16 = 0x8000
+        /// The image offset is the form's offset.
+        static let imageOffsetIsOffset: UInt16 = 0x4000
+    }
+
+    /// The keys handed out, by number, and their numbers (``key(_:)``).
+    private var nameKeys: [NameKey] = []
+    private var nameKeyNumbers: [NameKey: UInt16] = [:]
+    /// The key asked for last, and its number: frames of one backtrace often share one.
+    private var lastNameKey: (key: NameKey, number: UInt16)?
+
+    /// The number of `key`, added if new; nil once 65,535 keys are held (the frame is then
+    /// kept whole by its list).
+    func key(_ key: NameKey) -> UInt16? {
+        if let last = lastNameKey, last.key == key { return last.number }
+        if let number = nameKeyNumbers[key] {
+            lastNameKey = (key, number)
+            return number
+        }
+        guard nameKeys.count < Int(UInt16.max) else { return nil }
+        let number = UInt16(nameKeys.count)
+        nameKeys.append(key)
+        nameKeyNumbers[key] = number
+        lastNameKey = (key, number)
+        return number
+    }
+
+    /// The key with number `number` (one ``key(_:)`` gave).
+    func nameKey(_ number: UInt16) -> NameKey { nameKeys[Int(number)] }
+
     /// The index of the name spelled by the UTF-8 bytes `start..<end` of `bytes`, added if new.
     /// Finding a name already held costs no allocation.
     func intern(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int32 {

@@ -1,7 +1,7 @@
 @testable import CrashReport
 import XCTest
 
-/// `FrameList` keeps most frames in a 32-byte record and gives every frame back as it was
+/// `FrameList` keeps most frames in a 16-byte record and gives every frame back as it was
 /// stored: each kind of frame the parsers make, every value past what a record holds, frames
 /// whose names come from another table, changes in place, insertions and removals, and copies
 /// that change apart.
@@ -54,7 +54,8 @@ final class FrameListTests: XCTestCase {
 
     /// The frames a parser makes of plain lines fit records; only the others are kept whole.
     func testCommonFramesFitARecord() {
-        XCTAssertEqual(FrameList.recordSize, 24)
+        XCTAssertEqual(FrameList.recordSize, 16)
+        XCTAssertEqual(FrameList.headerSize, 32, "a report of many short backtraces pays it once for each")
         let frames = sampleFrames(FrameText())
         let list = FrameList(frames)
         // Kept whole: load ≠ address − offset, offset past 32 bits, two symbolicated forms, two
@@ -98,6 +99,27 @@ final class FrameListTests: XCTestCase {
         }
         XCTAssertEqual(list[1].form, .symbolicated(name: "y", offset: 1, file: "f.c", line: 2))
         XCTAssertEqual(Array(copy), sampleFrames(FrameText()), "the copy is as it was")
+    }
+
+    /// A record names its frame's names and image by a 16-bit key of the report's table: past
+    /// 65,535 distinct keys, frames are kept whole, each as it was.
+    func testFramesPastTheLastKeyAreKeptWhole() {
+        let text = FrameText()
+        var list = FrameList()
+        var frames: [Frame] = []
+        for k in 0..<70_000 {
+            let frame = Frame(index: k, imageName: "Image\(k % 7)", address: UInt64(0x1000 + k),
+                              form: .symbol(name: "f\(k)", offset: 4), image: k % 5, line: k, restStart: 12, text: text)
+            frames.append(frame)
+            list.append(frame)
+        }
+        XCTAssertEqual(list.framesKeptWhole, 70_000 - 65_535)
+        XCTAssertEqual(Array(list), frames)
+        // Keys already held still fit a record.
+        list.append(Frame(index: 70_000, imageName: "Image0", address: 7, form: .symbol(name: "f0", offset: 9), image: 0,
+                          line: 70_000, restStart: 12, text: text))
+        XCTAssertEqual(list.framesKeptWhole, 70_000 - 65_535)
+        XCTAssertEqual(list.last?.form, .symbol(name: "f0", offset: 9))
     }
 
     func testInsertionsAndRemovalsKeepEachFramesNumber() {
