@@ -49,6 +49,18 @@ public enum ClassicReportParser {
         return report
     }
 
+    /// The backtraces that lines `range` of `b` (whose lines are `lines`) make when read as
+    /// part of a classic report: for text that a JSON report holds as text (an `.ips` report's
+    /// `asiBacktraces` strings, translated line for line), whose frame lines no JSON member
+    /// describes. `range` starts with the backtrace's header line; frames' names go to `text`.
+    static func backtraces(in b: UnsafeBufferPointer<UInt8>, lines: LineRanges, range: Range<Int>,
+                           text: FrameText) -> [Backtrace] {
+        var parser = LineParser(b, lines: lines, text: text)
+        for lineIndex in range where lines.indices.contains(lineIndex) { parser.read(lineIndex) }
+        if !parser.threads.isEmpty { parser.threads[parser.threads.count - 1].frames.shrinkToFit() }
+        return parser.threads
+    }
+
     /// Rejects empty and binary input (for every text format).
     ///
     /// A NUL byte or two (a line a logger cut short, a stray byte from a crash) spoils a line,
@@ -75,7 +87,7 @@ private struct LineParser {
     var threads: [Backtrace] = []
     var images: [BinaryImage] = []
     /// The names of the report's frames, shared by the frames that print them.
-    let text = FrameText()
+    let text: FrameText
 
     /// "Triggered by Thread" / "Crashed Thread" from the header.
     private var crashedFromHeader: Int?
@@ -93,8 +105,13 @@ private struct LineParser {
     private var pendingName: (thread: Int, name: String)?
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        self.init(buffer, lines: LineRanges(buffer), text: FrameText())
+    }
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>, lines: LineRanges, text: FrameText) {
         b = buffer
-        lines = LineRanges(buffer)
+        self.lines = lines
+        self.text = text
     }
 
     /// The crashed thread: from the header, else from the first thread header marked "Crashed".
@@ -108,26 +125,29 @@ private struct LineParser {
 
     mutating func run() {
         threads.reserveCapacity(backtraceHeadersAtMost())
-        for lineIndex in lines.indices {
-            let range = lines[lineIndex]
-            var start = range.lowerBound
-            if lineIndex == 0 { start += b.byteOrderMarkLength }
-            let p = b.skipBlanks(from: start, to: range.upperBound)
-            let e = b.trimEnd(p, b.contentEnd(range))
-            if p == e {
-                inInformation = false
-                inAddressList = false
-                continue
-            }
-            if b.containsNUL(range) { continue }
-            handle(line: lineIndex, start: range.lowerBound, p: p, e: e, indented: p > start)
-        }
+        for lineIndex in lines.indices { read(lineIndex) }
         if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
         if let crashed = crashedThread {
             for t in threads.indices where threads[t].kind == .thread(crashed) {
                 threads[t].crashed = true
             }
         }
+    }
+
+    /// Reads line `lineIndex`, after the lines before it.
+    mutating func read(_ lineIndex: Int) {
+        let range = lines[lineIndex]
+        var start = range.lowerBound
+        if lineIndex == 0 { start += b.byteOrderMarkLength }
+        let p = b.skipBlanks(from: start, to: range.upperBound)
+        let e = b.trimEnd(p, b.contentEnd(range))
+        if p == e {
+            inInformation = false
+            inAddressList = false
+            return
+        }
+        if b.containsNUL(range) { return }
+        handle(line: lineIndex, start: range.lowerBound, p: p, e: e, indented: p > start)
     }
 
     /// At least the number of backtraces the report holds, counted from the lines that could

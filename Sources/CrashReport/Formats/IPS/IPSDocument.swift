@@ -41,52 +41,45 @@ public struct IPSDocument: Sendable {
         }
     }
 
-    /// The byte range of each frame's JSON object, by `FrameKey`: an array per thread, indexed
-    /// by frame, so that a report of millions of frames holds a range per frame rather than
-    /// a hash table entry.
-    public struct FrameObjects: Sendable, ExpressibleByDictionaryLiteral {
-        /// `threads[t][f]`: the range of frame `f` of thread `t`; empty when it has none.
-        private var threads: [[Range<Int>]] = []
+    /// The byte range of each frame's JSON object, by `FrameKey`: one pair of 32-bit offsets
+    /// per frame, the frames of all threads in one array, so that a report of millions of frames
+    /// holds 8 bytes for each (an input is read only up to 1 GiB, so offsets fit 32 bits).
+    public struct FrameObjects: Sendable, Equatable {
+        /// `firstFrame[t]..<firstFrame[t + 1]`: where the frames of thread `t` are in `bounds`.
+        private var firstFrame: [Int] = [0]
+        /// Each frame's object as its first and last-plus-one offsets; (0, 0) for none.
+        private var bounds: [(UInt32, UInt32)] = []
         /// How many frames have an object.
         public private(set) var count = 0
 
-        /// Room for the frames of `report`, none with an object yet.
-        public init(_ report: CrashReport) {
-            threads = report.threads.map { Array(repeating: 0..<0, count: $0.frames.count) }
-        }
+        /// No frame has an object.
+        public init() {}
 
-        /// The objects given by key.
-        public init(dictionaryLiteral elements: (FrameKey, Range<Int>)...) {
-            for (key, range) in elements { self[key] = range }
+        /// The objects of the frames of each thread in turn: `frames[firstFrame[t] + f]` is the
+        /// object of frame `f` of thread `t` (empty for none), `firstFrame` one entry per
+        /// thread and one past the last.
+        init(firstFrame: [Int], frames: [(UInt32, UInt32)]) {
+            self.firstFrame = firstFrame
+            bounds = frames
+            count = frames.reduce(0) { $0 + ($1.0 < $1.1 ? 1 : 0) }
         }
 
         /// The object of frame `key`; nil when it has none. (An object is never empty: it
         /// holds its braces.)
         public subscript(key: FrameKey) -> Range<Int>? {
-            get {
-                guard threads.indices.contains(key.thread), threads[key.thread].indices.contains(key.frame) else { return nil }
-                let range = threads[key.thread][key.frame]
-                return range.isEmpty ? nil : range
-            }
-            set {
-                guard key.thread >= 0, key.frame >= 0 else { return }
-                let new = newValue ?? 0..<0
-                if threads.count <= key.thread {
-                    guard !new.isEmpty else { return }
-                    threads.append(contentsOf: repeatElement([], count: key.thread + 1 - threads.count))
-                }
-                if threads[key.thread].count <= key.frame {
-                    guard !new.isEmpty else { return }
-                    threads[key.thread].append(contentsOf: repeatElement(0..<0, count: key.frame + 1 - threads[key.thread].count))
-                }
-                count += (new.isEmpty ? 0 : 1) - (threads[key.thread][key.frame].isEmpty ? 0 : 1)
-                threads[key.thread][key.frame] = new
-            }
+            guard key.thread >= 0, key.thread + 1 < firstFrame.count, key.frame >= 0,
+                  firstFrame[key.thread] + key.frame < firstFrame[key.thread + 1] else { return nil }
+            let (start, end) = bounds[firstFrame[key.thread] + key.frame]
+            return start < end ? Int(start)..<Int(end) : nil
+        }
+
+        public static func == (a: FrameObjects, b: FrameObjects) -> Bool {
+            a.firstFrame == b.firstFrame && a.bounds.elementsEqual(b.bounds, by: ==)
         }
     }
 
     /// Creates a document over the file's bytes; with the defaults, one that knows no frames.
-    public init(bytes: [UInt8], frameObjects: FrameObjects = [:],
+    public init(bytes: [UInt8], frameObjects: FrameObjects = FrameObjects(),
                 inlinedFrames: [FrameKey: [FrameKey]] = [:], textBacktraces: [TextBacktrace] = []) {
         self.bytes = bytes
         self.frameObjects = frameObjects

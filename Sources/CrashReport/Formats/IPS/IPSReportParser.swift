@@ -11,10 +11,13 @@
 ///     }
 ///
 /// - bug_type 309: the rest is one JSON object. It is read byte by byte (`JSONScanner`, which
-///   keeps every value's place), translated to the classic text report (`IPSTranslator`), and
-///   that text is parsed by `ClassicReportParser`, so frames, images and their matching work as
-///   for any report. The result's `source` is `.ips`, with its document: the original bytes
-///   and, for each frame, the JSON object it came from, for `IPSRenderer`.
+///   keeps every value's place) and translated to the classic text report (`IPSTranslator`),
+///   which the text renderer prints; the translator makes the report's model as it writes,
+///   each frame from its JSON object, as the classic parser would read the text (only the
+///   `asiBacktraces` strings, text in the JSON, are read as text). Frames, images and their
+///   matching then work as for any report. The result's `source` is `.ips`, with its
+///   document: the original bytes and, for each frame, the JSON object it came from, for
+///   `IPSRenderer`.
 /// - Any other bug_type whose body is a JSON object with `threads` (a resource or hang report
 ///   in the crash report's JSON shape): read as bug_type 309 is.
 /// - Any other bug_type (109, ...), or a body that does not open a JSON value or one without
@@ -69,9 +72,13 @@ public enum IPSReportParser {
                                               path: path) else {
             return try ClassicReportParser.parse(bytes, path: path)
         }
-        var report = try ClassicReportParser.parse(translation.text, path: path)
-        let ips = document(for: &report, bytes: bytes, translation: translation)
-        report.source = .ips(ips)
+        let document = IPSDocument(bytes: bytes, frameObjects: translation.frameObjects,
+                                   inlinedFrames: translation.inlinedFrames, textBacktraces: translation.textBacktraces)
+        var report = CrashReport(path: path, bytes: translation.text, lines: translation.lines, header: translation.header,
+                                 codeType: translation.codeType, crashedThread: translation.crashedThread,
+                                 threads: translation.threads, images: translation.images, source: .ips(document))
+        report.matchFramesToImages()
+        report.placeFramesByImageOffset()
         return report
     }
 
@@ -102,30 +109,6 @@ public enum IPSReportParser {
             return false
         }
         return body.nodes[threads].kind == .array
-    }
-
-    /// Ties the frames the classic parser found to the JSON objects their lines came from, and
-    /// gives each frame the form its object states.
-    ///
-    /// Both lists are in line order (the translator writes frame lines one after the other,
-    /// the parser reads them so), so they are walked side by side; a table by line is made
-    /// only should the parser's frames not be in line order.
-    private static func document(for report: inout CrashReport, bytes: [UInt8],
-                                 translation: IPSTranslator.Translation) -> IPSDocument {
-        var frameObjects = IPSDocument.FrameObjects(report)
-        var inlinedFrames: [FrameKey: [FrameKey]] = [:]
-        var keys = IPSFrameKeys(report.threads)
-        for (k, frameLine) in translation.frames.enumerated() {
-            guard let key = keys.key(at: frameLine.line, in: report.threads) else { continue }
-            frameObjects[key] = frameLine.object
-            report.threads[key.thread].frames[key.frame].form = translation.form(of: frameLine)
-            if frameLine.inlined, let concreteLine = translation.concreteLines[k],
-               let concrete = keys.key(ahead: concreteLine, in: report.threads) {
-                inlinedFrames[concrete, default: []].append(key)
-            }
-        }
-        return IPSDocument(bytes: bytes, frameObjects: frameObjects, inlinedFrames: inlinedFrames,
-                           textBacktraces: translation.textBacktraces)
     }
 }
 

@@ -1,7 +1,8 @@
 import Platform
 
 /// Translates the JSON body of a bug_type 309 `.ips` report into the classic text report, the
-/// way Xcode and Console show it, and remembers which JSON object each frame line came from.
+/// way Xcode and Console show it, and makes the report's model as it writes (`IPSReportParts`):
+/// each frame from the JSON object its line is written from, with the object's place.
 ///
 /// The body
 ///
@@ -41,86 +42,20 @@ import Platform
 /// lines out; control characters in names are written visibly (`OutputEscaping`) so that every
 /// value stays on its line and none reaches a terminal.
 struct IPSTranslator {
-    /// One frame line written from a JSON frame object.
-    ///
-    /// A report has one per frame, all held until the frames are tied to their objects, so
-    /// it is kept small: the form as a kind and two numbers, its names as indices into the
-    /// translation's one table of names (``FrameText``, `Translation.form(of:)`), the line
-    /// and the object's range in 32 bits (the scanner reads no input past 4 GiB, and every
-    /// line of the text comes from a byte of it at least).
-    struct FrameLine {
-        private var formOffset: UInt64 = 0
-        private var formValue: UInt64 = 0
-        private var objectStart: UInt32
-        private var objectEnd: UInt32
-        private var storedLine: UInt32
-        private var nameID: Int32 = -1
-        private var fileID: Int32 = -1
-        private var kind: Kind
-        /// Whether the object says `"inline":true`.
-        var inlined: Bool
-
-        private enum Kind: UInt8 {
-            case unsymbolicated, symbol, symbolicated, symbolicatedWithOffset, unknown
-        }
-
-        init(line: Int, object: Range<Int>, form: FrameForm, inlined: Bool, names: FrameText) {
-            storedLine = UInt32(truncatingIfNeeded: line)
-            objectStart = UInt32(truncatingIfNeeded: object.lowerBound)
-            objectEnd = UInt32(truncatingIfNeeded: object.upperBound)
-            self.inlined = inlined
-            switch form {
-            case .unsymbolicated(let loadAddress, let offset):
-                kind = .unsymbolicated
-                formValue = loadAddress
-                formOffset = offset
-            case .symbol(let name, let offset):
-                kind = .symbol
-                nameID = names.intern(name)
-                formOffset = offset
-            case .symbolicated(let name, let offset, let file, let line):
-                kind = offset == nil ? .symbolicated : .symbolicatedWithOffset
-                nameID = names.intern(name)
-                fileID = names.intern(file)
-                formOffset = offset ?? 0
-                formValue = UInt64(bitPattern: Int64(line))
-            default:
-                kind = .unknown
-            }
-        }
-
-        /// The line's index in the translated text.
-        var line: Int { Int(storedLine) }
-
-        /// The JSON object's byte range in the file.
-        var object: Range<Int> { Int(objectStart)..<Int(objectEnd) }
-
-        /// What the object says after the address, its names read from `names`.
-        func form(_ names: FrameText) -> FrameForm {
-            switch kind {
-            case .unsymbolicated: return .unsymbolicated(loadAddress: formValue, offset: formOffset)
-            case .symbol: return .symbol(name: names[nameID], offset: formOffset)
-            case .symbolicated, .symbolicatedWithOffset:
-                return .symbolicated(name: names[nameID], offset: kind == .symbolicated ? nil : formOffset,
-                                     file: names[fileID], line: Int(Int64(bitPattern: formValue)))
-            case .unknown: return .unknown
-            }
-        }
-    }
-
-    /// The translated report, its frame lines and its text backtraces.
+    /// The translated report: its text and what the classic parser would read of it.
     struct Translation {
         var text: [UInt8]
-        var frames: [FrameLine]
+        var lines: LineRanges
+        var header: [(key: String, value: String)]
+        var codeType: String?
+        var crashedThread: Int?
+        var threads: [Backtrace]
+        var images: [BinaryImage]
+        /// The JSON object of each frame that has one (threads, Last Exception Backtrace).
+        var frameObjects: IPSDocument.FrameObjects
+        /// The frames inlined into a frame, whose objects come right before its own.
+        var inlinedFrames: [FrameKey: [FrameKey]]
         var textBacktraces: [IPSDocument.TextBacktrace]
-        /// The names of the frame lines' forms.
-        var names: FrameText
-        /// For an inlined frame line (by index into `frames`): the line of the concrete frame
-        /// it belongs to, when it is followed by one with the same image and offset.
-        var concreteLines: [Int: Int]
-
-        /// What the object of `frameLine` says after the address.
-        func form(of frameLine: FrameLine) -> FrameForm { frameLine.form(names) }
     }
 
     private struct Image {
@@ -144,20 +79,26 @@ struct IPSTranslator {
     /// The text, its fields `Key:` padded to 21 columns and left out when they have no value.
     private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 21, skipsEmptyValues: true,
                                                              countsEscapedKey: false))
-    private var frames: [FrameLine] = []
-    /// The names of the frames' forms, each held once.
+    /// The report's model, made as the text is written.
+    private var parts = IPSReportParts()
+    /// The names of the report's frames, each held once.
     private let names = FrameText()
-    /// The concrete frame's line of each inlined frame line that has one (by index into `frames`).
-    private var concreteLines: [Int: Int] = [:]
+    /// Each image's name as its frame lines hold it (`IPSReportParts.asWritten`); nil for none.
+    private var frameImageNames: [String?] = []
     private var textBacktraces: [IPSDocument.TextBacktrace] = []
 
     /// Translates `body` (the report's JSON body) with `metadata` (its first line).
     static func translate(metadata: JSONTree, body: JSONTree) -> Translation {
         var translator = IPSTranslator(metadata: metadata, body: body)
         translator.run()
-        return Translation(text: translator.writer.text, frames: translator.frames,
-                           textBacktraces: translator.textBacktraces, names: translator.names,
-                           concreteLines: translator.concreteLines)
+        let text = translator.writer.text
+        let lines = LineRanges(text)
+        let parts = translator.parts
+        let made = parts.finish(text: text, lines: lines, names: translator.names)
+        return Translation(text: text, lines: lines, header: parts.header, codeType: parts.codeType,
+                           crashedThread: made.crashedThread, threads: made.threads, images: parts.images,
+                           frameObjects: made.objects, inlinedFrames: made.inlined,
+                           textBacktraces: translator.textBacktraces)
     }
 
     private init(metadata: JSONTree, body: JSONTree) {
@@ -180,6 +121,7 @@ struct IPSTranslator {
         let threads = member("threads")
         let faulting = body.int(member("faultingThread"))
         if let backtrace = member("lastExceptionBacktrace"), body.nodes[backtrace].firstChild >= 0 {
+            startBacktrace(Backtrace(kind: .lastExceptionBacktrace, headerLine: writer.lineCount))
             writer.line("Last Exception Backtrace:")
             writeFrames(of: backtrace)
             writer.line("")
@@ -197,60 +139,78 @@ struct IPSTranslator {
         writeImages()
     }
 
-    /// Room for the frame lines and the text, so that neither grows by copies of itself (each
-    /// of which holds the old and the new buffer at once): a frame line per frame object, and
-    /// about a hundred bytes of text for each (the room a guess leaves unused is never touched).
+    /// Room for the text, so that it does not grow by copies of itself (each of which holds
+    /// the old and the new buffer at once): about a hundred bytes for each frame object (the
+    /// room a guess leaves unused is never touched).
     private mutating func reserve() {
         var count = 0
         if let backtrace = member("lastExceptionBacktrace") { count += body.children(of: backtrace).reduce(0) { n, _ in n + 1 } }
+        var threadCount = 0
         if let threads = member("threads"), body.nodes[threads].kind == .array {
             for thread in body.children(of: threads) {
+                threadCount += 1
                 if let frames = body.member("frames", of: thread) { count += body.children(of: frames).reduce(0) { n, _ in n + 1 } }
             }
         }
-        frames.reserveCapacity(count)
+        parts.backtraces.reserveCapacity(threadCount + 1)
+        parts.firstObject.reserveCapacity(threadCount + 1)
+        parts.objects.reserveCapacity(count)
         writer.text.reserveCapacity(count * 100 + body.bytes.count / 8 + 4096)
+    }
+
+    /// A field of the header, written (``ClassicTextWriter/field(_:_:)``) and kept as the
+    /// classic parser reads it.
+    private mutating func field(_ key: String, _ value: String?) {
+        guard let value, !value.isEmpty else { return }
+        writer.field(key, value)
+        let written = IPSReportParts.asWritten(value)
+        parts.header.append((key: key, value: written))
+        switch key {
+        case "Code Type": parts.codeType = written
+        case "Triggered by Thread": parts.crashedFromHeader = IPSReportParts.threadNumber(written)
+        default: break
+        }
     }
 
     // MARK: Header
 
     private mutating func writeHeader() {
-        writer.field("Incident Identifier", meta("incident_id") ?? body.text(member("incident")))
-        writer.field("CrashReporter Key", body.text(member("crashReporterKey")))
-        writer.field("Hardware Model", body.text(member("modelCode")))
+        field("Incident Identifier", meta("incident_id") ?? body.text(member("incident")))
+        field("CrashReporter Key", body.text(member("crashReporterKey")))
+        field("Hardware Model", body.text(member("modelCode")))
         let name = body.text(member("procName")) ?? meta("name") ?? meta("app_name")
-        writer.field("Process", joined(name, bracketed: body.text(member("pid"))))
-        writer.field("Path", body.text(member("procPath")))
+        field("Process", joined(name, bracketed: body.text(member("pid"))))
+        field("Path", body.text(member("procPath")))
         let bundle = member("bundleInfo")
-        writer.field("Identifier", body.text(body.member("CFBundleIdentifier", of: bundle)) ?? meta("bundleID"))
+        field("Identifier", body.text(body.member("CFBundleIdentifier", of: bundle)) ?? meta("bundleID"))
         let short = body.text(body.member("CFBundleShortVersionString", of: bundle)) ?? meta("app_version")
         let build = body.text(body.member("CFBundleVersion", of: bundle)) ?? meta("build_version")
-        writer.field("Version", joined(short, parenthesized: build))
+        field("Version", joined(short, parenthesized: build))
         if let cpu = body.text(member("cpuType")) {
-            writer.field("Code Type", cpu + (body.bool(member("translated")) == true ? " (Translated)" : " (Native)"))
+            field("Code Type", cpu + (body.bool(member("translated")) == true ? " (Translated)" : " (Native)"))
         }
-        writer.field("Role", body.text(member("procRole")))
-        writer.field("Parent Process", joined(body.text(member("parentProc")), bracketed: body.text(member("parentPid"))))
-        writer.field("Coalition", joined(body.text(member("coalitionName")), bracketed: body.text(member("coalitionID"))))
+        field("Role", body.text(member("procRole")))
+        field("Parent Process", joined(body.text(member("parentProc")), bracketed: body.text(member("parentPid"))))
+        field("Coalition", joined(body.text(member("coalitionName")), bracketed: body.text(member("coalitionID"))))
         writer.line("")
 
-        writer.field("Date/Time", body.text(member("captureTime")) ?? meta("timestamp"))
-        writer.field("Launch Time", body.text(member("procLaunch")))
+        field("Date/Time", body.text(member("captureTime")) ?? meta("timestamp"))
+        field("Launch Time", body.text(member("procLaunch")))
         let os = member("osVersion")
         let train = body.text(body.member("train", of: os))
-        writer.field("OS Version", train.map { joined($0, parenthesized: body.text(body.member("build", of: os))) ?? $0 }
+        field("OS Version", train.map { joined($0, parenthesized: body.text(body.member("build", of: os))) ?? $0 }
               ?? meta("os_version"))
-        writer.field("Release Type", body.text(body.member("releaseType", of: os)))
-        writer.field("Report Version", "12")
+        field("Release Type", body.text(body.member("releaseType", of: os)))
+        field("Report Version", "12")
         writer.line("")
 
         let exception = member("exception")
         let type = body.text(body.member("type", of: exception))
         let signal = body.text(body.member("signal", of: exception))
-        writer.field("Exception Type", type.map { joined($0, parenthesized: signal) ?? $0 } ?? signal)
-        writer.field("Exception Subtype", body.text(body.member("subtype", of: exception)))
-        writer.field("Exception Message", body.text(body.member("message", of: exception)))
-        writer.field("Exception Codes", body.text(body.member("codes", of: exception)) ?? rawCodes(exception))
+        field("Exception Type", type.map { joined($0, parenthesized: signal) ?? $0 } ?? signal)
+        field("Exception Subtype", body.text(body.member("subtype", of: exception)))
+        field("Exception Message", body.text(body.member("message", of: exception)))
+        field("Exception Codes", body.text(body.member("codes", of: exception)) ?? rawCodes(exception))
         let termination = member("termination")
         if termination != nil {
             var reason: [String] = []
@@ -262,13 +222,13 @@ struct IPSTranslator {
             if let indicator = body.text(body.member("indicator", of: termination)) {
                 value += (value.isEmpty ? "" : " ") + indicator
             }
-            writer.field("Termination Reason", value.isEmpty ? nil : value)
-            writer.field("Terminating Process", joined(body.text(body.member("byProc", of: termination)),
+            field("Termination Reason", value.isEmpty ? nil : value)
+            field("Terminating Process", joined(body.text(body.member("byProc", of: termination)),
                                                 bracketed: body.text(body.member("byPid", of: termination))))
         }
         writer.line("")
         if let faulting = body.text(member("faultingThread")) {
-            writer.field("Triggered by Thread", faulting)
+            field("Triggered by Thread", faulting)
             writer.line("")
         }
         writeApplicationSpecificInformation()
@@ -287,6 +247,9 @@ struct IPSTranslator {
         }
         guard !messages.isEmpty else { return }
         writer.line("Application Specific Information:")
+        // Its value is its first line (blank: none).
+        let first = messages.lazy.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: true) }.first
+        parts.header.append((key: "Application Specific Information", value: first.map { IPSReportParts.asWritten(String($0)) } ?? ""))
         for message in messages {
             for part in message.split(separator: "\n", omittingEmptySubsequences: true) {
                 writer.line(String(part))
@@ -311,40 +274,54 @@ struct IPSTranslator {
     private mutating func writeThread(_ thread: Int, number: Int, faulting: Int?) -> Bool {
         let name = body.text(body.member("name", of: thread))
         let queue = body.text(body.member("queue", of: thread)).map { "Dispatch queue: " + $0 }
+        let label: String?
         switch (name, queue) {
-        case let (name?, queue?): writer.line("Thread \(number) name:  \(name)  \(queue)")
-        case let (name?, nil): writer.line("Thread \(number) name:  \(name)")
-        case let (nil, queue?): writer.line("Thread \(number) name:  \(queue)")
-        case (nil, nil): break
+        case let (name?, queue?): label = "\(name)  \(queue)"
+        case let (name?, nil): label = name
+        case let (nil, queue?): label = queue
+        case (nil, nil): label = nil
         }
+        if let label { writer.line("Thread \(number) name:  \(label)") }
         let crashed = body.bool(body.member("triggered", of: thread)) == true || number == faulting
+        let threadName = label.map(IPSReportParts.asWritten).flatMap { $0.isEmpty ? nil : $0 }
+        startBacktrace(Backtrace(kind: .thread(number), name: threadName, crashed: crashed, headerLine: writer.lineCount))
         writer.line("Thread \(number)\(crashed ? " Crashed" : ""):")
         if let frames = body.member("frames", of: thread) { writeFrames(of: frames) }
         writer.line("")
         return crashed
     }
 
-    /// Writes the frame lines of a `frames` array. Inlined frames are numbered like the
-    /// concrete frame that follows them and tied to it when image and offset agree.
+    /// Starts a backtrace whose frames the next `writeFrames` writes.
+    private mutating func startBacktrace(_ backtrace: Backtrace) {
+        parts.backtraces.append(backtrace)
+        parts.firstObject.append(parts.objects.count)
+    }
+
+    /// Writes the frame lines of a `frames` array, the frames of the last backtrace started.
+    /// Inlined frames are numbered like the concrete frame that follows them and tied to it
+    /// when image and offset agree.
     private mutating func writeFrames(of array: Int) {
-        guard body.nodes[array].kind == .array else { return }
+        guard body.nodes[array].kind == .array, let b = parts.backtraces.indices.last else { return }
+        let count = body.children(of: array).reduce(0) { n, _ in n + 1 }
+        parts.backtraces[b].frames.reserveCapacity(count)
         var index = 0
-        var pendingInlined: [(frame: Int, node: Int)] = []  // into `frames`, and the JSON node
+        var pendingInlined: [(frame: Int, node: Int)] = []  // into the frames, and the JSON node
         for node in body.children(of: array) where body.nodes[node].kind == .object {
             let inlined = body.bool(body.member("inline", of: node)) == true
-            let frameLine = writeFrame(node, index: index, inlined: inlined)
+            let f = parts.backtraces[b].frames.count
+            writeFrame(node, index: index, inlined: inlined, into: b)
             if inlined {
-                pendingInlined.append((frames.count, node))
-                frames.append(frameLine)
+                pendingInlined.append((f, node))
                 continue
             }
-            frames.append(frameLine)
             // The run of inlined frames right before this one that share its image and offset.
             let place = placeKey(node)
+            var tied: [FrameKey] = []
             for pending in pendingInlined.reversed() {
                 guard place != nil, placeKey(pending.node) == place else { break }
-                concreteLines[pending.frame] = frameLine.line
+                tied.append(FrameKey(thread: b, frame: pending.frame))
             }
+            if !tied.isEmpty { parts.inlined.append((FrameKey(thread: b, frame: f), tied.reversed())) }
             pendingInlined = []
             index += 1
         }
@@ -356,10 +333,10 @@ struct IPSTranslator {
         return [body.unsigned(body.member("imageIndex", of: node)) ?? UInt64.max, offset]
     }
 
-    /// Writes one frame line: `N   IMAGE   0xADDRESS REST`.
-    private mutating func writeFrame(_ node: Int, index: Int, inlined: Bool) -> FrameLine {
-        let imageIndex = body.int(body.member("imageIndex", of: node))
-        let image = imageIndex.flatMap { images.indices.contains($0) ? images[$0] : nil }
+    /// Writes one frame line, `N   IMAGE   0xADDRESS REST`, and its frame into backtrace `b`.
+    private mutating func writeFrame(_ node: Int, index: Int, inlined: Bool, into b: Int) {
+        let imageIndex = body.int(body.member("imageIndex", of: node)).flatMap { images.indices.contains($0) ? $0 : nil }
+        let image = imageIndex.map { images[$0] }
         let offset = body.unsigned(body.member("imageOffset", of: node))
         var address: UInt64?
         if let base = image?.base, let offset {
@@ -403,16 +380,35 @@ struct IPSTranslator {
         writer.text.append(contentsOf: repeatElement(ASCII.zero, count: max(0, 16 - hexAddress.utf8.count)))
         writer.text.append(utf8: hexAddress)
         writer.text.append(ASCII.space)
+        // The rest starts after the blanks it may start with, as the classic parser finds it.
+        var restStart = writer.text.count
         writer.line(rest)
-        return FrameLine(line: lineIndex, object: body.nodes[node].range, form: form, inlined: inlined, names: names)
+        while restStart < writer.text.count - 1, isBlank(writer.text[restStart]) { restStart += 1 }
+
+        let imageName = imageIndex.map { frameImageNames[$0] } ?? "???"
+        var frame: Frame
+        if let address {
+            frame = Frame(index: index, imageName: imageName, address: address, form: form, line: lineIndex,
+                          restStart: restStart - lineStart, inlined: inlined, text: names)
+        } else {
+            frame = Frame.unreadable(index: index, imageName: imageName, line: lineIndex, restStart: restStart - lineStart,
+                                     text: names)
+            frame.form = form
+        }
+        parts.backtraces[b].frames.append(frame)
+        // The scanner reads no input past 4 GiB (reports are read up to 1 GiB).
+        let object = body.nodes[node].range
+        parts.objects.append((UInt32(truncatingIfNeeded: object.lowerBound), UInt32(truncatingIfNeeded: object.upperBound)))
     }
 
     /// `asiBacktraces`: each string is a backtrace already printed as text.
     private mutating func writeTextBacktraces() {
         guard let strings = member("asiBacktraces"), body.nodes[strings].kind == .array else { return }
+        parts.textBacktraceSlot = parts.backtraces.count
         var number = 1
         for node in body.children(of: strings) {
             guard let decoded = body.stringBytes(node) else { continue }
+            let header = writer.lineCount
             writer.line("Application Specific Backtrace \(number):")
             number += 1
             let first = writer.lineCount
@@ -430,6 +426,7 @@ struct IPSTranslator {
             }
             textBacktraces.append(IPSDocument.TextBacktrace(range: body.nodes[node].range, text: decoded,
                                                             lines: first..<writer.lineCount))
+            parts.textBacktraceLines.append(header..<writer.lineCount)
             writer.line("")
         }
     }
@@ -499,6 +496,10 @@ struct IPSTranslator {
                                 uuid: uuid,
                                 arch: body.text(body.member("arch", of: node))))
         }
+        frameImageNames = images.map { image in
+            let name = IPSReportParts.asWritten(image.displayName)
+            return name.isEmpty ? nil : name
+        }
     }
 
     /// "Binary Images:" and one line per image with a base, by address:
@@ -511,6 +512,7 @@ struct IPSTranslator {
         for (_, image) in listed {
             let base = image.base!
             let end = base &+ (image.size ?? 0) &- 1
+            parts.images.append(reportImage(image, line: writer.lineCount))
             appendAddressColumn(base)
             writer.text.append(literal: " - ")
             appendAddressColumn(end)
@@ -519,6 +521,17 @@ struct IPSTranslator {
             entry += "  <" + (image.uuid ?? "???") + "> " + (image.path.flatMap { $0.isEmpty ? nil : $0 } ?? "???")
             writer.line(entry)
         }
+    }
+
+    /// The report's image of `image`, whose line is `line`: its values as the line holds them.
+    private func reportImage(_ image: Image, line: Int) -> BinaryImage {
+        let base = image.base!
+        var name = IPSReportParts.asWritten(image.displayName)
+        let path = image.path.map(IPSReportParts.asWritten).flatMap { $0.isEmpty || $0 == "???" ? nil : $0 }
+        if name.isEmpty { name = path.map { String(basename($0)) } ?? "???" }
+        let arch = image.arch.map(IPSReportParts.asWritten).flatMap { $0.isEmpty ? nil : $0 }
+        return BinaryImage(loadAddress: base, endAddress: base &+ (image.size ?? 0) &- 1, name: name, arch: arch,
+                           uuid: image.uuid, path: path, line: line)
     }
 
     /// `0xADDRESS` right-aligned in 18 columns, as the images' addresses are written.
