@@ -69,10 +69,15 @@ public final class ReportRunner {
         /// Whether the summary shows its problems (unresolved frames, missing debug files) in
         /// red, for stderr on a terminal.
         public var markSummary: Bool
+        /// Where to write the list of missing debug files as CSV (``MissingDebugFiles``), `-`
+        /// for standard output; nil for none.
+        public var missingList: String?
 
         public init(format: OutputFormat = .text, fullPath: Bool = false, destination: Destination = .stream,
                     jobs: Int = 0, progress: Bool = false, summary: Bool = false,
-                    maxReportSize: Int = System.defaultReadLimit, markFrames: Bool = false, markSummary: Bool = false) {
+                    maxReportSize: Int = System.defaultReadLimit, markFrames: Bool = false, markSummary: Bool = false,
+                    missingList: String? = nil) {
+            self.missingList = missingList
             self.maxReportSize = maxReportSize
             self.markFrames = markFrames
             self.markSummary = markSummary
@@ -187,6 +192,7 @@ public final class ReportRunner {
         if !output.finish(diagnostics: diagnostics) { status = status.worse(.outputFailed) }
         progress.finish()
         if options.summary && !output.closed { printSummary(total, reports: jobs.count) }
+        if !writeMissingList(total.needed) { status = status.worse(.outputFailed) }
         return status
     }
 
@@ -208,7 +214,7 @@ public final class ReportRunner {
             i -> (summary: Summary?, tally: Tally) in
             guard case .parsed(let report) = self.read(jobs[i], summarizing: true) else { return (nil, Tally(reports: 1)) }
             let symbolicated = self.symbolicator.symbolicate(report)
-            return (summarize(symbolicated), Tally(symbolicated))
+            return (summarize(symbolicated), Tally(symbolicated, listingMissing: self.options.missingList != nil))
         }
         pool.forEachInOrder { i, outcome in
             if outcome.summary == nil { status = status.worse(.reportFailed) }
@@ -219,7 +225,26 @@ public final class ReportRunner {
         }
         progress.finish()
         if options.summary { printSummary(total, reports: jobs.count) }
+        if !writeMissingList(total.needed) { status = status.worse(.outputFailed) }
         return status
+    }
+
+    /// Writes the list of missing debug files, when asked for (`-`: to standard output, which
+    /// the reports do not use then); false, said, when it cannot be written.
+    private func writeMissingList(_ list: MissingDebugFiles) -> Bool {
+        guard let path = options.missingList else { return true }
+        if path == "-" {
+            let stream = OutputWriter()
+            stream.write(list.csv())
+            return stream.finish(diagnostics: diagnostics)
+        }
+        do {
+            try AtomicFile.write(list.csv(), to: path, permissionsFrom: nil, below: nil)
+            return true
+        } catch {
+            diagnostics.warn("\(path): cannot write: \(error)")
+            return false
+        }
     }
 
     // MARK: One report
@@ -239,7 +264,7 @@ public final class ReportRunner {
             report = parsed
         }
         var symbolicated = symbolicator.symbolicate(report)
-        let tally = Tally(symbolicated)
+        let tally = Tally(symbolicated, listingMissing: options.missingList != nil)
         if options.format == .json {
             // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
             for (i, var unresolved) in symbolicated.unresolvedImages {
@@ -509,6 +534,8 @@ public final class ReportRunner {
         var frames = 0
         var resolved = 0
         var missing: [MissingImage: Int] = [:]
+        /// The debug files the reports lacked, when they are listed (`--missing`).
+        var needed = MissingDebugFiles()
 
         struct MissingImage: Hashable {
             var name: String
@@ -519,8 +546,9 @@ public final class ReportRunner {
 
         init(reports: Int = 0) { self.reports = reports }
 
-        init(_ symbolicated: SymbolicatedReport) {
+        init(_ symbolicated: SymbolicatedReport, listingMissing: Bool) {
             reports = 1
+            if listingMissing { needed = MissingDebugFiles(symbolicated) }
             let report = symbolicated.report
             // Counted per image index first: an image's name, identifier and reason are made
             // once per report, not once per frame.
@@ -551,6 +579,7 @@ public final class ReportRunner {
             frames += other.frames
             resolved += other.resolved
             missing.merge(other.missing, uniquingKeysWith: +)
+            needed.add(other.needed)
         }
     }
 

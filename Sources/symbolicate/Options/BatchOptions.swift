@@ -21,6 +21,14 @@ struct BatchOptions: ParsableArguments {
             completion: .file())
     var reportsFrom: String?
 
+    @Option(help: ArgumentHelp("""
+        Also write the images left without a usable debug file, as CSV: debug_file, debug_id, code_file, \
+        code_id, arch, frames, reports, reason; one row per image, most frames first (frames the report \
+        already names do not count); - for standard output.
+        """, valueName: "file"),
+            completion: .file())
+    var missing: String?
+
     @Argument(help: ArgumentHelp("Crash reports, or directories of them. Standard input when none.", valueName: "report"),
               completion: .file())
     var reports: [String] = []
@@ -32,6 +40,7 @@ struct BatchOptions: ParsableArguments {
         if jobs < 0 || jobs > Self.maximumJobs {
             throw ValidationError("--jobs must be between 1 and \(Self.maximumJobs), or 0 for one per core")
         }
+        if missing == "" { throw ValidationError("--missing needs a file name, or - for standard output") }
         if reportsFrom == "-" && reports.contains("-") {
             throw ValidationError("--reports-from - reads the list from standard input: a report cannot come from it too")
         }

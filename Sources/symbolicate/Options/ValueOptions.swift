@@ -14,7 +14,7 @@ enum ValueOptions {
     /// Long names, with their dashes.
     static let long: Set<String> = [
         "--arch", "--cache-dir", "--color", "--debug-files", "--debuginfod", "--examples", "--format", "--html",
-        "--jobs", "--max-download-size", "--max-report-size", "--output", "--reports-from", "--server-timeout",
+        "--jobs", "--max-download-size", "--max-report-size", "--missing", "--output", "--reports-from", "--server-timeout",
         "--shared-cache", "--symbol-server",
     ]
     /// Short names.

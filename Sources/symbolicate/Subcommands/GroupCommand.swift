@@ -83,6 +83,7 @@ struct GroupCommand: ParsableCommand {
         try batch.validate()  // again when the reports set aside are back (Symbolicate.parseAndRun)
         if examples < 1 || examples > 1000 { throw ValidationError("--examples must be between 1 and 1000") }
         if html == "" { throw ValidationError("--html needs a file name") }
+        if batch.missing == "-" { throw ValidationError("--missing - would mix the list with the groups on standard output: give it a file") }
     }
 
     func run() throws {
@@ -94,7 +95,8 @@ struct GroupCommand: ParsableCommand {
                                   options: .init(jobs: batch.jobs,
                                                  progress: !batch.quiet && System.isTerminal(STDERR_FILENO),
                                                  summary: !batch.quiet && System.isTerminal(STDERR_FILENO),
-                                                 maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit),
+                                                 maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit,
+                                                 missingList: batch.missing),
                                   diagnostics: diagnostics)
         let table = GroupTable(examples: examples)
         let withExamples = html != nil

@@ -66,6 +66,9 @@ struct ReportsCommand: ParsableCommand {
         if (inPlace || outputDirectory != nil) && ((batch.reports.isEmpty && batch.reportsFrom == nil) || batch.reports.contains("-")) {
             throw ValidationError("--in-place and --output need report files, not standard input")
         }
+        if batch.missing == "-" && !inPlace && outputDirectory == nil {
+            throw ValidationError("--missing - writes to standard output, where the reports go: write them with --output DIR or --in-place, or give --missing a file")
+        }
         if let outputDirectory, let problem = OutputFolder.problem(outputDirectory, inputs: batch.reports) {
             throw ValidationError(problem)
         }
@@ -96,7 +99,8 @@ struct ReportsCommand: ParsableCommand {
                                                                      || inputs.contains(where: System.isDirectory)),
                                                  maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit,
                                                  markFrames: format == .text && color.marks(STDOUT_FILENO, environment: environment),
-                                                 markSummary: color.marks(STDERR_FILENO, environment: environment)),
+                                                 markSummary: color.marks(STDERR_FILENO, environment: environment),
+                                                 missingList: batch.missing),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         var status = runner.run(inputs: inputs, output: output)
