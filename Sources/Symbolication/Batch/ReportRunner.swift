@@ -72,12 +72,19 @@ public final class ReportRunner {
         /// Where to write the list of missing debug files as CSV (``MissingDebugFiles``), `-`
         /// for standard output; nil for none.
         public var missingList: String?
+        /// With a folder destination: only the reports whose output a full run would write
+        /// otherwise are done (``OutputUpdate``); what the outputs were written with is
+        /// `updateSignature`.
+        public var update = false
+        public var updateSignature = ""
 
         public init(format: OutputFormat = .text, fullPath: Bool = false, destination: Destination = .stream,
                     jobs: Int = 0, progress: Bool = false, summary: Bool = false,
                     maxReportSize: Int = System.defaultReadLimit, markFrames: Bool = false, markSummary: Bool = false,
-                    missingList: String? = nil) {
+                    missingList: String? = nil, update: Bool = false, updateSignature: String = "") {
             self.missingList = missingList
+            self.update = update
+            self.updateSignature = updateSignature
             self.maxReportSize = maxReportSize
             self.markFrames = markFrames
             self.markSummary = markSummary
@@ -91,8 +98,8 @@ public final class ReportRunner {
     }
 
     private let symbolicator: Symbolicator
-    private let options: Options
-    private let diagnostics: Diagnostics
+    let options: Options
+    let diagnostics: Diagnostics
 
     /// A runner that symbolicates with `symbolicator` and reports problems to `diagnostics`.
     public init(symbolicator: Symbolicator, options: Options, diagnostics: Diagnostics) {
@@ -119,6 +126,9 @@ public final class ReportRunner {
         var rendered: SymbolicatedReport?
         var status: ExitStatus
         var tally: Tally
+        /// For `--update`: the report's images left without lines, when its output file was
+        /// written (``OutputUpdate/pendingImages(_:)``).
+        var pending: [UpdateRecord.PendingImage]?
 
         init(pieces: [[UInt8]]?, rendered: SymbolicatedReport? = nil, status: ExitStatus, tally: Tally) {
             self.pieces = pieces
@@ -157,19 +167,37 @@ public final class ReportRunner {
             }
         }
         markSharedOutputs(&jobs)
-        let progress = Progress(total: jobs.count, enabled: options.progress && jobs.count > 3)
+        // With --update, the reports whose outputs are up to date are passed over.
+        var update: OutputUpdate?
+        if options.update, case .directory(let folder) = options.destination {
+            let made = OutputUpdate(folder: folder, signature: options.updateSignature, symbolicator: symbolicator)
+            if let problem = made.problem { diagnostics.warn(problem) }
+            update = made
+        }
+        let todo = update.map { update in
+            jobs.indices.filter { update.reason(relative: jobs[$0].relativePath, report: jobs[$0].path, target: target(of: jobs[$0])) != nil }
+        } ?? Array(jobs.indices)
+        let progress = Progress(total: todo.count, enabled: options.progress && todo.count > 3)
         var total = Tally()
 
         if options.format == .json && options.destination == .stream { output.write(JSONRenderer.documentStart) }
         var written = 0
         // Finished reports may wait for the writer up to 32 MB of output in all.
-        let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount,
-                               weight: { $0.weight }, budget: 32 << 20) { i in
-            self.process(jobs[i], streamed: jobs.count > 1)
+        let pool = OrderedWork(count: todo.count, workers: options.jobs > 0 ? options.jobs : System.processorCount,
+                               weight: { $0.weight }, budget: 32 << 20) { k in
+            self.process(jobs[todo[k]], streamed: jobs.count > 1)
         }
-        pool.forEachInOrder { i, outcome in
+        pool.forEachInOrder { k, outcome in
             status = status.worse(outcome.status)
             total.add(outcome.tally)
+            if let update {
+                let job = jobs[todo[k]]
+                if let pending = outcome.pending {
+                    update.written(relative: job.relativePath, target: target(of: job), pending: pending)
+                } else {
+                    update.notWritten(relative: job.relativePath)
+                }
+            }
             if let pieces = outcome.pieces {
                 // Between reports: a comma in the JSON array, a blank line between text reports.
                 if written > 0 && options.format == .json { output.write(JSONRenderer.separator) }
@@ -191,7 +219,16 @@ public final class ReportRunner {
         if options.format == .json && options.destination == .stream { output.write(JSONRenderer.documentEnd) }
         if !output.finish(diagnostics: diagnostics) { status = status.worse(.outputFailed) }
         progress.finish()
-        if options.summary && !output.closed { printSummary(total, reports: jobs.count) }
+        if options.summary && !output.closed && !(update != nil && todo.isEmpty) { printSummary(total, reports: todo.count) }
+        if let update {
+            do {
+                try update.save()
+            } catch {
+                diagnostics.warn("\(error): the next --update does every report again")
+                status = status.worse(.outputFailed)
+            }
+            if options.summary { diagnostics.say([update.summary]) }
+        }
         if !writeMissingList(total.needed) { status = status.worse(.outputFailed) }
         return status
     }
@@ -287,7 +324,9 @@ public final class ReportRunner {
             return Outcome(pieces: [bytes], status: .success, tally: tally)
         case .directory(let folder):
             let written = write(symbolicated, to: target(of: job), replacing: nil, below: folder)
-            return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
+            var outcome = Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
+            if written && options.update { outcome.pending = OutputUpdate.pendingImages(symbolicated) }
+            return outcome
         case .inPlace:
             // A KSCrash document has no write-back: its file would become its text translation.
             if case .kscrash = symbolicated.report.source {
@@ -334,7 +373,9 @@ public final class ReportRunner {
             let written = write(to: target(of: job), replacing: nil, below: folder) { out in
                 pieces.allSatisfy { piece in piece.withUnsafeBytes { out($0) } }
             }
-            return Outcome(pieces: nil, status: written ? .reportFailed : .outputFailed, tally: tally)
+            var outcome = Outcome(pieces: nil, status: written ? .reportFailed : .outputFailed, tally: tally)
+            if written && options.update { outcome.pending = [] }
+            return outcome
         case .inPlace:
             return Outcome(pieces: nil, status: .reportFailed, tally: tally)
         }
@@ -523,99 +564,5 @@ public final class ReportRunner {
             }
         }
         return jobs
-    }
-
-    // MARK: Summary
-
-    /// Counts over reports: frames resolved or not, and the app images left without file and
-    /// line, each with why and the frames it left so.
-    struct Tally {
-        var reports = 0
-        var frames = 0
-        var resolved = 0
-        var missing: [MissingImage: Int] = [:]
-        /// The debug files the reports lacked, when they are listed (`--missing`).
-        var needed = MissingDebugFiles()
-
-        struct MissingImage: Hashable {
-            var name: String
-            var identifier: String
-            var arch: String
-            var reason: String
-        }
-
-        init(reports: Int = 0) { self.reports = reports }
-
-        init(_ symbolicated: SymbolicatedReport, listingMissing: Bool) {
-            reports = 1
-            if listingMissing { needed = MissingDebugFiles(symbolicated) }
-            let report = symbolicated.report
-            // Counted per image index first: an image's name, identifier and reason are made
-            // once per report, not once per frame.
-            var unresolved = [Int](repeating: 0, count: symbolicated.unresolvedImages.isEmpty ? 0 : report.images.count)
-            for (t, thread) in report.threads.enumerated() {
-                for (f, frame) in thread.frames.enumerated() where !frame.inlined {
-                    frames += 1
-                    let resolution = symbolicated.frames[FrameKey(thread: t, frame: f)] ?? []
-                    if !resolution.isEmpty { resolved += 1 }
-                    guard let i = frame.image, unresolved.indices.contains(i), symbolicated.unresolvedImages[i] != nil,
-                          resolution.allSatisfy({ ($0.line ?? 0) == 0 })
-                    else { continue }
-                    unresolved[i] += 1
-                }
-            }
-            for (i, count) in unresolved.enumerated() where count > 0 {
-                // System images in none of the caches given were said once per OS build already.
-                guard let why = symbolicated.unresolvedImages[i], why.reason != MissReason.otherOSBuildCode else { continue }
-                let image = report.images[i]
-                let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
-                let identifier = image.identity?.spelled ?? "no UUID"
-                missing[MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message), default: 0] += count
-            }
-        }
-
-        mutating func add(_ other: Tally) {
-            reports += other.reports
-            frames += other.frames
-            resolved += other.resolved
-            missing.merge(other.missing, uniquingKeysWith: +)
-            needed.add(other.needed)
-        }
-    }
-
-    /// Which of the report's images are the app's (``Symbolicator/isAppImage(_:processPath:hasDebugFile:)``),
-    /// for marking its resolved frames: only images with a debug file have any, so only those
-    /// are looked at.
-    static func marks(for symbolicated: SymbolicatedReport) -> TerminalMarks {
-        let report = symbolicated.report
-        var appImages = [Bool](repeating: false, count: report.images.count)
-        let processPath = symbolicated.debugFiles.isEmpty ? nil : report.header.first { $0.key == "Path" }?.value
-        for i in symbolicated.debugFiles.keys where appImages.indices.contains(i) {
-            appImages[i] = Symbolicator.isAppImage(report.images[i], processPath: processPath, hasDebugFile: true)
-        }
-        return TerminalMarks(appImages: appImages)
-    }
-
-    /// The summary on stderr: counts, then the app images without a debug file. With
-    /// `markSummary`, the unresolved count (when not 0) and the image lines are in red.
-    private func printSummary(_ tally: Tally, reports: Int) {
-        let unresolved = tally.frames - tally.resolved
-        let problem = options.markSummary ? "\(TerminalMarks.problem)" : "", reset = options.markSummary ? "\(TerminalMarks.reset)" : ""
-        func marked(_ text: String) -> String { problem.isEmpty ? text : problem + OutputEscaping.escaped(text) + reset }
-        var lines = ["\(reports) report\(reports == 1 ? "" : "s"), \(tally.frames) frames: \(tally.resolved) resolved, "
-                     + (unresolved > 0 ? marked("\(unresolved) unresolved") : "0 unresolved")]
-        if !tally.missing.isEmpty {
-            let costly = tally.missing.sorted { ($0.value, $1.key.name) > ($1.value, $0.key.name) }
-            lines.append(marked("app images left without file and line (frames, why):"))
-            for (image, count) in costly.prefix(20) {
-                lines.append(marked("  \(image.identifier) \(image.arch) \(image.name): \(count): \(image.reason)"))
-            }
-            if costly.count > 20 { lines.append(marked("  ... and \(costly.count - 20) more")) }
-        }
-        if options.markSummary {
-            diagnostics.sayEscaped(lines)
-        } else {
-            diagnostics.say(lines)
-        }
     }
 }

@@ -289,7 +289,7 @@ public final class Symbolicator: @unchecked Sendable {
     }
 
     /// How an image's debug file was found.
-    private enum Match {
+    enum Match {
         /// By the UUID or build-id the report gives.
         case identity
         /// A Linux module without a build-id in the log, through the object file at `through`:
@@ -303,7 +303,7 @@ public final class Symbolicator: @unchecked Sendable {
     /// path on this machine, or one the user named that has the module's file name (a
     /// ThreadSanitizer log names `race`, the user passes `-d build/race`).
     /// With `fetch`, an identifier no local file matches is asked of the locator's servers.
-    private func debugFile(for image: BinaryImage, architecture: Architecture?, fetch: Bool) -> (DebugFile, Match)? {
+    func debugFile(for image: BinaryImage, architecture: Architecture?, fetch: Bool) -> (DebugFile, Match)? {
         if let identifier = image.uuid {
             let format: DebugFile.Format? = fetch ? (image.format == .elf ? .elf : .machO) : nil
             return locator.debugFile(identifier: identifier, architecture: architecture, fetching: format).map { ($0, .identity) }

@@ -44,6 +44,13 @@ struct ReportsCommand: ParsableCommand {
     @Flag(help: "Replace each report by its symbolicated self (atomically: a temporary file renamed over it).")
     var inPlace = false
 
+    @Flag(help: """
+        With --output: symbolicate only the reports whose output is missing or older than the report, \
+        or that had images without a debug file which the debug files given now cover; every other \
+        output is left as it is. What this needs is kept in DIR/.symbolicate-update.
+        """)
+    var update = false
+
     @OptionGroup var batch: BatchOptions
 
     @Option(help: ArgumentHelp("""
@@ -66,6 +73,7 @@ struct ReportsCommand: ParsableCommand {
         if (inPlace || outputDirectory != nil) && ((batch.reports.isEmpty && batch.reportsFrom == nil) || batch.reports.contains("-")) {
             throw ValidationError("--in-place and --output need report files, not standard input")
         }
+        if update && outputDirectory == nil { throw ValidationError("--update needs --output DIR, the folder of the outputs to bring up to date") }
         if batch.missing == "-" && !inPlace && outputDirectory == nil {
             throw ValidationError("--missing - writes to standard output, where the reports go: write them with --output DIR or --in-place, or give --missing a file")
         }
@@ -100,7 +108,10 @@ struct ReportsCommand: ParsableCommand {
                                                  maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit,
                                                  markFrames: format == .text && color.marks(STDOUT_FILENO, environment: environment),
                                                  markSummary: color.marks(STDERR_FILENO, environment: environment),
-                                                 missingList: batch.missing),
+                                                 missingList: batch.missing, update: update,
+                                                 updateSignature: [Version.description, format.rawValue, common.fullPath ? "full-path" : "",
+                                                                   common.noDemangle ? "no-demangle" : ""].filter { !$0.isEmpty }
+                                                     .joined(separator: " ")),
                                   diagnostics: diagnostics)
         let output = OutputWriter()
         var status = runner.run(inputs: inputs, output: output)
