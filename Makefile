@@ -187,9 +187,9 @@ test-shuffled: setup-test fixtures producers build
 	$(CHECK_ENV) Tests/run-shuffled.sh $(SEED)
 
 bench: build fixtures
+	bench/dyld_cache.sh
 	BENCH_TARGETS_LAST=1 bench/run.sh
 	bench/group.sh
-	bench/dyld_cache.sh
 	@if [ -f bench/build/targets.txt ]; then cat bench/build/targets.txt; fi
 
 fuzz: setup fixtures

@@ -110,7 +110,7 @@ up_to_date() {
     for f in "$@"; do [[ -s "$dir/$f" ]] || return 1; done
 }
 
-# build_floor OUT: compiles floor.c (the floor of the issue 13 targets) into OUT when OUT is
+# build_floor OUT: compiles floor.c (the floor of the issue 24 targets) into OUT when OUT is
 # missing or older than the source.
 build_floor() {
     local out="$1"
@@ -120,7 +120,7 @@ build_floor() {
 }
 
 # symbolic_venv DIR VERSION: a Python venv in DIR holding Sentry's symbolic VERSION, from PyPI
-# with pip (the anchor of the issue 13 targets). Prints the venv's python, or nothing (and a
+# with pip (the anchor of the issue 24 targets). Prints the venv's python, or nothing (and a
 # message) when it cannot be installed: the bench then goes on without the anchor.
 symbolic_venv() {
     local dir="$1" version="$2"

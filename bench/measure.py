@@ -27,7 +27,7 @@ as many app frames as llvm-symbolizer does (to a function or a line), and on a s
 agree letter for letter on at least 99% of the frames; otherwise the (a) rows count as missed.
 Demangled names, inline chains and lines are compared on all frames too, for the record.
 
-Then the targets of issue 13 (targets.py: the floor, -j 1 against -j 2, a run with nothing to
+Then the targets of issue 24 (targets.py: the floor, -j 1 against -j 2, a run with nothing to
 resolve, an atos batch, index sizes, Sentry's SymCache as an anchor), as a last table.
 """
 
@@ -472,7 +472,7 @@ class Bench:
         for f in gsym_files:
             os.remove(f)
 
-        # The targets of issue 13 (targets.py): floor, parallelism, atos batch, sizes, anchor.
+        # The targets of issue 24 (targets.py): floor, parallelism, atos batch, sizes, anchor.
         self.issue.input(name, spec, {
             "out": out, "errors": errors, "reports": reports, "oracle": oracle, "names": names,
             "report_args": report_args, "warm": warm, "cold": ours_cold, "index": ours_index,
@@ -606,11 +606,11 @@ def main():
     parser.add_argument("--budget", type=float, default=90.0,
                         help="seconds after which a measurement stops repeating (it runs at least once)")
     parser.add_argument("--runs-targets", type=int, default=5,
-                        help="runs of each alternating batch measurement of the issue 13 targets")
+                        help="runs of each alternating batch measurement of the issue 24 targets")
     parser.add_argument("--floor", required=True, help="the floor program (floor.c), built")
     parser.add_argument("--symcache-python", help="the Python of a venv holding Sentry's symbolic (the anchor)")
     parser.add_argument("--baseline", help="a results.tsv of an earlier run: 'warm lookups no slower than today'")
-    parser.add_argument("--targets-file", help="where the table of the issue 13 targets is written too")
+    parser.add_argument("--targets-file", help="where the table of the issue 24 targets is written too")
     parser.add_argument("--no-targets-print", dest="print_targets", action="store_false",
                         help="write the targets table to --targets-file only (make bench prints it last)")
     parser.add_argument("inputs", nargs="+", help="NAME=WORKDIR")

@@ -15,7 +15,7 @@
 #   BENCH_BUDGET=S       seconds after which a measurement stops repeating (default 90)
 #   BENCH_MEASURE=0      skip the comparison with llvm-symbolizer
 #   BENCH_SHARED=0       skip the shared-cache measurement (bench/shared_cache.py)
-#   BENCH_TARGET_RUNS=N  alternating runs of the issue 13 batch measurements (default 5)
+#   BENCH_TARGET_RUNS=N  alternating runs of the issue 24 batch measurements (default 5)
 #   BENCH_BASELINE=TSV   the results.tsv "warm lookups no slower than" compares with (default
 #                        bench/build/baseline.tsv, written from the first run's results)
 #   SYMBOLIC_VERSION=V   the version of Sentry's symbolic, the anchor (default 13.9.0)
@@ -86,7 +86,7 @@ wants macho-universal && workload macho-universal macho --dsym "$M/universal/App
 log "inputs and workloads ready in $((SECONDS - prepare_start)) s"
 
 # 3. Measure and print the tables (bench/build/results.tsv gets the same numbers).
-#    The table of the issue 13 targets comes last; "warm lookups no slower than today" compares
+#    The table of the issue 24 targets comes last; "warm lookups no slower than today" compares
 #    with the baseline, which the first run writes (a copy of its results.tsv).
 args=()
 for name in $INPUTS; do args+=("$name=$BUILD/work/$name"); done
