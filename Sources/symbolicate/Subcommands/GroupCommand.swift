@@ -99,8 +99,9 @@ struct GroupCommand: ParsableCommand {
         let table = GroupTable(examples: examples)
         let withExamples = html != nil
         let fullPath = common.fullPath
+        let namer = SymbolicatorNamer.namer(symbolicator)
         var status = runner.summarize(inputs: inputs, { symbolicated in
-            ReportFacts(symbolicated, example: withExamples, fullPath: fullPath)
+            ReportFacts(symbolicated, example: withExamples, fullPath: fullPath, namer: namer)
         }, consume: { path, facts in
             table.add(facts, path: path)
         })
