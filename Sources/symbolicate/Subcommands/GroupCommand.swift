@@ -73,6 +73,9 @@ struct GroupCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Example report paths kept per group (default: 3).", valueName: "n"))
     var examples: Int = 3
 
+    @Flag(help: ArgumentHelp("List every report in its group: a 'members' list per group in JSON, one line per report (group ID, path) in TSV, the paths under each group in the table. Memory then grows with the number of reports."))
+    var members = false
+
     @OptionGroup var batch: BatchOptions
 
     @OptionGroup var common: LookupOptions
@@ -96,7 +99,7 @@ struct GroupCommand: ParsableCommand {
                                                  summary: !batch.quiet && System.isTerminal(STDERR_FILENO),
                                                  maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit),
                                   diagnostics: diagnostics)
-        let table = GroupTable(examples: examples)
+        let table = GroupTable(examples: examples, members: members)
         let withExamples = html != nil
         let fullPath = common.fullPath
         let namer = SymbolicatorNamer.namer(symbolicator)
