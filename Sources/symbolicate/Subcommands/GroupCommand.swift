@@ -23,8 +23,9 @@ struct GroupCommand: ParsableCommand {
             Symbolicates the reports (same inputs and debug-file options as 'symbolicate \
             reports') and prints one line per group of reports with the same signature, most \
             reports first: its ID, count, share, first and last seen, exception types, app and \
-            OS versions, and example reports. Memory grows with the number of groups, not of \
-            reports.
+            OS versions, example reports, and reports per app version and per day (JSON, \
+            --html). Memory grows with the number of groups, not of reports, unless --members \
+            lists every report.
 
 
             SIGNATURE
@@ -53,6 +54,12 @@ struct GroupCommand: ParsableCommand {
               - The kind (bad access, trap, abort, arithmetic, killed, resource, guard) comes \
             from the exception type: an abort and a bad access in one function are two bugs. \
             Classes, not exact types: one Swift trap is SIGTRAP on arm64 and SIGILL on x86_64.
+              - Simulator runtime and Xcode images (iPhoneSimulator.platform, RuntimeRoot, \
+            .simruntime, CoreSimulator/Volumes) are system images.
+              - A destroyed stack (__stack_chk_fail, frame 0 in no image or at the faulting \
+            address, 0-1 frames): the first app function below the damage, else the one pc or \
+            lr points into, else the faulting address's image and offset; else 'stack \
+            destroyed' and the reason.
               - No app frame: the exception type and termination reason decide (numbers of 3+ \
             digits and addresses masked), or else the first system frames.
               The group ID is the first 12 hex digits of the SHA-256 of the signature: the same \
