@@ -17,7 +17,7 @@ extension GroupPage {
 
     /// One bar chart: a bar per value, its label under it when the bars are few.
     private static func bars(_ values: [(String, Int)], title: String, kind: String) -> String {
-        let barWidth = values.count > 12 ? 8 : 22, gap = 4, height = 60, labels = values.count <= 12 ? 16 : 0
+        let barWidth = values.count > 12 ? 8 : 30, gap = 4, height = 60, labels = values.count <= 12 ? 16 : 0
         let width = max(120, values.count * (barWidth + gap) + gap)
         let largest = max(1, values.map(\.1).max() ?? 1)
         var svg = """
