@@ -30,6 +30,11 @@ public struct CrashSignature: Sendable, Hashable {
         case systemFrames = "system frames"
         /// No frame at all, nor a reason.
         case nothing
+        /// The crashed thread's stack was destroyed (stack smashing, a jump to an address no
+        /// image holds or to the faulting address, a thread of 0–1 frames): what remains — the
+        /// first app function below the damage, or the one a register (pc, lr) or the faulting
+        /// address points into — or, when nothing does, the reason (``DestroyedStack``).
+        case destroyedStack = "stack destroyed"
     }
 
     /// Creates a signature from its parts.
@@ -58,6 +63,10 @@ public struct CrashSignature: Sendable, Hashable {
         case .systemFrames: lines += frames.map { "system \($0)" }
         case .reason: lines.append("reason \(reason ?? "")")
         case .nothing: lines.append("nothing")
+        case .destroyedStack:
+            lines.append("destroyed")
+            lines += frames.map { "frame \($0)" }
+            if frames.isEmpty { lines.append("reason \(reason ?? "")") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -67,13 +76,17 @@ public struct CrashSignature: Sendable, Hashable {
     public var id: String { String(SHA256.hex(canonical).prefix(12)) }
 
     /// The signature as one line: `load_word | payload_header | header_is_valid`, or
-    /// `no app frame: EXC_CRASH (SIGKILL): Namespace FRONTBOARD, Code 0x8badf00d`.
+    /// `no app frame: EXC_CRASH (SIGKILL): Namespace FRONTBOARD, Code 0x8badf00d`,
+    /// `stack destroyed: engine_run`.
     public var text: String {
         switch source {
         case .appFrames: return frames.joined(separator: " | ")
         case .systemFrames: return "no app frame: " + frames.joined(separator: " | ")
         case .reason: return "no app frame: " + (reason ?? "")
         case .nothing: return "no backtrace"
+        case .destroyedStack:
+            let rest = frames.isEmpty ? reason : frames.joined(separator: " | ")
+            return "stack destroyed" + (rest.map { ": " + $0 } ?? "")
         }
     }
 }

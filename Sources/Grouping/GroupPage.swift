@@ -4,8 +4,9 @@ import Platform
 /// The groups of a run as one self-contained HTML page (`symbolicate group --html FILE`): its
 /// styles and script are inline and it loads nothing, so it can be mailed, attached to a
 /// ticket or opened offline. It shows a bar chart of the largest groups, then each group's
-/// details and the resolved backtrace of its first report, the frames that make the signature
-/// marked. A search box filters the groups by any text they show.
+/// details, its reports per app version and per day (inline SVG charts), a "new in 2.3" mark
+/// when all its reports come from the newest app version, and the resolved backtrace of its
+/// first report, the frames that make the signature marked. A search box filters the groups by any text they show.
 ///
 /// The page says in its own DOM whether its script ran and met errors: `<body data-ready="yes"
 /// data-errors="0" data-shown="N">`, which a headless browser's dump of the page shows.
@@ -37,7 +38,7 @@ public enum GroupPage {
               window.groupPageErrors = function () { return errors; };
             })();
             </script>
-            <style>\(style)</style>
+            <style>\(style)\(trendStyle)</style>
             </head>
             <body data-errors="0" data-ready="no" data-groups="\(groups.count)" data-reports="\(table.reports)">
             <header>
@@ -56,7 +57,8 @@ public enum GroupPage {
         }
         html += "<main id=\"groups\">\n"
         for (rank, group) in groups.enumerated() {
-            html += section(group, rank: rank + 1, total: table.reports)
+            html += section(group, rank: rank + 1, total: table.reports,
+                            newIn: table.isNewInNewestVersion(group) ? table.newestVersion : nil)
         }
         html += "</main>\n<script>\(script)</script>\n</body>\n</html>\n"
         return Array(html.utf8)
@@ -101,11 +103,12 @@ public enum GroupPage {
 
     // MARK: Groups
 
-    private static func section(_ group: CrashGroup, rank: Int, total: Int) -> String {
+    private static func section(_ group: CrashGroup, rank: Int, total: Int, newIn: String?) -> String {
         let signature = group.signature
+        let mark = newIn.map { " <span class=\"new\" data-new-in=\"\(escape($0))\">new in \(escape($0))</span>" } ?? ""
         var html = """
             <section class="group" id="g-\(group.id)" data-id="\(group.id)" data-count="\(group.count)">
-            <h2><span class="rank">#\(rank)</span> <code class="id">\(group.id)</code> <span class="signature">\(escape(signature.text))</span></h2>
+            <h2><span class="rank">#\(rank)</span> <code class="id">\(group.id)</code> <span class="signature">\(escape(signature.text))</span>\(mark)</h2>
             <dl>
             <dt>Reports</dt><dd>\(group.count) (\(String(format1: group.share(of: total)))%)</dd>
             <dt>Kind</dt><dd>\(escape(signature.kind ?? "unknown")), from \(escape(signature.source.rawValue))</dd>
@@ -118,6 +121,7 @@ public enum GroupPage {
             </dl>
 
             """
+        html += trend(group.trend)
         if let (path, thread) = group.example {
             html += """
                 <details\(rank <= 3 ? " open" : "")><summary>\(escape(thread.name)) of <code>\(escape(FileName.replacingRawBytes(path)))</code></summary>

@@ -43,6 +43,7 @@ public enum GroupReport {
             versions += "; OS " + (group.osVersions.values.isEmpty ? "-" : list(group.osVersions))
             lines.append(indent + versions)
             lines.append(indent + "e.g. " + group.examples.map(escaped).joined(separator: ", "))
+            if table.keepsMembers { lines += group.members.map { indent + "- " + escaped($0) } }
         }
         return bytes(lines.map { fitted($0) })
     }
@@ -50,7 +51,15 @@ public enum GroupReport {
     /// One tab-separated line per group after a header line: id, reports, share, kind,
     /// signature, exception types, first seen, last seen (UTC, ISO 8601), first version, app
     /// versions, OS versions, examples. Lists are separated by `, `.
+    ///
+    /// With ``GroupTable/keepsMembers`` (`--members`), one line per report instead: its
+    /// group's id and its path, groups in the same order.
     public static func tsv(_ table: GroupTable) -> [UInt8] {
+        if table.keepsMembers {
+            var lines = ["id\tpath"]
+            for group in table.sortedGroups { lines += group.members.map { group.id + "\t" + escaped($0) } }
+            return bytes(lines)
+        }
         var lines = ["id\treports\tshare\tkind\tsignature\texception_types\tfirst_seen\tlast_seen\tfirst_version\tapp_versions\tos_versions\texamples"]
         for group in table.sortedGroups {
             let fields = [
@@ -71,7 +80,13 @@ public enum GroupReport {
     ///                    "source":"app frames","frames":["load_word",...],"reason":null},
     ///       "exception_types":["EXC_BAD_ACCESS (SIGSEGV)"],"first_seen":"2021-03-14T08:26:53Z",
     ///       "last_seen":...,"first_version":"1 (1.0)","app_versions":[...],"os_versions":[...],
-    ///       "more_versions":false,"examples":["a.crash",...]}]}
+    ///       "more_versions":false,"examples":["a.crash",...],
+    ///       "version_counts":[{"version":"1.0","reports":4},...],"day_counts":[{"day":"2021-03-14","reports":2},...],
+    ///       "new_in":null}],"newest_version":"2.0"}
+    ///
+    /// With ``GroupTable/keepsMembers`` (`--members`) each group also has `"members"`: the path
+    /// of every report. Versions are marketing versions (``AppVersion``), oldest first; reports
+    /// without a version or date are not in the counts.
     public static func json(_ table: GroupTable) -> [UInt8] {
         var out = "{\"reports\":\(table.reports),\"unreadable\":\(table.unreadable),\"groups\":["
         for (i, group) in table.sortedGroups.enumerated() {
@@ -87,9 +102,17 @@ public enum GroupReport {
             out += "\"first_version\":\(JSONText.string(group.firstVersion)),"
             out += "\"app_versions\":\(JSONText.array(group.appVersions.values)),\"os_versions\":\(JSONText.array(group.osVersions.values)),"
             out += "\"more_versions\":\(group.appVersions.truncated || group.osVersions.truncated),"
-            out += "\"examples\":\(JSONText.array(group.examples.map(FileName.replacingRawBytes)))}"
+            out += "\"examples\":\(JSONText.array(group.examples.map(FileName.replacingRawBytes))),"
+            out += "\"version_counts\":[" + group.trend.versionCounts.map {
+                "{\"version\":\(JSONText.string($0.version)),\"reports\":\($0.count)}"
+            }.joined(separator: ",") + "],"
+            out += "\"day_counts\":[" + group.trend.dayCounts.map { "{\"day\":\(JSONText.string($0.day)),\"reports\":\($0.count)}" }
+                .joined(separator: ",") + "],"
+            out += "\"new_in\":\(JSONText.string(table.isNewInNewestVersion(group) ? table.newestVersion : nil))"
+            if table.keepsMembers { out += ",\"members\":\(JSONText.array(group.members.map(FileName.replacingRawBytes)))" }
+            out += "}"
         }
-        out += "]}\n"
+        out += "],\"newest_version\":\(JSONText.string(table.newestVersion))}\n"
         return Array(out.utf8)
     }
 

@@ -8,15 +8,23 @@ public final class GroupTable {
     /// types); more are counted, not kept.
     public static let valuesKept = 16
 
+    /// Whether each group keeps the path of every report (`group --members`): the one thing
+    /// kept per report, and only when asked for.
+    public let keepsMembers: Bool
+    /// The newest app version of any report (``AppVersion``).
+    public private(set) var newestVersion: String?
+
     /// Reports grouped.
     public private(set) var reports = 0
     /// Reports that could not be read or parsed (not grouped).
     public private(set) var unreadable = 0
     private var groups: [CrashSignature: CrashGroup] = [:]
 
-    /// A table that keeps `examples` example paths per group.
-    public init(examples: Int = 3) {
+    /// A table that keeps `examples` example paths per group, and with `members` the path of
+    /// every report.
+    public init(examples: Int = 3, members: Bool = false) {
         examplesKept = max(1, examples)
+        keepsMembers = members
     }
 
     /// Adds the report at `path`, whose facts are `facts` (nil: it could not be read).
@@ -29,7 +37,18 @@ public final class GroupTable {
         if groups[facts.signature] == nil {
             groups[facts.signature] = CrashGroup(signature: facts.signature)
         }
-        groups[facts.signature]!.add(facts, path: path, examplesKept: examplesKept)
+        groups[facts.signature]!.add(facts, path: path, examplesKept: examplesKept, member: keepsMembers)
+        if let version = facts.appVersion.map(AppVersion.marketing),
+           newestVersion.map({ AppVersion.precedes($0, version) }) ?? true {
+            newestVersion = version
+        }
+    }
+
+    /// Whether `group` is new in the newest app version: all its reports that give a version
+    /// give the newest one, and reports of older versions exist in the table.
+    public func isNewInNewestVersion(_ group: CrashGroup) -> Bool {
+        guard let newest = newestVersion, let oldest = group.trend.oldestVersion, oldest == newest else { return false }
+        return groups.values.contains { other in other.trend.oldestVersion.map { $0 != newest } ?? false }
     }
 
     /// The groups, most reports first (ties by ID, so that the order is the same every run).
@@ -61,6 +80,10 @@ public struct CrashGroup: Sendable {
     public private(set) var osVersions = CappedSet()
     /// The paths of the first reports.
     public private(set) var examples: [String] = []
+    /// Reports per app version and per day.
+    public private(set) var trend = GroupTrend()
+    /// The path of every report, in input order, when the table keeps them (`--members`).
+    public private(set) var members: [String] = []
     /// The backtrace of the first report that gave one, with its path.
     public private(set) var example: (path: String, thread: ExampleThread)?
 
@@ -69,8 +92,10 @@ public struct CrashGroup: Sendable {
         id = signature.id
     }
 
-    mutating func add(_ facts: ReportFacts, path: String, examplesKept: Int) {
+    mutating func add(_ facts: ReportFacts, path: String, examplesKept: Int, member: Bool = false) {
         count += 1
+        trend.add(version: facts.appVersion.map(AppVersion.marketing), day: facts.date?.day)
+        if member { members.append(path) }
         if let type = facts.exceptionType { exceptionTypes.insert(type) }
         if let version = facts.appVersion { appVersions.insert(version) }
         if let version = facts.osVersion { osVersions.insert(version) }

@@ -18,10 +18,12 @@ public struct ReportFacts: Sendable {
     public var example: ExampleThread?
 
     /// The facts of `symbolicated`; its backtrace's frames too when `example`, with source
-    /// files as the debug information records them (`fullPath`) or by file name.
-    public init(_ symbolicated: SymbolicatedReport, example: Bool = false, fullPath: Bool = false) {
+    /// files as the debug information records them (`fullPath`) or by file name. `namer`
+    /// names the registers of a destroyed stack (``DestroyedStack``).
+    public init(_ symbolicated: SymbolicatedReport, example: Bool = false, fullPath: Bool = false,
+                namer: DestroyedStack.Namer? = nil) {
         let report = symbolicated.report
-        let (signature, found) = SignatureReader.read(symbolicated, example: example)
+        let (signature, found) = SignatureReader.read(symbolicated, example: example, namer: namer)
         var thread = found
         if !fullPath, thread != nil {
             for i in thread!.frames.indices { thread!.frames[i].file = thread!.frames[i].file.map(Path.lastComponent) }
@@ -76,6 +78,8 @@ public struct ExampleFrame: Sendable {
     public var inlined = false
     /// Whether the frame is in an app image.
     public var inApp: Bool
+    /// Whether an image of the report holds the frame's address.
+    public var placed = true
     /// Whether the frame belongs to a crash handler (it comes before a signal trampoline).
     public var handler = false
     /// Whether the frame is one of those that make the signature.

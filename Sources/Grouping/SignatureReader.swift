@@ -20,7 +20,9 @@ import Symbolication
 ///    ``SignatureRules/depth`` of the others make the signature.
 public enum SignatureReader {
     /// The signature of `symbolicated`, and (with `example`) its backtrace's frames.
-    public static func read(_ symbolicated: SymbolicatedReport, example: Bool = false)
+    /// `namer` names the registers and faulting address of a destroyed stack
+    /// (``DestroyedStack``); without one they are `Image+0xOFFSET`.
+    public static func read(_ symbolicated: SymbolicatedReport, example: Bool = false, namer: DestroyedStack.Namer? = nil)
         -> (signature: CrashSignature, example: ExampleThread?) {
         let report = symbolicated.report
         let kind = CrashKind.of(exceptionType: header(report, "Exception Type"))
@@ -30,8 +32,10 @@ public enum SignatureReader {
         func inApp(_ image: Int?) -> Bool {
             guard let image, isApp.indices.contains(image) else { return false }
             if isApp[image] == 0 {
-                isApp[image] = Symbolicator.isAppImage(report.images[image], processPath: processPath,
-                                                       hasDebugFile: symbolicated.debugFiles[image] != nil) ? 1 : 2
+                let candidate = report.images[image]
+                isApp[image] = !SignatureRules.isSimulatorRuntime(candidate.path ?? candidate.name)
+                    && Symbolicator.isAppImage(candidate, processPath: processPath,
+                                               hasDebugFile: symbolicated.debugFiles[image] != nil) ? 1 : 2
             }
             return isApp[image] == 1
         }
@@ -46,6 +50,16 @@ public enum SignatureReader {
             if mark(&frames, app: true) {
                 chosen = (t, frames)
                 break
+            }
+        }
+        // A destroyed stack in the crashed thread: what remains of it decides.
+        if !DestroyedStack.kindsNotCrashed.contains(kind ?? ""), let crashed = crashedThread(report),
+           chosen.map({ $0.thread == crashed }) ?? true {
+            let fault = DestroyedStack.faultAddress(of: report, registers: [:])
+            if mayBeDestroyed(report, thread: crashed, symbolicated: symbolicated, fault: fault),
+               let (signature, frames) = destroyedSignature(report, thread: crashed, symbolicated: symbolicated, kind: kind,
+                                                            fault: fault, inApp: inApp, namer: namer) {
+                return (signature, example ? ExampleThread(name: name(of: report.threads[crashed]), frames: frames) : nil)
             }
         }
         // Without app frames: the reason, else the system frames (which the example shows too).
@@ -127,6 +141,7 @@ public enum SignatureReader {
             let app = inApp(frame.image)
             var shown = ExampleFrame(number: frame.index, image: imageName(frame), address: frame.address,
                                      imageOffset: app || systemNames ? offset(of: frame, in: report) : nil, inApp: app)
+            shown.placed = frame.image.map { report.images.indices.contains($0) && !report.images[$0].isPlaceholder } ?? false
             if !systemNames && !shown.inApp {
                 if trampoline == nil, isTrampoline(frame) { trampoline = frames.count }
                 frames.append(shown)

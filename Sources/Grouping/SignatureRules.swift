@@ -54,4 +54,21 @@ public enum SignatureRules {
         }
         return skippedPrefixes.contains(where: name.hasPrefix)
     }
+
+    /// Whether an image at `path` is part of the iOS simulator's runtime or of Xcode, whose
+    /// frames are system frames although their paths are inside an `.app` or under a user's
+    /// Library: `…/iPhoneSimulator.platform/…`, `…/RuntimeRoot/System/…`, `….simruntime/…`,
+    /// `/Library/Developer/CoreSimulator/Volumes|Profiles/…`, `…/Xcode.app/Contents/Developer/…`.
+    /// An app run in the simulator (`…/CoreSimulator/Devices/…/Bundle/Application/…`) is not.
+    public static func isSimulatorRuntime(_ path: String) -> Bool {
+        guard path.utf8.first == UInt8(ascii: "/") else { return false }
+        for marker in simulatorMarkers where path.contains(marker) { return true }
+        if let xcode = path.firstRange(of: "/Xcode"), path[xcode.upperBound...].contains(".app/Contents/Developer/") { return true }
+        return false
+    }
+
+    private static let simulatorMarkers = [
+        "Simulator.platform/", "/RuntimeRoot/", ".simruntime/", "/Library/Developer/CoreSimulator/Volumes/",
+        "/Library/Developer/CoreSimulator/Profiles/", "/Library/Developer/CoreSimulator/Cryptex/",
+    ]
 }

@@ -23,8 +23,9 @@ struct GroupCommand: ParsableCommand {
             Symbolicates the reports (same inputs and debug-file options as 'symbolicate \
             reports') and prints one line per group of reports with the same signature, most \
             reports first: its ID, count, share, first and last seen, exception types, app and \
-            OS versions, and example reports. Memory grows with the number of groups, not of \
-            reports.
+            OS versions, example reports, and reports per app version and per day (JSON, \
+            --html). Memory grows with the number of groups, not of reports, unless --members \
+            lists every report.
 
 
             SIGNATURE
@@ -53,6 +54,12 @@ struct GroupCommand: ParsableCommand {
               - The kind (bad access, trap, abort, arithmetic, killed, resource, guard) comes \
             from the exception type: an abort and a bad access in one function are two bugs. \
             Classes, not exact types: one Swift trap is SIGTRAP on arm64 and SIGILL on x86_64.
+              - Simulator runtime and Xcode images (iPhoneSimulator.platform, RuntimeRoot, \
+            .simruntime, CoreSimulator/Volumes) are system images.
+              - A destroyed stack (__stack_chk_fail, frame 0 in no image or at the faulting \
+            address, 0-1 frames): the first app function below the damage, else the one pc or \
+            lr points into, else the faulting address's image and offset; else 'stack \
+            destroyed' and the reason.
               - No app frame: the exception type and termination reason decide (numbers of 3+ \
             digits and addresses masked), or else the first system frames.
               The group ID is the first 12 hex digits of the SHA-256 of the signature: the same \
@@ -72,6 +79,9 @@ struct GroupCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Example report paths kept per group (default: 3).", valueName: "n"))
     var examples: Int = 3
+
+    @Flag(help: ArgumentHelp("List every report in its group: a 'members' list per group in JSON, one line per report (group ID, path) in TSV, the paths under each group in the table. Memory then grows with the number of reports."))
+    var members = false
 
     @OptionGroup var batch: BatchOptions
 
@@ -98,11 +108,12 @@ struct GroupCommand: ParsableCommand {
                                                  maxReportSize: batch.maxReportSize?.bytes ?? System.defaultReadLimit,
                                                  missingList: batch.missing),
                                   diagnostics: diagnostics)
-        let table = GroupTable(examples: examples)
+        let table = GroupTable(examples: examples, members: members)
         let withExamples = html != nil
         let fullPath = common.fullPath
+        let namer = SymbolicatorNamer.namer(symbolicator)
         var status = runner.summarize(inputs: inputs, { symbolicated in
-            ReportFacts(symbolicated, example: withExamples, fullPath: fullPath)
+            ReportFacts(symbolicated, example: withExamples, fullPath: fullPath, namer: namer)
         }, consume: { path, facts in
             table.add(facts, path: path)
         })

@@ -153,6 +153,12 @@ final class GroupTests: XCTestCase {
         XCTAssertTrue(body.contains("data-shown=\"\(groups.order.count)\""), body)
         XCTAssertEqual(dom.components(separatedBy: "<section class=\"group\"").count - 1, groups.order.count)
         for id in groups.order { XCTAssertTrue(dom.contains("id=\"g-\(id)\""), id) }
+        // Each group's trend charts, drawn in the page (the fixtures give every report a version and a date).
+        XCTAssertEqual(dom.components(separatedBy: "<div class=\"trend\">").count - 1, groups.order.count, "a trend per group")
+        XCTAssertEqual(dom.components(separatedBy: "<figure class=\"trend-versions\">").count - 1, groups.order.count)
+        XCTAssertEqual(dom.components(separatedBy: "<figure class=\"trend-days\">").count - 1, groups.order.count)
+        let newest = try XCTUnwrap(groups.newestVersion)
+        XCTAssertEqual(dom.components(separatedBy: "data-new-in=\"\(newest)\"").count - 1, groups.newIn.count, "the new groups are marked")
         let consoleErrors = dump.stderrText.split(separator: "\n").filter { $0.contains("CONSOLE") || $0.contains("Uncaught") }
         XCTAssertEqual(consoleErrors, [], "console messages of the page")
 
@@ -225,13 +231,36 @@ final class GroupTests: XCTestCase {
         XCTAssertLessThan(peaks[1] - peaks[0], 8 * 1024, "peak RSS grew by more than 8 MB for 1,350 more reports")
     }
 
+    /// `--members`: every report in its group, in TSV one line each, in JSON a list per group.
+    func testMembersListEveryReportInItsGroup() throws {
+        let (folder, labels) = try groupFixtures()
+        let json = try CLI.run(["group", "--format", "json", "--members", "-d", macho(), folder.path])
+        XCTAssertEqual(json.status, .success, json.stderrText)
+        let groups = try parseGroups(json)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        var memberOf: [String: String] = [:]
+        for group in try XCTUnwrap(object["groups"] as? [[String: Any]]) {
+            for path in try XCTUnwrap(group["members"] as? [String]) { memberOf[path] = group["id"] as? String }
+            XCTAssertEqual((group["members"] as? [String])?.count, group["reports"] as? Int)
+        }
+        XCTAssertEqual(memberOf.count, labels.count)
+        assertPartition(memberOf, labels)
+        for (path, id) in groups.idOf { XCTAssertEqual(memberOf[path], id, path) }
+
+        let tsv = try CLI.run(["group", "--format", "tsv", "--members", "-d", macho(), folder.path])
+        let rows = tsv.stdoutText.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        XCTAssertEqual(rows.first, ["id", "path"])
+        XCTAssertEqual(rows.count, labels.count + 1)
+        for row in rows.dropFirst() { XCTAssertEqual(memberOf[row[1]], row[0], row[1]) }
+    }
+
     func testHelpDocumentsTheSignatureRules() throws {
         let result = try CLI.run(["help", "group"])
         XCTAssertEqual(result.status, .success)
         let help = result.stdoutText.replacingOccurrences(of: "\n", with: " ")
             .replacingOccurrences(of: "  ", with: " ")
         for word in ["SIGNATURE", "abort", "__pthread_kill", "objc_exception_throw", "__cxa_throw", "_assertionFailure",
-                     "fatalError", "Last Exception Backtrace", "signal trampoline", "SHA-256", "--html", "IMAGE+0xOFFSET"] {
+                     "fatalError", "Last Exception Backtrace", "signal trampoline", "SHA-256", "--html", "IMAGE+0xOFFSET", "--members", "stack destroyed", "Simulator"] {
             XCTAssertTrue(help.contains(word), word)
         }
     }
@@ -262,16 +291,20 @@ final class GroupTests: XCTestCase {
         var idOf: [String: String] = [:]   // report path → group ID
         var frames: [String: [String]] = [:]
         var order: [String] = []
+        var newestVersion: String?
+        var newIn: [String] = []   // IDs of the groups new in the newest version
     }
 
     private func parseGroups(_ result: ProcessResult) throws -> Groups {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], result.stdoutText)
         var groups = Groups()
         groups.reports = try XCTUnwrap(json["reports"] as? Int)
+        groups.newestVersion = json["newest_version"] as? String
         for group in try XCTUnwrap(json["groups"] as? [[String: Any]]) {
             let id = try XCTUnwrap(group["id"] as? String)
             XCTAssertEqual(id.count, 12)
             groups.order.append(id)
+            if group["new_in"] is String { groups.newIn.append(id) }
             groups.frames[id] = (group["signature"] as? [String: Any])?["frames"] as? [String]
             for path in try XCTUnwrap(group["examples"] as? [String]) {
                 XCTAssertNil(groups.idOf[path], "\(path) in two groups")
