@@ -216,7 +216,10 @@ public final class DebugFileLocator: @unchecked Sendable {
             default:
                 cache?.record(.notAnObject, of: key, stamp: stamp)
             }
-            if !quiet { diagnostics.warn("\(error)") }
+            // A damaged APK met in a folder is said too: it was named like one (``ZipArchive``).
+            if !quiet || { if case .damagedArchive? = error as? DebugInfoError { return true }; return false }() {
+                diagnostics.warn("\(error)")
+            }
             return nil
         }
     }
