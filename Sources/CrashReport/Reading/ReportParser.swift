@@ -16,7 +16,8 @@ public enum ReportParser {
     ///   `binary_images` (`KSCrashParser`).
     /// - An Android tombstone, also behind logcat's prefixes (`TombstoneParser`): before the
     ///   text formats below, whose lines its logcat section may hold.
-    /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
+    /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`);
+    ///   in the text form, the Linux log's frame lines of other producers too (`MixedProducers`).
     /// - A line that opens a call tree (`Call graph:`, `Heaviest stack for ...`, `Data Source:
     ///   Stackshots`) makes a spindump, `sample` or microstackshot report (`CallTreeReportParser`).
     /// - Lines of glibc `backtrace_symbols` or sanitizer frames make a Linux log
@@ -67,7 +68,9 @@ public enum ReportParser {
             return try TombstoneParser.parse(bytes, path: path)
         }
         if SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes) {
-            return try SwiftBacktraceParser.parse(bytes, path: path)
+            let report = try SwiftBacktraceParser.parse(bytes, path: path)
+            guard case .swiftBacktrace(nil) = report.source else { return report }
+            return MixedProducers.addingLinuxBacktraces(to: report, bytes: bytes)
         }
         if CallTreeReportParser.looksLikeCallTree(bytes) {
             return try CallTreeReportParser.parse(bytes, path: path)
