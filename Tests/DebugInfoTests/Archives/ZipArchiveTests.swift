@@ -177,3 +177,17 @@ final class ZipArchiveTests: XCTestCase {
         XCTAssertEqual(damage(written.bytes)?.contains("overlap"), true)
     }
 }
+
+/// The inputs kept for the zip fuzz target (Tests/FuzzRegressions/zip_archive), replayed
+/// through the checks the harness makes.
+final class ZipArchiveFuzzRegressionTests: XCTestCase {
+    func testZipArchiveRegressions() throws {
+        let directory = TestPaths.packageRoot.appendingPathComponent("Tests/FuzzRegressions/zip_archive")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
+        XCTAssertFalse(names.isEmpty, "no inputs in \(directory.path)")
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+            XCTAssertEqual(ArchiveFuzzChecks.zipArchive(bytes), [], name)
+        }
+    }
+}
