@@ -15,7 +15,8 @@ public enum ReportParser {
     /// - A JSON object or array holding KSCrash (or SentryCrash) reports, each with `crash` and
     ///   `binary_images` (`KSCrashParser`).
     /// - An Android tombstone, also behind logcat's prefixes (`TombstoneParser`): before the
-    ///   text formats below, whose lines its logcat section may hold.
+    ///   text formats below, whose lines its logcat section may hold (and which are read too:
+    ///   `MixedProducers`).
     /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`);
     ///   in the text form, the Linux log's frame lines of other producers too (`MixedProducers`).
     /// - A line that opens a call tree (`Call graph:`, `Heaviest stack for ...`, `Data Source:
@@ -65,7 +66,7 @@ public enum ReportParser {
             return report
         }
         if TombstoneParser.looksLikeTombstone(bytes) {
-            return try TombstoneParser.parse(bytes, path: path)
+            return MixedProducers.addingLinuxBacktraces(to: try TombstoneParser.parse(bytes, path: path), bytes: bytes)
         }
         if SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes) {
             let report = try SwiftBacktraceParser.parse(bytes, path: path)

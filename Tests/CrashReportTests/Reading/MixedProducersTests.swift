@@ -73,6 +73,28 @@ final class MixedProducersTests: XCTestCase {
         XCTAssertTrue(text.contains("\n1 [ra] 0x0000555f68c29175 level3(_:_:) + 68 in crash at /src/crash.swift:1:69\n"), text)
     }
 
+    /// A tombstone with a sanitizer's report among its lines (an app run with `wrap.sh`):
+    /// the sanitizer's frames are a backtrace after the tombstone's.
+    func testASanitizersFramesInATombstoneAreReadToo() throws {
+        let log = """
+            *** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***
+            ABI: 'arm64'
+            pid: 4242, tid: 4242, name: example  >>> com.example <<<
+            backtrace:
+                  #00 pc 00000000000043c0  /data/app/~~x==/com.example-y==/lib/arm64/libcrashy.so (BuildId: 070a0337)
+            ==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x0040 at pc 0x7b2c4a5d3c
+                #0 0x7b2c4a431c  (/data/app/~~x==/com.example-y==/lib/arm64/libcrashy.so+0x431c) (BuildId: 070a0337)
+                #1 0x7b2c4a43c0  (/data/app/~~x==/com.example-y==/lib/arm64/libcrashy.so+0x43c0) (BuildId: 070a0337)
+
+            """
+        let report = try ReportParser.parse(Array(log.utf8), path: "tombstone_01")
+        guard case .tombstone = report.source else { return XCTFail("read as \(report.source)") }
+        XCTAssertEqual(report.threads.map(\.frames.count), [1, 2])
+        XCTAssertEqual((0..<2).map { report.frameLines(ofThread: $0) }, [.tombstone, .linux])
+        XCTAssertEqual(report.threads[1].frames.compactMap(\.imageOffset), [0x431c, 0x43c0])
+        XCTAssertEqual(renderedUnchanged(report), Array(log.utf8))
+    }
+
     /// A log of one producer is read as before: no other producer, the same backtraces.
     func testALogOfOneProducerHasNoOtherProducer() throws {
         let swift = try ReportParser.parse(Array(Self.swiftPart.utf8), path: "crash.log")
