@@ -94,7 +94,8 @@ enum ZipArchive {
         var head = [UInt8](repeating: 0, count: 16)
         let status = head.withUnsafeMutableBytes { cdw_inflate_raw(data.baseAddress, data.count, $0.baseAddress, 16, nil) }
         guard status == CDW_INFLATE_OK || status == CDW_INFLATE_TOO_LONG else {
-            throw DebugInfoError.damagedArchive(path: archive.path, reason: "\(entry.name): not a deflate stream")
+            let what = status == CDW_INFLATE_DAMAGED ? "not a deflate stream" : "inflates to fewer bytes than its header gives"
+            throw DebugInfoError.damagedArchive(path: archive.path, reason: "\(entry.name): \(what)")
         }
         return head.withUnsafeBytes { ELF.isELF($0) }
     }

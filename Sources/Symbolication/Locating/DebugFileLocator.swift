@@ -211,8 +211,8 @@ public final class DebugFileLocator: @unchecked Sendable {
             return files
         } catch {
             switch error as? DebugInfoError {
-            case .unreadable?, .changedWhileRead?:
-                break  // unreadable now, or changing, is not "not an object file" for good
+            case .unreadable?, .changedWhileRead?, .damagedArchive?:
+                break  // unreadable now, changing, or damaged (said each run) is not "not an object file" for good
             default:
                 cache?.record(.notAnObject, of: key, stamp: stamp)
             }
