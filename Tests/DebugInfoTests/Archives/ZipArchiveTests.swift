@@ -86,16 +86,6 @@ final class ZipArchiveTests: XCTestCase {
         }
     }
 
-    func testRiscV64IsNamedAndMatchedFromItsELFHeader() throws {
-        let riscv = try DebugFile.identify(path: try file(try library("riscv64"), "libcrashy.so"))
-        XCTAssertEqual(riscv.first?.architecture?.name, "riscv64")
-        XCTAssertEqual(riscv.first?.architecture, Architecture(name: "RISCV64"))
-        XCTAssertEqual(Architecture(elfMachine: 243, is64Bit: true)?.family, .riscv)
-        XCTAssertNil(Architecture(elfMachine: 243, is64Bit: false), "riscv32 is not riscv64")
-        XCTAssertEqual(Architecture(name: "riscv64")?.callSite(ofReturnAddress: 0x1006), 0x1004)
-        XCTAssertNil(Architecture(name: "riscv64")?.machO)
-    }
-
     /// Every field the reader relies on, made to lie: one reason each, never a crash.
     func testLyingFieldsAreRefusedWithAReason() throws {
         var writer = ZipWriter()
