@@ -115,9 +115,12 @@ enum ZipArchive {
         case 8:
             let (most, overflow) = (entry.compressedSize + 64).multipliedReportingOverflow(by: deflateRatio)
             guard !overflow, entry.size <= most else {
-                throw damaged("\(entry.compressedSize) compressed bytes said to inflate to \(entry.size), more than deflate makes (a zip bomb?)")
+                throw damaged("\(entry.compressedSize) compressed bytes said to inflate to \(entry.size), "
+                              + "more than deflate makes (a zip bomb?)")
             }
-            guard entry.size > 0 else { return MappedFile(member: UnsafeRawBufferPointer(start: nil, count: 0), named: entry.name, of: archive, ownsBytes: false) }
+            guard entry.size > 0 else {
+                return MappedFile(member: UnsafeRawBufferPointer(start: nil, count: 0), named: entry.name, of: archive, ownsBytes: false)
+            }
             guard let base = mmap(nil, entry.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
                   base != MAP_FAILED else {
                 throw damaged("no memory for its \(entry.size) bytes")
