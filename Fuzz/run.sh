@@ -152,8 +152,25 @@ if [ -d Fixtures/build/elf ]; then
 fi
 cp Tests/FuzzRegressions/demangle/* "$seeds/names/" 2>/dev/null
 
+# Zip archives for zip_archive: the fixtures' Android libraries in small APKs, stored and
+# deflated, and an app bundle's layout.
+mkdir -p "$seeds/archives"
+python3 - "$seeds/archives" Fixtures/build/android/*/libcrashy.so <<'PY' \
+    || echo "fuzz: no archive seeds for zip_archive"
+import os, sys, zipfile
+out, libraries = sys.argv[1], sys.argv[2:]
+for i, library in enumerate(libraries):
+    abi = library.split("/")[-2]
+    for name, method, prefix in [("stored", zipfile.ZIP_STORED, "lib/"), ("deflated", zipfile.ZIP_DEFLATED, "lib/"),
+                                 ("bundle", zipfile.ZIP_DEFLATED, "base/lib/")]:
+        with zipfile.ZipFile(os.path.join(out, f"{abi}-{name}.apk"), "w", method) as z:
+            z.writestr("AndroidManifest.xml", b"<manifest/>")
+            z.write(library, f"{prefix}{abi}/libcrashy.so")
+PY
+
 seed_kind() {
     case $1 in
+        zip_archive) echo archives ;;
         demangle) echo names ;;
         dwarf_sections) echo sections ;;
         object_identity|dwarf_*) echo objects ;;

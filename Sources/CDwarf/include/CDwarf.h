@@ -178,6 +178,25 @@ const cdw_section *cdw_section_named(const cdw_object *object, const char *name)
 /// `.gnu_debuglink` records for a separate debug file.
 uint32_t cdw_crc32(uint32_t crc, const void *data, size_t size);
 
+/// What `cdw_inflate_raw` found.
+typedef enum {
+    /// The stream ended having written exactly `out_size` bytes.
+    CDW_INFLATE_OK = 0,
+    /// The stream holds more than `out_size` bytes: inflating stopped there.
+    CDW_INFLATE_TOO_LONG = 1,
+    /// The stream ended, or the input ran out, before `out_size` bytes.
+    CDW_INFLATE_TOO_SHORT = 2,
+    /// The bytes are not a raw deflate stream.
+    CDW_INFLATE_DAMAGED = 3,
+} cdw_inflate_status;
+
+/// Inflates the raw deflate stream (no zlib or gzip header: a zip entry's data) of `in_size`
+/// bytes at `in` into `out`, which must hold `out_size` zero bytes: at most `out_size` bytes
+/// are ever written, and pieces that inflate to zeros are not written at all, so that an
+/// anonymous mapping stays untouched (and takes no memory) where the stream gives zeros.
+/// `*written`, when given, is how many bytes the stream gave before it stopped.
+cdw_inflate_status cdw_inflate_raw(const void *in, size_t in_size, void *out, size_t out_size, size_t *written);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,6 +83,9 @@ public struct CrashReport: Sendable {
     /// What the user should know about how the report was read (one line each, naming the
     /// file), e.g. that it was UTF-16 and is written as UTF-8.
     public var warnings: [String] = []
+    /// Backtraces that another producer wrote in the same log, named and written as that
+    /// producer does (``BacktraceProducer``); empty for the log of one producer.
+    public var otherProducers: [BacktraceProducer] = []
 
     private var imageIndex: ImageIndex
 

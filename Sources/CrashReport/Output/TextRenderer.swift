@@ -58,9 +58,9 @@ public struct TextRenderer: Sendable {
                 let first = report.lines[edit.lines.lowerBound], last = report.lines[edit.lines.upperBound - 1]
                 splice.replace(first.lowerBound..<last.upperBound, in: &out) { out in
                     switch edit.kind {
-                    case .frame(let restStart, let frames, let marked):
+                    case .frame(let restStart, let frames, let marked, let thread):
                         renderFrame(report, b, line: edit.lines.upperBound - 1, restStart: restStart, frames: frames,
-                                    marked: marked, into: &out)
+                                    form: report.frameLines(ofThread: thread), marked: marked, into: &out)
                     case .addressList(let thread):
                         renderAddressList(symbolicated, b, thread: thread, lines: edit.lines, into: &out, flush: flush)
                     }
@@ -82,7 +82,7 @@ public struct TextRenderer: Sendable {
     private struct Edit {
         enum Kind {
             /// A frame line whose text after `restStart` is replaced; `marked` for a terminal.
-            case frame(restStart: Int, frames: [SourceFrame], marked: Bool)
+            case frame(restStart: Int, frames: [SourceFrame], marked: Bool, thread: Int)
             /// A parenthesized address list replaced by numbered frame lines.
             case addressList(thread: Int)
         }
@@ -106,7 +106,7 @@ public struct TextRenderer: Sendable {
                 let first = thread.inlinedRun(endingAt: key.frame).lowerBound
                 let lines = thread.frames[first].line..<frame.line + 1
                 let marked = marks?.marks(image: frame.image) ?? false
-                body(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames, marked: marked)))
+                body(Edit(lines: lines, kind: .frame(restStart: restStart, frames: sourceFrames, marked: marked, thread: key.thread)))
             } else if let lines = thread.addressListLines, !lines.isEmpty, lines.upperBound <= report.lines.count,
                       lists.insert(key.thread).inserted {
                 body(Edit(lines: lines, kind: .addressList(thread: key.thread)))
@@ -115,13 +115,13 @@ public struct TextRenderer: Sendable {
     }
 
     /// One frame line: its bytes up to `restStart`, then each source frame, innermost first,
-    /// each on a line of its own with the same prefix; each line set in bold when `marked`.
+    /// each on a line of its own with the same prefix, in `form` (its backtrace's producer's);
+    /// each line set in bold when `marked`.
     private func renderFrame(_ report: CrashReport, _ b: UnsafeBufferPointer<UInt8>, line: Int, restStart: Int,
-                             frames: [SourceFrame], marked: Bool, into out: inout [UInt8]) {
+                             frames: [SourceFrame], form: FrameLineForm, marked: Bool, into out: inout [UInt8]) {
         let range = report.lines[line]
         let contentEnd = b.contentEnd(range)
         let prefixEnd = min(range.lowerBound + restStart, contentEnd)
-        let form = report.source.frameLines
         if form == .swiftRuntime {
             let terminators = (UnsafeBufferPointer(rebasing: b[contentEnd..<range.upperBound]),
                                Self.innerTerminator(report, b, line: line))

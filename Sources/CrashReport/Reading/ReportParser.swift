@@ -15,8 +15,10 @@ public enum ReportParser {
     /// - A JSON object or array holding KSCrash (or SentryCrash) reports, each with `crash` and
     ///   `binary_images` (`KSCrashParser`).
     /// - An Android tombstone, also behind logcat's prefixes (`TombstoneParser`): before the
-    ///   text formats below, whose lines its logcat section may hold.
-    /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`).
+    ///   text formats below, whose lines its logcat section may hold (and which are read too:
+    ///   `MixedProducers`).
+    /// - The crash log of the Swift runtime's backtracer, text or JSON (`SwiftBacktraceParser`);
+    ///   in the text form, the Linux log's frame lines of other producers too (`MixedProducers`).
     /// - A line that opens a call tree (`Call graph:`, `Heaviest stack for ...`, `Data Source:
     ///   Stackshots`) makes a spindump, `sample` or microstackshot report (`CallTreeReportParser`).
     /// - Lines of glibc `backtrace_symbols` or sanitizer frames make a Linux log
@@ -64,10 +66,12 @@ public enum ReportParser {
             return report
         }
         if TombstoneParser.looksLikeTombstone(bytes) {
-            return try TombstoneParser.parse(bytes, path: path)
+            return MixedProducers.addingLinuxBacktraces(to: try TombstoneParser.parse(bytes, path: path), bytes: bytes)
         }
         if SwiftBacktraceParser.looksLikeSwiftBacktrace(bytes) {
-            return try SwiftBacktraceParser.parse(bytes, path: path)
+            let report = try SwiftBacktraceParser.parse(bytes, path: path)
+            guard case .swiftBacktrace(nil) = report.source else { return report }
+            return MixedProducers.addingLinuxBacktraces(to: report, bytes: bytes)
         }
         if CallTreeReportParser.looksLikeCallTree(bytes) {
             return try CallTreeReportParser.parse(bytes, path: path)

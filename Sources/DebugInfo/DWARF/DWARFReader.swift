@@ -37,7 +37,7 @@ enum DWARFReader {
     static func read(_ file: DebugFile, layout: ObjectLayout, in mapped: MappedFile,
                      options: Options = .standard) throws -> RawDWARF {
         try withObject(file, layout: layout, in: mapped) { object in
-            try collect(object, path: file.path, releasing: options.releasePages ? mapped.bytes : nil, options: options)
+            try collect(object, path: file.path, releasing: options.releasePages && mapped.pagesComeBackFromTheFile ? mapped.bytes : nil, options: options)
         }
     }
 

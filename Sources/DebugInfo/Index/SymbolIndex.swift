@@ -69,7 +69,7 @@ public final class SymbolIndex: @unchecked Sendable {
         // The file is unmapped before the tables are made: its pages and the tables' are
         // never held at once.
         let (symbols, raw) = try { () throws -> (SymbolTable, RawDWARF?) in
-            let mapped = try MappedFile(path: file.path)
+            let mapped = try MappedFile.opening(file)
             return try mapped.reading {
                 let layout = try ObjectLayout(file, in: mapped)
                 let symbols = SymbolTable(layout, of: file, in: mapped)

@@ -177,7 +177,7 @@ struct SymbolTable: Sendable {
     /// (the table built for lookups keeps one per address); none for a Mach-O file. Reads the file.
     static func aliases(in file: DebugFile) throws -> (entries: [Entry], strings: [UInt8]) {
         guard file.format == .elf else { return ([], [0]) }
-        let mapped = try MappedFile(path: file.path)
+        let mapped = try MappedFile.opening(file)
         return try mapped.reading {
             guard case .elf(let image) = try ObjectLayout(file, in: mapped) else { return ([], [0]) }
             var builder = Builder()

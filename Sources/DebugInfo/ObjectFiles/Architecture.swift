@@ -11,7 +11,7 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
     /// The architecture a crash report or `--arch` names (any case); nil for unknown names.
     public init?(name: String) {
         let lowered = name.lowercased()
-        guard Architecture.known.contains(where: { $0.name == lowered }) else { return nil }
+        guard Architecture.known.contains(where: { $0.name == lowered }) || Architecture.elfOnly.contains(lowered) else { return nil }
         self.name = lowered
     }
 
@@ -20,13 +20,14 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// The instruction-set family of the architecture.
-    public enum Family: Sendable { case x86, arm64, arm }
+    public enum Family: Sendable { case x86, arm64, arm, riscv }
 
     /// The family, which decides how a return address becomes a call-site address.
     public var family: Family {
         switch name {
         case "i386", "x86_64", "x86_64h": return .x86
         case "arm64", "arm64e", "arm64_32": return .arm64
+        case "riscv64": return .riscv
         default: return .arm
         }
     }
@@ -55,6 +56,7 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
         case 62: self.name = is64Bit ? "x86_64" : "i386"
         case 40: self.name = "armv7"
         case 183: self.name = "arm64"
+        case 243 where is64Bit: self.name = "riscv64"
         default: return nil
         }
     }
@@ -62,13 +64,15 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
     /// The address of the call instruction whose return address is `address`.
     ///
     /// x86: one byte back lands inside the call; arm64: instructions are 4 bytes, aligned;
-    /// Thumb: clear the interworking bit, then step back by the smallest instruction.
+    /// Thumb: clear the interworking bit, then step back by the smallest instruction; RISC-V:
+    /// step back by the smallest instruction (2 bytes, the C extension's), as the sanitizers do.
     public func callSite(ofReturnAddress address: UInt64) -> UInt64 {
         guard address > 0 else { return address }
         switch family {
         case .x86: return address - 1
         case .arm64: return (address & ~3) &- 4
         case .arm: return (address & ~1) &- 2
+        case .riscv: return address &- 2
         }
     }
 
@@ -79,6 +83,8 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
 
     private static let cpuArchABI64: Int32 = 0x0100_0000
     private static let cpuArchABI64_32: Int32 = 0x0200_0000
+    /// Architectures of ELF files only, with no Mach-O cputype: RISC-V (`e_machine` 243).
+    private static let elfOnly = ["riscv64"]
     private static let known: [(name: String, type: Int32, subtype: Int32)] = [
         ("arm64", 12 | cpuArchABI64, 0),
         ("arm64", 12 | cpuArchABI64, 1),

@@ -95,7 +95,8 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The files or slices at `path`: one for a thin Mach-O or ELF file, one per slice for a
-    /// universal file.
+    /// universal file, one per ELF library inside a zip archive (an APK or app bundle:
+    /// ``ZipArchive``).
     ///
     /// Throws ``DebugInfoError/changedWhileRead(path:)`` when the file changed while it was read.
     public static func identify(path: String) throws -> [DebugFile] {
@@ -103,7 +104,8 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
         return try file.reading { try identify(file) }
     }
 
-    /// Whether the file starts like a Mach-O (thin or universal) or ELF file; reads 16 bytes.
+    /// Whether the file starts like a Mach-O (thin or universal) or ELF file, or is a zip named
+    /// like an APK, an app bundle or a zip of symbols (``ZipArchive``); reads 16 bytes.
     /// For passing over the other files of a searched directory cheaply. Only a regular file
     /// can be one, and opening another (a FIFO) never waits.
     public static func looksLikeObjectFile(path: String) -> Bool {
@@ -118,6 +120,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
         return head.withUnsafeBytes { raw in
             let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<count])
             return MachO.isMachO(bytes) || ELF.isELF(bytes) || DyldSharedCache.looksLikeCache(bytes)
+                || (ZipDirectory.isZip(bytes) && ZipArchive.isArchiveName(path))
         }
     }
 
@@ -144,6 +147,7 @@ public struct DebugFile: Sendable, Hashable, CustomStringConvertible {
                               debugLink: image.debugLink)]
         }
         if DyldSharedCache.looksLikeCache(bytes) { return try DyldSharedCache.debugFiles(path: file.path) }
+        if ZipDirectory.isZip(bytes) { return try ZipArchive.debugFiles(in: file) }
         throw DebugInfoError.unknownFormat(path: file.path)
     }
 }

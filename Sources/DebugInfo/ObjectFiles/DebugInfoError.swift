@@ -11,6 +11,11 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
     case partOfDyldCache(path: String)
     /// A dyld shared cache whose headers or tables cannot be read.
     case damagedDyldCache(path: String, reason: String)
+    /// A zip archive (an APK, an app bundle) whose directory or libraries cannot be read
+    /// (``ZipArchive``).
+    case damagedArchive(path: String, reason: String)
+    /// A zip archive with no ELF library in it.
+    case archiveWithoutLibraries(path: String)
 
     /// What is wrong, without the file's path: for messages that name the file themselves.
     public var reason: String {
@@ -23,6 +28,8 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
         case .changedWhileRead: return "the file changed while it was being read"
         case .partOfDyldCache: return "a sub-cache of a dyld shared cache: name its main file (dyld_shared_cache_ARCH)"
         case let .damagedDyldCache(_, reason): return "damaged dyld shared cache: \(reason)"
+        case let .damagedArchive(_, reason): return "damaged zip archive: \(reason)"
+        case .archiveWithoutLibraries: return "a zip archive with no ELF library (lib/ABI/*.so) in it"
         }
     }
 
@@ -34,7 +41,7 @@ public enum DebugInfoError: Error, Equatable, CustomStringConvertible {
         case let .noDWARF(path): return "\(path): no DWARF debug information"
         case let .corruptDWARF(path, reason): return "\(path): corrupt DWARF: \(reason)"
         case let .changedWhileRead(path): return "\(path): the file changed while it was being read; its frames are left as they are"
-        case let .partOfDyldCache(path), let .damagedDyldCache(path, _): return "\(path): \(reason)"
+        case let .partOfDyldCache(path), let .damagedDyldCache(path, _), let .damagedArchive(path, _), let .archiveWithoutLibraries(path): return "\(path): \(reason)"
         }
     }
 }

@@ -27,6 +27,12 @@ public final class MappedFile: @unchecked Sendable {
     private let descriptor: Int32
     private let opened: stat
     private let region: Int32
+    /// For the bytes of an archive's member (``init(member:of:ownsBytes:)``): the archive's
+    /// mapping, which the bytes lie in or were inflated from, kept mapped and asked whether
+    /// it changed.
+    private let archive: MappedFile?
+    /// Whether `bytes` are memory of this object's own (a member inflated), unmapped with it.
+    private let ownsBytes: Bool
 
     /// Maps `path` read-only. Throws ``DebugInfoError`` naming the file when it cannot be read.
     public init(path: String) throws {
@@ -46,6 +52,8 @@ public final class MappedFile: @unchecked Sendable {
         }
         descriptor = fd
         opened = info
+        archive = nil
+        ownsBytes = false
         let size = Int(info.st_size)
         guard size > 0 else {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -67,7 +75,28 @@ public final class MappedFile: @unchecked Sendable {
         region = cfg_register(base, size)
     }
 
+    /// The bytes of a member of `archive` under the archive's path and `name`: a range of its
+    /// mapping (a stored member, read in place), or memory mapped for them alone, which this
+    /// object unmaps (`ownsBytes`: a member inflated).
+    init(member bytes: UnsafeRawBufferPointer, named name: String, of archive: MappedFile, ownsBytes: Bool) {
+        path = archive.path + "!" + name
+        self.bytes = bytes
+        descriptor = -1
+        opened = stat()
+        region = -1
+        self.archive = archive
+        self.ownsBytes = ownsBytes
+    }
+
+    /// Whether the pages of `bytes` may be released once read (``DWARFReader``): pages of a
+    /// file come back from the file; memory of its own, inflated, would come back as zeros.
+    var pagesComeBackFromTheFile: Bool { !ownsBytes }
+
     deinit {
+        if archive != nil {
+            if ownsBytes, let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+            return
+        }
         cfg_unregister(region)
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
         close(descriptor)
@@ -77,13 +106,14 @@ public final class MappedFile: @unchecked Sendable {
     /// copies of this process's own: what is read there afterwards no longer follows the file.
     /// For headers, which are checked once and then relied on.
     func makePrivate(_ offset: Int, _ length: Int) {
-        guard let base = bytes.baseAddress, offset >= 0, offset < bytes.count, length > 0 else { return }
+        guard !ownsBytes, let base = bytes.baseAddress, offset >= 0, offset < bytes.count, length > 0 else { return }
         cfg_make_private(UnsafeMutableRawPointer(mutating: base + offset), min(length, bytes.count - offset))
     }
 
     /// Whether the file was cut short or written since it was mapped: a page vanished under
     /// a read, or its size or modification time changed. What was read from it may be wrong.
     public var changedWhileMapped: Bool {
+        if let archive { return archive.changedWhileMapped }
         if cfg_is_damaged(region) != 0 { return true }
         var now = stat()
         guard fstat(descriptor, &now) == 0 else { return true }

@@ -48,7 +48,7 @@ public struct ObjectSurvey: Sendable, Equatable {
 
     /// Surveys `file` (one slice of the file at its path).
     public static func survey(_ file: DebugFile) throws -> ObjectSurvey {
-        let mapped = try MappedFile(path: file.path)
+        let mapped = try MappedFile.opening(file)
         return try mapped.reading {
             try survey(file, layout: try ObjectLayout(file, in: mapped), in: mapped)
         }

@@ -211,12 +211,15 @@ public final class DebugFileLocator: @unchecked Sendable {
             return files
         } catch {
             switch error as? DebugInfoError {
-            case .unreadable?, .changedWhileRead?:
-                break  // unreadable now, or changing, is not "not an object file" for good
+            case .unreadable?, .changedWhileRead?, .damagedArchive?:
+                break  // unreadable now, changing, or damaged (said each run) is not "not an object file" for good
             default:
                 cache?.record(.notAnObject, of: key, stamp: stamp)
             }
-            if !quiet { diagnostics.warn("\(error)") }
+            // A damaged APK met in a folder is said too: it was named like one (``ZipArchive``).
+            if !quiet || { if case .damagedArchive? = error as? DebugInfoError { return true }; return false }() {
+                diagnostics.warn("\(error)")
+            }
             return nil
         }
     }

@@ -91,14 +91,15 @@ enum ReportEvidence {
     static func contradictions(in report: CrashReport, subjects: [Int: Subject], memo: Memo) -> [Int: Contradiction] {
         var checks: [Int: ImageCheck] = [:]
         for (i, subject) in subjects { checks[i] = ImageCheck(subject, memo: memo) }
-        for thread in report.threads {
+        for (t, thread) in report.threads.enumerated() {
+            let naming = report.frameNaming(ofThread: t)
             // The frame's place among the thread's frames, as `Symbolicator` counts it: inlined
             // frames of a symbolized log take the place of the frame they are part of.
             var position = -1
             for frame in thread.frames {
                 if !frame.inlined { position += 1 }
                 guard let i = frame.image, let check = checks[i], !check.isFull,
-                      let (name, offset) = loggedName(of: frame, in: report)
+                      let (name, offset) = loggedName(of: frame, naming: naming)
                 else { continue }
                 let image = report.images[i]
                 let subject = check.subject
@@ -111,7 +112,7 @@ enum ReportEvidence {
                 let placedByName = frame.imageOffset == nil && image.loadAddress == 0 && image.endAddress == 0
                 let claim = Claim(frame: frame, name: name, printedOffset: offset, offset: placedByName ? nil : offset,
                                   address: address, lookup: lookup,
-                                  fromByteBefore: report.source.frameNaming == .swiftRuntime && lookup != address)
+                                  fromByteBefore: naming == .swiftRuntime && lookup != address)
                 check.weigh(claim)
             }
         }
@@ -123,12 +124,12 @@ enum ReportEvidence {
     }
 
     /// The name (and offset into it) the report gives `frame`, when it gives one.
-    static func loggedName(of frame: Frame, in report: CrashReport) -> (String, UInt64?)? {
+    static func loggedName(of frame: Frame, naming: FrameNaming) -> (String, UInt64?)? {
         let named: (String, UInt64?)
         switch frame.form {
         case .symbol(let name, let offset):
             // The Swift runtime prints no `+ 0`: an offset of 0 is none.
-            named = (name, report.source.frameNaming == .swiftRuntime && offset == 0 ? nil : offset)
+            named = (name, naming == .swiftRuntime && offset == 0 ? nil : offset)
         case .symbolicated(let name, let offset, _, _):
             named = (name, offset)
         case .unknown:

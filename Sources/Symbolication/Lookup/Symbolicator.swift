@@ -191,8 +191,8 @@ public final class Symbolicator: @unchecked Sendable {
         let frameCount = report.threads.reduce(0) { $0 + $1.frames.count }
         var recent: [ResolvedKey: [SourceFrame]] = [:]
         recent.reserveCapacity(min(frameCount, Symbolicator.sharedLookups))
-        let naming = report.source.frameNaming
         for (t, thread) in report.threads.enumerated() {
+            let naming = report.frameNaming(ofThread: t)
             // The frame's place among the thread's frames, inlined lines of an already
             // symbolicated report not counted: 0 is the faulting PC.
             var position = -1

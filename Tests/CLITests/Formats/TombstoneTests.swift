@@ -18,7 +18,7 @@ final class TombstoneTests: XCTestCase {
 
     /// `llvm-symbolizer-19 --obj=LIBRARY --inlining` at each address (stdin, one process): the
     /// chain innermost first, without `??` functions.
-    private static func symbolize(_ library: AndroidLibrary, _ addresses: [UInt64]) throws -> [UInt64: [SymbolizedFrame]] {
+    static func symbolize(_ library: AndroidLibrary, _ addresses: [UInt64]) throws -> [UInt64: [SymbolizedFrame]] {
         let unique = Array(Set(addresses)).sorted()
         let arguments = ["--obj=\(library.path)", "--inlining", "--output-style=JSON"]
         let result = try runProcess(try oracle(), arguments, input: Data(unique.map { hex($0) + "\n" }.joined().utf8))
@@ -42,7 +42,7 @@ final class TombstoneTests: XCTestCase {
 
     /// The faulting pc of the crash: the first instruction of cart_total that llvm-symbolizer
     /// places in unit_price, two inlined frames deep.
-    private static func faultPC(_ library: AndroidLibrary) throws -> UInt64 {
+    static func faultPC(_ library: AndroidLibrary) throws -> UInt64 {
         let instructions = library.instructions(of: try library.function(named: "cart_total"))
         let chains = try symbolize(library, instructions.map(\.address))
         guard let fault = instructions.first(where: { chains[$0.address]?.first?.function == "unit_price" }) else {
@@ -52,7 +52,7 @@ final class TombstoneTests: XCTestCase {
     }
 
     /// Counts of the frame lines compared.
-    private struct Tally {
+    struct Tally {
         var compared = 0, agreed = 0, system = 0, outside = 0
 
         func report(_ title: String) {
@@ -63,7 +63,7 @@ final class TombstoneTests: XCTestCase {
     }
 
     /// Checks `output` against `tombstone` line by line (see the class's comment); counts into `tally`.
-    private func compare(_ tombstone: WrittenTombstone, output: String, chains: [UInt64: [SymbolizedFrame]],
+    static func compare(_ tombstone: WrittenTombstone, output: String, chains: [UInt64: [SymbolizedFrame]],
                          label: String, tally: inout Tally) {
         let crlf = tombstone.text.unicodeScalars.contains("\r")
         // By scalars: "\r\n" is one Character of a String.
@@ -154,7 +154,7 @@ final class TombstoneTests: XCTestCase {
                 // Without a build-id only a file named with -d is the library, by its file name.
                 let arguments = ["-d", layout == .noBuildID ? library.path : folder(of: library.path)]
                 let (output, _, _) = try run(tombstone.text, named: "\(abi)-\(layout.rawValue).txt", in: dir, arguments)
-                compare(tombstone, output: output, chains: chains, label: label, tally: &tally)
+                Self.compare(tombstone, output: output, chains: chains, label: label, tally: &tally)
                 try assertReadingBackChangesNothing(output, in: dir, arguments, label: label)
             }
         }
@@ -176,7 +176,7 @@ final class TombstoneTests: XCTestCase {
             let chains = try Self.symbolize(library, all)
             let tombstone = TombstoneWriter.write(library, threads: [all], layout: .plain)
             let (output, _, _) = try run(tombstone.text, named: "\(abi)-all.txt", in: dir, ["-d", library.path])
-            compare(tombstone, output: output, chains: chains, label: "\(abi) every instruction", tally: &tally)
+            Self.compare(tombstone, output: output, chains: chains, label: "\(abi) every instruction", tally: &tally)
         }
         tally.report("every instruction, \(AndroidLibrary.abis.count) ABIs")
         XCTAssertGreaterThan(tally.compared, 100)
