@@ -48,7 +48,8 @@ stamp() {
     {
         cd "$HERE"
         find src -type f | LC_ALL=C sort | xargs sha256sum
-        sha256sum build.sh make_reports.py make_metrickit.py make_kscrash.py make_group_reports.py
+        sha256sum build.sh make_reports.py make_metrickit.py make_kscrash.py make_group_reports.py \
+            build_group_set.sh make_group_set.py
         for tool in "$APPLE_CC" "$ELF_CLANG" "$GCC" "$LD64" "$DSYMUTIL" "$DSYMUTIL19" "$LIPO" "$OBJCOPY" "$LLVM_OBJDUMP" "$RUSTC" "$SWIFTC"; do
             { "$tool" --version 2>/dev/null || true; } | head -n 1 || true
         done
@@ -79,6 +80,7 @@ OUTPUTS=(
     kscrash/App-arm64.json kscrash/App-x86_64.json kscrash/App-universal-arm64.json
     kscrash/App-arm64-dwarf5.json kscrash/App-arm64-exception.json kscrash/App-arm64-reports.json
     group/groups.tsv group/null-deref-v2.crash group/null-deref-v2.ips
+    group-set/kinds.tsv group-set/reports/null-deref-arm64e-O2-ips.ips group-set/bin/App-x86_64-O2
     android/arm64-v8a/libcrashy.so android/armeabi-v7a/libcrashy.so android/x86_64/libcrashy.so
     android/riscv64/libcrashy.so
 )
@@ -95,7 +97,7 @@ if [[ $FORCE == 0 ]] && up_to_date; then
     exit 0
 fi
 
-rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/kscrash" "$OUT/group" "$OUT/android" "$OUT/manifest.txt" "$OUT/.stamp"
+rm -rf "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports" "$OUT/ips" "$OUT/metrickit" "$OUT/kscrash" "$OUT/group" "$OUT/group-set" "$OUT/android" "$OUT/manifest.txt" "$OUT/.stamp"
 mkdir -p "$OUT/obj" "$OUT/macho" "$OUT/elf" "$OUT/debuglink" "$OUT/reports"
 
 # Deterministic output: no timestamps in the dSYMs or archives.
@@ -324,6 +326,8 @@ done
 # Crash reports, expectations and the manifest.
 "$PYTHON" "$HERE/make_reports.py" --build "$OUT" --src "$SRC" --readelf "$READELF"
 "$PYTHON" "$HERE/make_group_reports.py" --build "$OUT" --src "$SRC" --v2-src "$V2_SRC"
+# The grouping measurement set: its own app, built for five targets at -O0 and -O2.
+OUT="$OUT" APPLE_CC="$APPLE_CC" LD64="$LD64" DSYMUTIL="$DSYMUTIL" PYTHON="$PYTHON" "$HERE/build_group_set.sh"
 
 echo "$STAMP" > "$OUT/.stamp"
 echo "Fixtures built in $OUT"

@@ -62,6 +62,10 @@ public struct ExampleFrame: Sendable {
     public var number: Int
     /// The image's file name.
     public var image: String
+    /// The last component of the image's path, where the report gives one: what an unresolved
+    /// frame's signature name (`App+0x1f0c`) starts with, the same in a macOS `.crash` report
+    /// (whose frames name the image by its bundle ID) and in its `.ips` twin (by its file name).
+    public var signatureImage: String?
     /// The address as the report gives it.
     public var address: UInt64
     /// The offset from the image's start, when known.

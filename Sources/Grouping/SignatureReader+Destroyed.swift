@@ -55,7 +55,7 @@ extension SignatureReader {
         // 1. The first app frame below the damage.
         for i in below..<frames.count where !frames[i].handler && frames[i].inApp {
             let name = frames[i].function.map(FunctionName.normalized)
-                ?? frames[i].image + "+0x" + String(frames[i].imageOffset ?? frames[i].address, radix: 16)
+                ?? (frames[i].signatureImage ?? frames[i].image) + "+0x" + String(frames[i].imageOffset ?? frames[i].address, radix: 16)
             if frames[i].function != nil && (name.isEmpty || SignatureRules.isSkipped(name)) { continue }
             frames[i].signatureName = name
             frames[i].inSignature = true
@@ -79,7 +79,7 @@ extension SignatureReader {
                 if let known = name, known.isEmpty || SignatureRules.isSkipped(known) { continue }
                 if name == nil {
                     let image = report.images[place.image]
-                    name = Path.lastComponent(image.name) + "+0x" + String(place.address - image.loadAddress, radix: 16)
+                    name = Path.lastComponent(image.path ?? image.name) + "+0x" + String(place.address - image.loadAddress, radix: 16)
                 }
                 return (CrashSignature(kind: kind, frames: [name!], source: .destroyedStack), frames)
             }
@@ -90,12 +90,13 @@ extension SignatureReader {
 
     /// The app image holding `address`, with the address as it holds it: an arm64e register
     /// may carry pointer-authentication bits above the address, stripped to iOS's 36 or
-    /// macOS's 47 bits.
+    /// macOS's 47 bits. A placeholder (an `.ips` file's `source: A` entry, which holds every
+    /// address) holds nothing: the bits are stripped all the same.
     static func appImage(holding address: UInt64, in report: CrashReport, inApp: (Int?) -> Bool)
         -> (index: Int, address: UInt64)? {
         for candidate in [address, address & 0xF_FFFF_FFFF, address & 0x7FFF_FFFF_FFFF] {
-            if let image = report.image(containing: candidate) {
-                return inApp(image) && !report.images[image].isPlaceholder ? (image, candidate) : nil
+            if let image = report.image(containing: candidate), !report.images[image].isPlaceholder {
+                return inApp(image) ? (image, candidate) : nil
             }
         }
         return nil

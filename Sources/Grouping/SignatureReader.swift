@@ -124,6 +124,14 @@ public enum SignatureReader {
         var frames: [ExampleFrame] = []
         frames.reserveCapacity(thread.frames.count + 8)
         var imageNames = [String?](repeating: nil, count: report.images.count)
+        var fileNames = [String?](repeating: nil, count: report.images.count)
+        func fileName(_ frame: Frame) -> String? {
+            guard let i = frame.image, fileNames.indices.contains(i), let path = report.images[i].path else { return nil }
+            if let known = fileNames[i] { return known }
+            let name = Path.lastComponent(path)
+            fileNames[i] = name
+            return name
+        }
         func imageName(_ frame: Frame) -> String {
             guard let i = frame.image, imageNames.indices.contains(i) else { return Path.lastComponent(frame.imageName ?? "???") }
             if let known = imageNames[i] { return known }
@@ -141,6 +149,7 @@ public enum SignatureReader {
             let app = inApp(frame.image)
             var shown = ExampleFrame(number: frame.index, image: imageName(frame), address: frame.address,
                                      imageOffset: app || systemNames ? offset(of: frame, in: report) : nil, inApp: app)
+            if app { shown.signatureImage = fileName(frame) }
             shown.placed = frame.image.map { report.images.indices.contains($0) && !report.images[$0].isPlaceholder } ?? false
             if !systemNames && !shown.inApp {
                 if trampoline == nil, isTrampoline(frame) { trampoline = frames.count }
@@ -201,7 +210,7 @@ public enum SignatureReader {
         for i in frames.indices where count < SignatureRules.depth {
             guard !frames[i].handler, !app || frames[i].inApp else { continue }
             frames[i].signatureName = frames[i].function.map(FunctionName.normalized)
-                ?? frames[i].image + "+0x" + String(frames[i].imageOffset ?? frames[i].address, radix: 16)
+                ?? (frames[i].signatureImage ?? frames[i].image) + "+0x" + String(frames[i].imageOffset ?? frames[i].address, radix: 16)
             if frames[i].function != nil && (frames[i].signatureName.isEmpty || SignatureRules.isSkipped(frames[i].signatureName)) {
                 continue
             }

@@ -63,6 +63,18 @@ final class DestroyedStackTests: XCTestCase {
         XCTAssertEqual(signed.frames, ["App+0x1234"])
     }
 
+    /// An `.ips` report's `source: A` image (a placeholder holding every address) does not hide
+    /// the app image a signed lr points into once its bits are stripped: a jump into nowhere
+    /// in an arm64e `.ips` report is named by its lr as in its `.crash` twin.
+    func testSignedLinkRegisterIsStrippedPastAPlaceholder() throws {
+        let plain = text(frames: [(nil, 0x283a4c120, nil)], lr: 0x2d4f_0000_0000_0000 | (app + 0x1234), pc: 0x283a4c120, fault: 0x283a4c120)
+        let placeholder = "0x0 - 0xffffffffffffffff ??? (*) <00000000-0000-0000-0000-000000000000> ???\n"
+        let withPlaceholder = plain.replacingOccurrences(of: "Binary Images:\n", with: "Binary Images:\n" + placeholder)
+        XCTAssertNotEqual(plain, withPlaceholder)
+        XCTAssertEqual(try signature(plain).frames, ["App+0x1234"])
+        XCTAssertEqual(try signature(withPlaceholder).frames, ["App+0x1234"])
+    }
+
     /// Frames of the simulator's runtime are system frames, not the app's.
     func testSimulatorRuntimeFramesAreSystemFrames() throws {
         XCTAssertTrue(SignatureRules.isSimulatorRuntime("/Applications/Xcode.app/Contents/Developer/Platforms/iPhoneOS.platform/Library/Developer/CoreSimulator/Profiles/Runtimes/iOS.simruntime/Contents/Resources/RuntimeRoot/System/Library/PrivateFrameworks/UIKitCore.framework/UIKitCore"))

@@ -46,6 +46,39 @@ final class SignatureReaderTests: XCTestCase {
         XCTAssertEqual(a.frames, ["App+0x1234", "App+0x2345"])
     }
 
+    /// A macOS `.crash` report names the app's image by its bundle ID (`com.example.App`), its
+    /// `.ips` twin by its file name (`App`): an unresolved frame is named by the file name of
+    /// the image's path in both, so that one crash in two forms is one group.
+    func testUnresolvedFramesAreNamedByTheImagesFileName() throws {
+        let mac = """
+            Process:               App [4127]
+            Path:                  /Applications/App.app/Contents/MacOS/App
+            Identifier:            com.example.App
+            Version:               1.0 (1)
+            Code Type:             X86-64 (Native)
+            Date/Time:             2021-03-14 10:02:17.284 +0100
+            OS Version:            macOS 11.2.3 (20D91)
+
+            Crashed Thread:        0
+
+            Exception Type:        EXC_BAD_ACCESS (SIGSEGV)
+
+            Thread 0 Crashed:
+            0   com.example.App               \t0x000000010c1a4234 0x10c1a3000 + 4660
+            1   com.example.App               \t0x000000010c1a5345 0x10c1a3000 + 9029
+
+            Binary Images:
+                   0x10c1a3000 -        0x10c1a6fff +com.example.App (1.0 - 1) <0B5F2A3C-7E91-4D68-A0C4-2F9E8B1D6A37> /Applications/App.app/Contents/MacOS/App
+
+            """
+        let bundleNamed = try signature(mac)
+        XCTAssertEqual(bundleNamed.frames, ["App+0x1234", "App+0x2345"])
+        let fileNamed = try signature(Report(threads: [.init(header: "Thread 0 Crashed:", frames: [
+            ("App", 0x100004000 + 0x1234, nil), ("App", 0x100004000 + 0x2345, nil),
+        ])]).text)
+        XCTAssertEqual(bundleNamed.id, fileNamed.id)
+    }
+
     func testTheLastExceptionBacktraceDecidesWhenItHasAnAppFrame() throws {
         let crashed = Report.Thread(header: "Thread 0 Crashed:", frames: [
             ("libsystem_kernel.dylib", 0x1c0a8b000 + 0x10, "__pthread_kill + 8"),
