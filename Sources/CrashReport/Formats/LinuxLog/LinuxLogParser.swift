@@ -584,9 +584,10 @@ private struct LogBuilder {
     private mutating func startRun(_ family: Family, header firstLine: Int) {
         var name: String?
         var headerLine: Int?
-        if let text = previousText, text.line == firstLine - 1 {
-            name = b.string(text.p, text.e)
-            headerLine = text.line
+        if let line = previousText, line.line == firstLine - 1 {
+            // Held once per report when backtraces share it (a log of many alike reports).
+            name = text[text.intern(b, line.p, line.e)]
+            headerLine = line.line
         }
         previousText = nil
         threads.append(Backtrace(kind: .thread(threads.count), name: name, crashed: threads.isEmpty,
