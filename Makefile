@@ -94,16 +94,19 @@ build: setup commit
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
 		-Xswiftc -DSYMBOLICATE_BUILD_COMMIT --product symbolicate
 
-# Writes $(BUILD_COMMIT) when the commit (or whether the tree has changes) differs from what it says.
+# Writes $(BUILD_COMMIT) when the commit (or whether the tree has changes) differs from what it says;
+# through a file of this process's own, so that two makes at once (a test's and the user's) do not
+# trip over each other.
 commit:
 	@commit=unknown; \
 	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
 		commit=$$(git rev-parse --short=12 HEAD); \
 		git diff --quiet HEAD -- 2>/dev/null || commit="$$commit-dirty"; \
 	fi; \
+	new=$(BUILD_COMMIT).new.$$$$; \
 	printf '%s\n' '// Written by make (see Version.swift); not kept in git.' '#if SYMBOLICATE_BUILD_COMMIT' \
-		'extension Version {' '    static let buildCommit = "'"$$commit"'"' '}' '#endif' > $(BUILD_COMMIT).new; \
-	if cmp -s $(BUILD_COMMIT).new $(BUILD_COMMIT); then rm $(BUILD_COMMIT).new; else mv $(BUILD_COMMIT).new $(BUILD_COMMIT); fi
+		'extension Version {' '    static let buildCommit = "'"$$commit"'"' '}' '#endif' > $$new; \
+	if cmp -s $$new $(BUILD_COMMIT); then rm -f $$new; else mv -f $$new $(BUILD_COMMIT); fi
 
 # swift-argument-parser's generate-manual, built from the package's own checkout (no network).
 $(GENERATE_MANUAL): $(ARGUMENT_PARSER)/Package.swift
