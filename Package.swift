@@ -8,6 +8,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The runtime of the protobuf reports' generated code (Protos/): its plugin is not built.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         .target(
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("zstd")]),
         .target(name: "Platform"),
         .target(name: "DebugInfo", dependencies: ["CDwarf", "CDyldCache", "CDemangle", "CFaultGuard", "Platform"]),
-        .target(name: "CrashReport", dependencies: ["Platform"]),
+        .target(name: "CrashReport", dependencies: ["Platform", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform", "CFetch"]),
         .target(name: "Grouping", dependencies: ["Symbolication", "DebugInfo", "CrashReport", "Platform"]),
         .executableTarget(

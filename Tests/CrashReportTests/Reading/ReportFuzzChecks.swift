@@ -226,6 +226,8 @@ enum ReportFuzzChecks {
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
         } else if case .kscrash = report.source {
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
+        } else if report.source.protobufKind != nil {
+            if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
         } else if text != input {
             broken.append("the text output with nothing resolved is not the input: \(difference(input, text))")
         }
