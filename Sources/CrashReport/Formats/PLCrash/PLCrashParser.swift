@@ -15,9 +15,12 @@ public enum PLCrashParser {
     /// The bytes a `.plcrash` file starts with, before its version byte.
     static let magic: [UInt8] = Array("plcrash".utf8)
 
-    /// Whether `bytes` start with the `plcrash` magic and a version byte.
+    /// Whether `bytes` start with the `plcrash` magic and a version byte: a control character,
+    /// not text (a line that starts with the word goes on with a blank or a letter).
     public static func looksLikePLCrash(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.count > magic.count && bytes.starts(with: magic)
+        guard bytes.count > magic.count, bytes.starts(with: magic) else { return false }
+        let version = bytes[magic.count]
+        return version < 0x20 && version != 0x09 && version != 0x0A && version != 0x0D
     }
 
     /// ``looksLikePLCrash(_:)`` of an array.
