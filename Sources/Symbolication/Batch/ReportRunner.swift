@@ -465,6 +465,11 @@ public final class ReportRunner {
             }
             return .parsed(report)
         } catch let error as ReportError {
+            // A protobuf report that cannot be decoded is binary: never written out as text.
+            if case .invalidProtobuf = error {
+                diagnostics.warn("\(error)")
+                return .unread
+            }
             diagnostics.warn("\(error)\(passThroughNote(summarizing: summarizing))")
             return .unparsed(bytes, path: path, error: error)
         } catch {

@@ -223,4 +223,45 @@ final class ProtobufTombstoneTests: XCTestCase {
         XCTAssertTrue(folder.stdoutText.contains("(cart_total+"), folder.stdoutText)
         XCTAssertTrue(folder.stdoutText.contains(" in unit_price "), folder.stdoutText)
     }
+    /// Hostile input: a message cut short, random bytes and garbage after the `.plcrash` magic
+    /// each give one line naming the file, nothing on stdout and the status of any report that
+    /// cannot be read; a text tombstone named `.pb` is read as the text it is.
+    func testHostileInput() throws {
+        let dir = try makeTemporaryDirectory("pb-hostile")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = try AndroidLibrary.load("arm64-v8a")
+        let whole = dir.appendingPathComponent("whole.pb").path
+        try ProtobufReportEncoder.encode("tombstone", Self.message(library, threads: [[0x433c, nil]], apk: false), to: whole)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        var random = SplitMix64(seed: 12)
+        let cases: [(String, Data, String)] = [
+            ("tombstone_01.pb", bytes.prefix(bytes.count - 7), "not a valid Android protobuf tombstone: the protobuf message is cut short"),
+            ("tombstone_02.pb", Data((0..<4096).map { _ in UInt8(truncatingIfNeeded: random.next() as UInt64) }),
+             "binary data, not a text report"),
+            ("cut.plcrash", Data("plcrash".utf8) + Data([1]) + bytes.prefix(40), "not a valid PLCrashReporter report: "),
+            ("old.plcrash", Data("plcrash".utf8) + Data([3]) + bytes, "not a valid PLCrashReporter report: version 3 is not known (1 is)"),
+        ]
+        for (name, data, message) in cases {
+            let path = dir.appendingPathComponent(name).path
+            try data.write(to: URL(fileURLWithPath: path))
+            let result = try CLI.run([path])
+            XCTAssertEqual(result.status, .reportFailed, "\(name): \(result.stderrText)")
+            XCTAssertEqual(result.stdout.count, 0, name)
+            let lines = result.stderrText.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "\(name): \(result.stderrText)")
+            XCTAssertTrue(lines.first?.contains(path) == true && lines.first?.contains(message) == true,
+                          "\(name): \(result.stderrText)")
+        }
+        let fault = String(try Self.faultPC(library), radix: 16)
+        let text = "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\nABI: 'arm64'\n"
+            + "pid: 1, tid: 1, name: x  >>> x <<<\nbacktrace:\n      #00 pc "
+            + String(repeating: "0", count: 16 - fault.count) + fault + "  /data/app/lib/arm64/libcrashy.so "
+            + "(BuildId: \(library.buildID))\n"
+        let textPath = dir.appendingPathComponent("tombstone_03.pb").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: textPath))
+        let result = try CLI.run(["-d", library.path, textPath])
+        XCTAssertEqual(result.status, .success, result.stderrText)
+        XCTAssertTrue(result.stdoutText.hasPrefix(text.components(separatedBy: "      #00")[0]), result.stdoutText)
+        XCTAssertTrue(result.stdoutText.contains(" in unit_price "), result.stdoutText)
+    }
 }

@@ -32,13 +32,14 @@ public enum ProtobufTombstoneParser {
     /// a protobuf message whose top-level fields, in the ascending order every protobuf
     /// library writes them, have the wire types of the Tombstone message, among them the build
     /// fingerprint (field 2) or the crashed thread's tid (6), and a thread (16) once the
-    /// message is read whole. Text never passes: its first bytes make tags of the wrong wire
-    /// type, or fields out of order, within a few fields.
+    /// message is read whole. The last field may run past the end: a tombstone cut short is
+    /// still one, which its decoding then says is cut short. Text never passes: its first
+    /// bytes make tags of the wrong wire type, or fields out of order, within a few fields.
     public static func looksLikeProtobufTombstone(_ bytes: UnsafeBufferPointer<UInt8>, whole: Bool) -> Bool {
         guard !bytes.isEmpty else { return false }
         var last: UInt64 = 0
         var fitting = true, identity = false, thread = false, fields = 0
-        let message = ProtobufFields.walk(bytes, whole: whole) { field in
+        let message = ProtobufFields.walk(bytes, whole: false) { field in
             guard fits(field), field.number >= last else {
                 fitting = false
                 return false
