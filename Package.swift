@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -9,7 +9,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The runtime of the protobuf reports' generated code (Protos/): its plugin is not built.
-        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // No traits: their APIs (delimited streams) import all of Foundation, whose ICU data
+        // would add 60 MB to the program; the runtime alone needs FoundationEssentials.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0", traits: []),
     ],
     targets: [
         .target(
@@ -70,5 +72,7 @@ let package = Package(
         ),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
+    // Swift 5 mode, as before swift-tools-version 6.1 (which the traits above need).
+    swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17
 )

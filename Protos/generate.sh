@@ -17,7 +17,7 @@ plugin=${PROTOC_GEN_SWIFT:-$(command -v protoc-gen-swift || true)}
 [ -n "$plugin" ] || { echo "generate.sh: set PROTOC_GEN_SWIFT to protoc-gen-swift (see this script's comment)" >&2; exit 1; }
 generate() {  # schema, output folder
     out=$(mktemp -d)
-    protoc --plugin=protoc-gen-swift="$plugin" --swift_out="$out" --swift_opt=Visibility=Internal -I "$here" "$here/$1"
+    protoc --plugin=protoc-gen-swift="$plugin" --swift_out="$out" --swift_opt=Visibility=Internal --swift_opt=UseAccessLevelOnImports=true -I "$here" "$here/$1"
     mv "$out/${1%.proto}.pb.swift" "$root/$2/"
     rmdir "$out"
 }

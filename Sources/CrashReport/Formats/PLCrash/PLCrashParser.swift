@@ -1,4 +1,4 @@
-import SwiftProtobuf
+internal import SwiftProtobuf
 
 /// Reads PLCrashReporter's binary reports (`.plcrash`, what `PLCrashReporter`'s
 /// `loadPendingCrashReportData` gives an app, and what crash services receive from it).

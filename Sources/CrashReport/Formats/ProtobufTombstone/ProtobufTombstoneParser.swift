@@ -1,4 +1,4 @@
-import SwiftProtobuf
+internal import SwiftProtobuf
 
 /// Reads Android's protobuf tombstones: `/data/tombstones/tombstone_NN.pb` (Android 12 and
 /// later, beside the text `tombstone_NN`), as `adb bugreport` and
