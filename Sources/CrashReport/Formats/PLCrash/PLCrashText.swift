@@ -40,6 +40,7 @@ enum PLCrashText {
     static func write(_ report: Plcrash_CrashReport) -> [UInt8] {
         var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 17, skipsEmptyValues: false, countsEscapedKey: false))
         let (codeType, lp64) = self.codeType(report)
+        let images = ImagesByAddress(report.binaryImages)
         let process = report.processInfo
         let unknown = "???"
         writer.line("Incident Identifier: " + (report.reportInfo.uuid.count == 16 ? uuidString([UInt8](report.reportInfo.uuid)) : unknown))
@@ -74,13 +75,13 @@ enum PLCrashText {
             writer.line("")
             if !report.exception.frames.isEmpty {
                 writer.line("Last Exception Backtrace:")
-                for (i, frame) in report.exception.frames.enumerated() { writeFrame(frame, i, report, lp64, &writer) }
+                for (i, frame) in report.exception.frames.enumerated() { writeFrame(frame, i, report, images, lp64, &writer) }
                 writer.line("")
             }
         }
         for thread in report.threads {
             writer.line("Thread \(thread.threadNumber)" + (thread.crashed ? " Crashed:" : ":"))
-            for (i, frame) in thread.frames.enumerated() { writeFrame(frame, i, report, lp64, &writer) }
+            for (i, frame) in thread.frames.enumerated() { writeFrame(frame, i, report, images, lp64, &writer) }
             writer.line("")
         }
         if let crashed = report.threads.first(where: \.crashed) {
@@ -101,7 +102,7 @@ enum PLCrashText {
             writer.line("")
         }
         writer.line("Binary Images:")
-        for image in report.binaryImages.sorted(by: { $0.baseAddress < $1.baseAddress }) {
+        for image in images.sorted {
             let end = image.baseAddress &+ (max(1, image.size) - 1)
             let name = text(image.name)
             let designator = hasProcess && process.hasProcessPath && image.name == process.processPath ? "+" : " "
@@ -113,11 +114,13 @@ enum PLCrashText {
         return writer.text
     }
 
-    /// `%-4ld%-35S 0x%0*llx SYMBOL`: a frame line.
+    /// `%-4ld%-35S 0x%0*llx SYMBOL`: a frame line; past frame 999 the number is followed by a
+    /// blank all the same (PLCrashReporter's would run into the image's name, and no reader
+    /// could tell them apart).
     private static func writeFrame(_ frame: Plcrash_CrashReport.Thread.StackFrame, _ index: Int, _ report: Plcrash_CrashReport,
-                                   _ lp64: Bool, _ writer: inout ClassicTextWriter) {
+                                   _ images: ImagesByAddress, _ lp64: Bool, _ writer: inout ClassicTextWriter) {
         let pc = frame.pc
-        let image = report.binaryImages.first { $0.baseAddress <= pc && pc &- $0.baseAddress < $0.size }
+        let image = images.image(containing: pc)
         let imageName = image.map { Path.lastComponent(text($0.name)) } ?? "???"
         var symbol: String
         if frame.hasSymbol {
@@ -132,7 +135,7 @@ enum PLCrashText {
             symbol = "0x\(String(base, radix: 16)) + \(Int64(bitPattern: pc &- base))"
         }
         let number = String(index)
-        let line = number + String(repeating: " ", count: max(0, 4 - number.count))
+        let line = number + String(repeating: " ", count: max(1, 4 - number.count))
             + imageName + String(repeating: " ", count: max(0, 35 - imageName.count))
             + " 0x" + hex(pc, lp64 ? 16 : 8) + " " + symbol
         writer.line(line)
@@ -213,5 +216,29 @@ enum PLCrashText {
         // "2023-10-17 16:03:12.000000 +0000" without the fraction.
         guard let dot = stamp.firstIndex(of: "."), let space = stamp[dot...].firstIndex(of: " ") else { return stamp }
         return String(stamp[..<dot]) + String(stamp[space...])
+    }
+}
+
+/// A report's images by base address, to find the image of a pc in logarithmic time (a report
+/// of many images and frames takes time in proportion to its size).
+private struct ImagesByAddress {
+    /// The images, by base address (the order of `Binary Images:`, stable for equal bases).
+    let sorted: [Plcrash_CrashReport.BinaryImage]
+
+    init(_ images: [Plcrash_CrashReport.BinaryImage]) {
+        sorted = images.enumerated().sorted { ($0.element.baseAddress, $0.offset) < ($1.element.baseAddress, $1.offset) }
+            .map(\.element)
+    }
+
+    /// The image with the highest base at or below `pc`, when its range holds `pc`.
+    func image(containing pc: UInt64) -> Plcrash_CrashReport.BinaryImage? {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle].baseAddress <= pc { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let image = sorted[low - 1]
+        return pc &- image.baseAddress < image.size ? image : nil
     }
 }

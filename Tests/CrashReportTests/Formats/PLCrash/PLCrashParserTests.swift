@@ -121,4 +121,27 @@ final class PLCrashParserTests: XCTestCase {
         // Text that starts with the word is text.
         XCTAssertNoThrow(try ReportParser.parse(Array("plcrash reports are binary\nThread 0:\n".utf8), path: "t.txt"))
     }
+
+    /// Many images and many frames: the time grows with the size, not with their product.
+    func testManyImagesAndFramesTakeTimeInProportion() throws {
+        var report = Self.report()
+        let template = report.binaryImages[1]
+        report.binaryImages = (0..<20_000).map { i in
+            var image = template
+            image.baseAddress = 0x1_0000_0000 + UInt64(i) * 0x10000
+            image.size = 0x8000
+            return image
+        }
+        report.threads[0].frames = (0..<20_000).map { i in
+            var frame = Plcrash_CrashReport.Thread.StackFrame()
+            frame.pc = 0x1_0000_0000 + UInt64(19_999 - i) * 0x10000 + 4
+            return frame
+        }
+        let bytes = try Self.file(report)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let parsed = try ReportParser.parse(bytes, path: "many.plcrash")
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        XCTAssertEqual(parsed.threads.first { $0.crashed }?.frames.count, 20_000)
+        XCTAssertLessThan(seconds, 10, "20,000 frames in 20,000 images took \(seconds) s")
+    }
 }
