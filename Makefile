@@ -31,10 +31,12 @@ DEB_PACKAGES := dpkg-dev
 # What the tests add (make setup-test, for make test and make check): libdwarf (the DWARF reader's
 # reference), glibc's debug file, the producers' compilers (Fixtures/producers.sh), a debuginfod
 # server, strace, make deb's tools and its lint, man, a terminal (script), bash's completion,
-# a browser, GNU time and GNU parallel, and the zstd tool (symbol servers' compressed files).
+# a browser, GNU time and GNU parallel, the zstd tool (symbol servers' compressed files), and
+# protoc with Python's protobuf package (the tests' encoder of protobuf reports, Fixtures/
+# encode_protobuf_report.py; the build itself needs neither).
 TEST_PACKAGES := $(DEB_PACKAGES) libdwarf-dev libc6-dbg clang-14 clang-19 debuginfod strace \
             lintian man-db bsdutils bash-completion \
-            chromium time parallel zstd
+            chromium time parallel zstd protobuf-compiler python3-protobuf
 
 # The test targets of make check's tier only (Package.swift): make test runs every other one.
 CHECK_TARGETS := IntegrationTests CLITests

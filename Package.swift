@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -8,6 +8,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The runtime of the protobuf reports' generated code (Protos/): its plugin is not built.
+        // No traits: their APIs (delimited streams) import all of Foundation, whose ICU data
+        // would add 60 MB to the program; the runtime alone needs FoundationEssentials.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0", traits: []),
     ],
     targets: [
         .target(
@@ -37,7 +41,7 @@ let package = Package(
         .target(name: "CFetch", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("zstd")]),
         .target(name: "Platform"),
         .target(name: "DebugInfo", dependencies: ["CDwarf", "CDyldCache", "CDemangle", "CFaultGuard", "Platform"]),
-        .target(name: "CrashReport", dependencies: ["Platform"]),
+        .target(name: "CrashReport", dependencies: ["Platform", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .target(name: "Symbolication", dependencies: ["DebugInfo", "CrashReport", "Platform", "CFetch"]),
         .target(name: "Grouping", dependencies: ["Symbolication", "DebugInfo", "CrashReport", "Platform"]),
         .executableTarget(
@@ -68,5 +72,7 @@ let package = Package(
         ),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
+    // Swift 5 mode, as before swift-tools-version 6.1 (which the traits above need).
+    swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17
 )

@@ -3,7 +3,7 @@
 #
 # Fuzz/<target>.c is compiled with every Sources/CDwarf/*.c and Sources/CDyldCache/*.c under libFuzzer, AddressSanitizer
 # and UndefinedBehaviorSanitizer. Fuzz/<target>.swift is linked against the project's modules
-# (Platform, CrashReport, DebugInfo and the CDwarf and CDemangle code under it), each compiled here with
+# (Platform, CrashReport with swift-protobuf's runtime, DebugInfo and the CDwarf and CDemangle code under it), each compiled here with
 # swiftc/clang, coverage-instrumented and under AddressSanitizer; the modules are rebuilt only
 # when their sources change. Why plain swiftc rather than SwiftPM: see Fuzz/README.md.
 set -euo pipefail
@@ -80,21 +80,27 @@ demangle_libs=(-L/usr/lib/llvm-19/lib -lLLVMDemangle)
 # -enable-testing lets harnesses reach internal API through @testable import, as tests do.
 swift_flags=(-O -g -enable-testing -sanitize=fuzzer,address -parse-as-library
              -I "$MODULES" "${module_maps[@]}")
+# swift-protobuf's runtime (CrashReport's protobuf reports), from the package's checkout:
+# Swift 6 mode and its package name, as its Package.swift builds it.
+protobuf=.build/checkouts/swift-protobuf/Sources/SwiftProtobuf
+[ -d "$protobuf" ] || swift package resolve >/dev/null
 built_one=""
-for module in Platform CrashReport DebugInfo; do
+for module in SwiftProtobuf Platform CrashReport DebugInfo; do
     object="$MODULES/$module.o"
-    if [ -n "$built_one" ] || stale "$object" "Sources/$module"; then
+    sources="Sources/$module" extra=()
+    [ "$module" = SwiftProtobuf ] && sources=$protobuf extra=(-swift-version 6 -package-name swift_protobuf)
+    if [ -n "$built_one" ] || stale "$object" "$sources"; then
         echo "fuzz: building $module"
-        "$SWIFTC" "${swift_flags[@]}" -module-name "$module" -wmo -num-threads 0 \
+        "$SWIFTC" "${swift_flags[@]}" "${extra[@]}" -module-name "$module" -wmo -num-threads 0 \
             -emit-module -emit-module-path "$MODULES/$module.swiftmodule" \
-            -c -o "$object" $(find "Sources/$module" -name '*.swift' | sort)
+            -c -o "$object" $(find "$sources" -name '*.swift' | sort)
         built_one=yes
     fi
 done
 
 # A harness names the files it shares with the replay tests on "// fuzz-support: PATH" lines.
 support=($(sed -n 's|^// fuzz-support: *||p' "Fuzz/$target.swift"))
-objects=("$MODULES"/{Platform,CrashReport,DebugInfo}.o)
+objects=("$MODULES"/{SwiftProtobuf,Platform,CrashReport,DebugInfo}.o)
 if stale "$OUT/$target" "Fuzz/$target.swift" "${support[@]}" "${c_archives[@]}" "${objects[@]}"; then
     echo "fuzz: building $target (Swift)"
     "$SWIFTC" "${swift_flags[@]}" -module-name "FuzzTarget" "Fuzz/$target.swift" "${support[@]}" \

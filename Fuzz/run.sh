@@ -93,6 +93,9 @@ printf '%s\r\n' '11-20 10:00:00.456  4242  4242 F DEBUG   : pid: 4242, tid: 4242
     '11-20 10:00:00.457   500   520 I ActivityManager: Process com.example has died' \
     '11-20 10:00:00.456  4242  4242 A DEBUG   :     #01 pc 00001234  /data/app/com.example-1/base.apk (offset 0x2a4000)' \
     >"$seeds/reports/tombstone-logcat.txt"
+# Protobuf reports (an Android protobuf tombstone, a .plcrash report): binary, written by
+# Fuzz/make_protobuf_seeds.py and kept in Fuzz/seeds.
+cp Fuzz/seeds/* "$seeds/reports/"
 # Swift runtime backtraces: the text and the JSON crash log.
 printf '%s\n' '*** Program crashed: Illegal instruction at 0x00007ffff796df7f ***' '' 'Thread 0 "app" crashed:' '' \
     '0      0x00007ffff796df7f' '1 [ra] 0x00005555555557e4' '2 [async] 0x0000555555555900' '3      ...' '' 'Registers:' '' \

@@ -43,9 +43,9 @@ struct Symbolicate: ParsableCommand {
     /// What the tool does, for the root's and the report command's help.
     static let overview = """
         Reads Apple crash reports (.crash text, .ips JSON, MetricKit payloads, KSCrash and \
-        SentryCrash JSON, stackshots, \
+        SentryCrash JSON, PLCrashReporter .plcrash reports, stackshots, \
         spindump and sample reports), Linux crash logs (glibc backtrace_symbols, sanitizer \
-        frames, Swift runtime backtraces) and Android tombstones (text, also as logcat shows them), \
+        frames, Swift runtime backtraces) and Android tombstones (text, also as logcat shows them, and protobuf .pb), \
         finds each frame's binary image, matches images \
         to debug files by UUID or build-id (dSYM bundles, .xcarchive bundles, Mach-O and ELF \
         files with DWARF) and prints the report with function, file, line and inlined frames. \

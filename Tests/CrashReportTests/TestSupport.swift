@@ -62,7 +62,8 @@ enum Corpus {
 
 /// A report source's case without its document, to compare in assertions.
 enum SourceKind: Equatable {
-    case classic, ips, linuxLog, tombstone, swiftBacktrace, metricKit, kscrash, callTree, noBacktraces
+    case classic, ips, linuxLog, tombstone, protobufTombstone, swiftBacktrace, metricKit, kscrash, plcrash, callTree,
+         noBacktraces
 }
 
 extension ReportSource {
@@ -76,6 +77,8 @@ extension ReportSource {
         case .swiftBacktrace: return .swiftBacktrace
         case .metricKit: return .metricKit
         case .kscrash: return .kscrash
+        case .protobufTombstone: return .protobufTombstone
+        case .plcrash: return .plcrash
         case .callTree: return .callTree
         case .noBacktraces: return .noBacktraces
         }

@@ -17,6 +17,10 @@ public enum ReportSource: Sendable {
     /// (`TombstoneParser`). The function a frame line names is the device's own, and stays in
     /// the line: a resolved frame's function and source location are added after it.
     case tombstone
+    /// An Android protobuf tombstone (`tombstone_NN.pb`); `bytes` holds its translation into the
+    /// text tombstone (`ProtobufTombstoneText`), whose output it has. The message is not
+    /// written back.
+    case protobufTombstone
     /// The crash log of the Swift runtime's backtracer (`SWIFT_BACKTRACE`), text or JSON: the
     /// JSON document its frames came from, nil for the text form.
     case swiftBacktrace(SwiftBacktraceDocument?)
@@ -28,6 +32,10 @@ public enum ReportSource: Sendable {
     /// translation (`KSCrashTranslator`). The document is not written back: its output is that
     /// of a classic report (text, JSON, frame lines).
     case kscrash
+    /// A PLCrashReporter `.plcrash` report; `bytes` holds its translation into the text
+    /// PLCrashReporter's formatter writes (`PLCrashText`), whose output is a classic report's.
+    /// The message is not written back.
+    case plcrash
     /// Sampled call trees (spindump, hang and microstackshot reports, macOS `sample` output):
     /// each frame's sample count and the parts of its line.
     case callTree(CallTreeDocument)
@@ -35,11 +43,22 @@ public enum ReportSource: Sendable {
     /// as it is; its `warnings` say so.
     case noBacktraces
 
+    /// What a report of a protobuf source is called in messages ("a protobuf tombstone"); nil
+    /// for the sources read from text.
+    public var protobufKind: String? {
+        switch self {
+        case .protobufTombstone: return "a protobuf tombstone"
+        case .plcrash: return "a .plcrash report"
+        default: return nil
+        }
+    }
+
     /// How the program that wrote the report names a frame, which a resolved frame follows.
     public var frameNaming: FrameNaming {
         switch self {
         case .swiftBacktrace: return .swiftRuntime
-        case .classic, .ips, .linuxLog, .tombstone, .metricKit, .kscrash, .callTree, .noBacktraces: return .standard
+        case .classic, .ips, .linuxLog, .tombstone, .protobufTombstone, .metricKit, .kscrash, .plcrash, .callTree,
+             .noBacktraces: return .standard
         }
     }
 
@@ -47,9 +66,9 @@ public enum ReportSource: Sendable {
     public var frameLines: FrameLineForm {
         switch self {
         case .linuxLog: return .linux
-        case .tombstone: return .tombstone
+        case .tombstone, .protobufTombstone: return .tombstone
         case .swiftBacktrace: return .swiftRuntime
-        case .classic, .ips, .metricKit, .kscrash, .callTree, .noBacktraces: return .apple
+        case .classic, .ips, .metricKit, .kscrash, .plcrash, .callTree, .noBacktraces: return .apple
         }
     }
 }

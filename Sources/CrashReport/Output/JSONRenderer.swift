@@ -219,7 +219,8 @@ public enum JSONRenderer {
         switch report.source {
         case .metricKit(let document): return SampleCount(value: document.sampleCount(key))
         case .callTree(let tree): return SampleCount(value: tree.node(key)?.samples)
-        case .classic, .ips, .linuxLog, .tombstone, .swiftBacktrace, .kscrash, .noBacktraces: return nil
+        case .classic, .ips, .linuxLog, .tombstone, .protobufTombstone, .swiftBacktrace, .kscrash, .plcrash,
+             .noBacktraces: return nil
         }
     }
 

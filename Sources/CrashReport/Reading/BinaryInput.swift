@@ -7,7 +7,8 @@
 /// bytes, bytes of another encoding (Latin-1 names), terminal colours (ESC) and UTF-16 text
 /// (half NUL bytes when it is ASCII) are all read as reports. Input is refused only when it
 /// starts with the magic number of an object file or archive, or when more than
-/// ``refusedShare`` percent of the block is neither text nor UTF-16.
+/// ``refusedShare`` percent of the block is neither text nor UTF-16. The binary reports this
+/// tool reads — `.plcrash` reports and Android protobuf tombstones — are let through first.
 public enum BinaryInput {
     /// How many leading bytes are looked at: the block a reader hands to ``problem(_:whole:)``.
     public static let sampleSize = 1 << 16
@@ -25,6 +26,8 @@ public enum BinaryInput {
     public static func problem(_ sample: UnsafeRawBufferPointer, whole: Bool) -> String? {
         let bytes = sample.bindMemory(to: UInt8.self)
         guard !bytes.isEmpty else { return nil }
+        if PLCrashParser.looksLikePLCrash(bytes)
+            || ProtobufTombstoneParser.looksLikeProtobufTombstone(bytes, whole: whole) { return nil }
         if let kind = magicKind(bytes) { return "binary data, not a text report (\(kind))" }
         let counts = ByteCounts(bytes, whole: whole)
         guard counts.misfits * 100 > bytes.count * refusedShare else { return nil }

@@ -13,6 +13,9 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     /// The file names a KSCrash report's images and crash but is not one JSON value: the path,
     /// and what is wrong (a report cut short, most often).
     case invalidKSCrash(String, reason: String)
+    /// The file is a protobuf report (an Android protobuf tombstone, a `.plcrash` report) that
+    /// cannot be decoded: the path, the format, and what is wrong (cut short, most often).
+    case invalidProtobuf(String, format: String, reason: String)
 
     /// Why the file is not a report, without the path the message starts with.
     public var reason: String {
@@ -22,6 +25,7 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
         case .invalidIPS(_, let reason): return "not a valid .ips report: \(reason)"
         case .invalidMetricKit(_, let reason): return "not a valid MetricKit payload: \(reason)"
         case .invalidKSCrash(_, let reason): return "not a valid KSCrash report: \(reason)"
+        case .invalidProtobuf(_, let format, let reason): return "not a valid \(format): \(reason)"
         }
     }
 
@@ -29,7 +33,7 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notAReport(let path), .empty(let path), .invalidIPS(let path, _), .invalidMetricKit(let path, _),
-             .invalidKSCrash(let path, _):
+             .invalidKSCrash(let path, _), .invalidProtobuf(let path, _, _):
             return "\(path): \(reason)"
         }
     }

@@ -2,6 +2,10 @@
 public enum ReportParser {
     /// Parses `bytes`, the contents of the file at `path` ("<stdin>" for standard input).
     ///
+    /// - Binary reports come first, by their bytes: a PLCrashReporter `.plcrash` report (the
+    ///   magic `plcrash` and version 1, `PLCrashParser`) and an Android protobuf tombstone
+    ///   (`tombstone_NN.pb`, `ProtobufTombstoneParser`), each translated to the text its
+    ///   producer's formatter prints.
     /// - A first line that is a JSON object with a `bug_type` is an `.ips` report, and its body
     ///   is read as what it holds, whatever the bug_type: a stackshot (bug_type 288, or any
     ///   body with `processByPid`) by `StackshotParser`; a text body of sampled call trees
@@ -29,6 +33,12 @@ public enum ReportParser {
     /// it is written out as UTF-8.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
         var report: CrashReport
+        if PLCrashParser.looksLikePLCrash(bytes) {
+            return try PLCrashParser.parse(bytes, path: path)
+        }
+        if ProtobufTombstoneParser.looksLikeProtobufTombstone(bytes) {
+            return try ProtobufTombstoneParser.parse(bytes, path: path)
+        }
         if let encoding = UTF16Text.encoding(of: bytes) {
             let decoded = UTF16Text.decode(bytes, encoding)
             report = try parseUTF8(decoded.utf8, path: path)

@@ -334,6 +334,12 @@ public final class ReportRunner {
                                  + "the file is left as it is: use -o DIR for its symbolicated text")
                 return Outcome(pieces: nil, status: .reportFailed, tally: tally)
             }
+            // Nor has a protobuf report.
+            if let kind = symbolicated.report.source.protobufKind {
+                diagnostics.warn("\(job.path): \(kind) is not written back in place (its protobuf would become text); "
+                                 + "the file is left as it is: use -o DIR for its symbolicated text")
+                return Outcome(pieces: nil, status: .reportFailed, tally: tally)
+            }
             let written = write(symbolicated, to: job.path, replacing: job.path, below: nil)
             return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
         }
@@ -525,6 +531,11 @@ public final class ReportRunner {
             }
             return .parsed(report)
         } catch let error as ReportError {
+            // A protobuf report that cannot be decoded is binary: never written out as text.
+            if case .invalidProtobuf = error {
+                diagnostics.warn("\(error)")
+                return .unread
+            }
             diagnostics.warn("\(error)\(passThroughNote(summarizing: summarizing))")
             return .unparsed(bytes, path: path, error: error)
         } catch {
@@ -535,12 +546,13 @@ public final class ReportRunner {
 
     // MARK: Inputs
 
-    /// Whether a file found under a directory is read as a report: `*.crash`, `*.ips`, or an
-    /// Android tombstone as the device names it (`tombstone_00` to `tombstone_31`: no
-    /// extension; Android 12's `tombstone_NN.pb` twins are protobuf, which is not read).
+    /// Whether a file found under a directory is read as a report: `*.crash`, `*.ips`,
+    /// `*.plcrash`, or an Android tombstone as the device names it (`tombstone_00` to
+    /// `tombstone_31`, and Android 12's protobuf twins `tombstone_NN.pb`).
     static func isReportFileName(_ path: String) -> Bool {
-        if path.hasSuffix(".crash") || path.hasSuffix(".ips") { return true }
-        let name = Path.lastComponent(path).utf8
+        if path.hasSuffix(".crash") || path.hasSuffix(".ips") || path.hasSuffix(".plcrash") { return true }
+        var name = Path.lastComponent(path).utf8[...]
+        if name.count > 3, name.suffix(3).elementsEqual(".pb".utf8) { name = name.dropLast(3) }
         let prefix = "tombstone_".utf8
         guard name.count > prefix.count, name.starts(with: prefix) else { return false }
         return name.dropFirst(prefix.count).allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
@@ -554,7 +566,7 @@ public final class ReportRunner {
             if input != "-", System.isDirectory(input) {
                 let root = input.hasSuffix("/") ? String(input.dropLast()) : input
                 let reports = DebugFileLocator.regularFiles(under: root).filter(ReportRunner.isReportFileName)
-                if reports.isEmpty { diagnostics.warn("\(input): no *.crash, *.ips or tombstone_NN reports in this directory") }
+                if reports.isEmpty { diagnostics.warn("\(input): no *.crash, *.ips, *.plcrash or tombstone_NN[.pb] reports in this directory") }
                 for path in reports {
                     let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : Path.lastComponent(path)
                     jobs.append(Job(path: path, relativePath: relative, named: false))

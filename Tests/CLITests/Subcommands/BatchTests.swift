@@ -122,8 +122,8 @@ final class BatchTests: XCTestCase {
     }
 
     /// A folder's reports are its `*.crash` and `*.ips` files and its Android tombstones as the
-    /// device names them (`tombstone_NN`); a protobuf tombstone, a tombstone with a suffix and
-    /// other files are passed over.
+    /// device names them (`tombstone_NN`, and `tombstone_NN.pb`, read by content: here text);
+    /// a tombstone with another suffix and other files are passed over.
     func testAFolderHoldsCrashIPSAndTombstoneFiles() throws {
         let root = try makeTemporaryDirectory("batch-names")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -141,7 +141,8 @@ final class BatchTests: XCTestCase {
             """.utf8)
         let files: [(String, Data, Bool)] = [
             ("a.crash", crash, true), ("b/c.ips", ips, true), ("tombstones/tombstone_00", tombstone, true),
-            ("tombstones/tombstone_31", tombstone, true), ("tombstones/tombstone_00.pb", tombstone, false),
+            ("tombstones/tombstone_31", tombstone, true), ("tombstones/tombstone_00.pb", tombstone, true),
+            ("tombstones/tombstone_00.pbx", tombstone, false),
             ("tombstone_", tombstone, false), ("tombstone_1x", tombstone, false), ("notes.txt", crash, false),
         ]
         for (name, data, _) in files {

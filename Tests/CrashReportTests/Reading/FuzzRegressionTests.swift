@@ -16,6 +16,8 @@ final class FuzzRegressionTests: XCTestCase {
     func testReportAnyRegressions() throws { try replay("report_any", ReportFuzzChecks.reportAny) }
     func testMetricKitPayloadRegressions() throws { try replay("metrickit_payload", ReportFuzzChecks.metricKitPayload) }
     func testKSCrashReportRegressions() throws { try replay("kscrash_report", ReportFuzzChecks.kscrashReport) }
+    func testProtobufTombstoneRegressions() throws { try replay("protobuf_tombstone", ReportFuzzChecks.protobufTombstone) }
+    func testPLCrashReportRegressions() throws { try replay("plcrash_report", ReportFuzzChecks.plcrashReport) }
 
     /// Runs every input of `target` through `check`; a target without inputs yet has nothing to replay.
     private func replay(_ target: String, _ check: ([UInt8]) -> [String]) throws {

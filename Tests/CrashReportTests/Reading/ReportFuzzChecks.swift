@@ -67,6 +67,41 @@ enum ReportFuzzChecks {
         return broken
     }
 
+    /// The protobuf tombstone parser: whatever the sniffer takes is decoded, translated and
+    /// rendered; every frame lies on a frame line of the translation, whose pc is the frame's.
+    /// Input the sniffer refuses is decoded all the same, so that mutations reach the decoder
+    /// and the translator; a message that cannot be decoded is refused with a ReportError.
+    static func protobufTombstone(_ bytes: [UInt8]) -> [String] {
+        _ = ProtobufTombstoneParser.looksLikeProtobufTombstone(bytes)
+        guard let report = try? ProtobufTombstoneParser.parse(bytes, path: "fuzz.pb") else { return [] }
+        var broken = check(report, input: bytes)
+        for thread in report.threads {
+            for frame in thread.frames {
+                guard report.lines.indices.contains(frame.line) else {
+                    broken.append("a frame is on no line of the translation")
+                    continue
+                }
+                let line = String(decoding: report.bytes[report.lines[frame.line]], as: UTF8.self)
+                let hex = String(frame.address, radix: 16)
+                if !line.hasPrefix("      #") || !line.contains(" pc ") || !line.contains(hex) {
+                    broken.append("a frame's line is not its frame line: \(line.debugDescription)")
+                }
+                if frame.restStart != line.utf8.count - (line.hasSuffix("\n") ? 1 : 0) {
+                    broken.append("a frame's text does not end its line")
+                }
+            }
+        }
+        return broken
+    }
+
+    /// The `.plcrash` parser, on the input after the magic and version 1 (added when the input
+    /// lacks them): the text is read as a classic report, its frames on its frame lines.
+    static func plcrashReport(_ bytes: [UInt8]) -> [String] {
+        let input = PLCrashParser.looksLikePLCrash(bytes) ? bytes : PLCrashParser.magic + [1] + bytes
+        guard let report = try? PLCrashParser.parse(input, path: "fuzz.plcrash") else { return [] }
+        return check(report, input: input)
+    }
+
     /// The Linux log parser and its text rendering.
     static func linuxLog(_ bytes: [UInt8]) -> [String] {
         guard let report = try? LinuxLogParser.parse(bytes, path: "fuzz.log") else { return [] }
@@ -225,6 +260,8 @@ enum ReportFuzzChecks {
             if report.warnings.isEmpty && document.bytes != input { broken.append("the MetricKit document is not the input") }
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
         } else if case .kscrash = report.source {
+            if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
+        } else if report.source.protobufKind != nil {
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
         } else if text != input {
             broken.append("the text output with nothing resolved is not the input: \(difference(input, text))")

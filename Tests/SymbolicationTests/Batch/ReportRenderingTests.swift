@@ -112,6 +112,8 @@ final class ReportRenderingTests: XCTestCase {
         case .swiftBacktrace: return "swiftBacktrace"
         case .metricKit: return "metricKit"
         case .kscrash: return "kscrash"
+        case .protobufTombstone: return "protobufTombstone"
+        case .plcrash: return "plcrash"
         case .callTree: return "callTree"
         case .noBacktraces: return "noBacktraces"
         }
