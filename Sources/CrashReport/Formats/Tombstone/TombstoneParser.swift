@@ -30,7 +30,8 @@
 /// Frame lines are read as `TombstoneLine` says, anywhere but in the sections that hold
 /// memory, maps, files or logcat (`stack:`, `memory near`, `code around`, `memory map`,
 /// `open files:`, the `---------` log); those end at the next thread's header, `backtrace:`,
-/// `--- --- ---` or tombstone, and the log at the next tombstone. Android before 4.1 printed
+/// `--- --- ---` or tombstone, and the log at the next tombstone or `--- --- ---` (Android 12
+/// and later print the tail end of the log between the crashed thread and the others). Android before 4.1 printed
 /// frames right after the registers, without `backtrace:`. The same text behind logcat's
 /// prefixes (`TombstoneLine`), with CRLF line ends, among other lines, is read the same way.
 ///
@@ -172,7 +173,14 @@ private struct TombstoneBuilder {
         if let section = excluded, section.log {
             // The logcat section ends at the next tombstone: one written as its opening line
             // was (a tombstone's log holds other crashes' DEBUG lines, behind logcat's prefix).
-            guard case .start = line.kind, !line.prefixed || section.prefixed else { return }
+            // Android 12 and later print the tail end of the log right after the crashed
+            // thread: a `--- --- ---` written as the opening line was ends it, and the other
+            // threads follow.
+            switch line.kind {
+            case .start: guard !line.prefixed || section.prefixed else { return }
+            case .separator: guard line.prefixed == section.prefixed else { return }
+            default: return
+            }
         }
         switch line.kind {
         case .start:

@@ -101,6 +101,37 @@ final class TombstoneParserTests: XCTestCase {
         XCTAssertEqual(crashed[2].imageName, "/data/app/~~x==/com.example-y==/base.apk!libcrashy.so")
     }
 
+    /// Android 12 and later print the tail end of the log right after the crashed thread, then
+    /// the other threads: a `--- --- ---` ends the log, and their frames are read; the full log
+    /// at the end still holds none.
+    func testTheOtherThreadsAfterTheTailEndOfTheLogAreRead() throws {
+        let text = """
+            *** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***
+            ABI: 'arm64'
+            pid: 4242, tid: 4242, name: example  >>> com.example <<<
+            signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0000000000000000
+            backtrace:
+                  #00 pc 000000000000433c  \(Self.app) (cart_total+36) (BuildId: \(Self.buildID))
+            --------- tail end of log main
+            11-20 10:00:00.100  4242  4242 I example : about to crash
+            11-20 10:00:00.101  4242  4242 I example : --- --- --- a logged separator is the log's
+                  #00 pc 0000000000004999  \(Self.app)
+            --- --- --- --- --- --- --- --- --- --- --- --- --- --- --- ---
+            pid: 4242, tid: 4250, name: RenderThread  >>> com.example <<<
+            backtrace:
+                  #00 pc 00000000000044c0  \(Self.app) (worker_wait+12) (BuildId: \(Self.buildID))
+                  #01 pc 0000000000004410  \(Self.app) (worker_main+24) (BuildId: \(Self.buildID))
+            memory map (1 entry):
+                00000074'fa700000-00000074'fa7fffff r-x  0  100000  \(Self.app) (BuildId: \(Self.buildID))
+            --------- log main
+            11-20 10:00:00.100  4242  4242 I example : about to crash
+                  #00 pc 0000000000004888  \(Self.app)
+
+            """
+        let report = try parse(text)
+        XCTAssertEqual(report.threads.map { $0.frames.map(\.address) }, [[0x433c], [0x44c0, 0x4410]])
+    }
+
     /// Stack dumps, memory, maps, open files and the logcat section hold no frames, even lines
     /// shaped like frame lines.
     func testSectionsHoldNoFrames() throws {
