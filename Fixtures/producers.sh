@@ -22,7 +22,7 @@ cd "$(dirname "$0")"
 SRC="$PWD/src/producers"
 OUT="$PWD/build/producers"
 # Built again only when the script, the sources or a producer changed.
-stamp=$({ sha256sum "$0" "$SRC"/* dsym_from_objects.py
+stamp=$({ sha256sum "$(basename "$0")" "$SRC"/* dsym_from_objects.py
           for tool in gcc clang-14 clang-19 /opt/swift/usr/bin/clang swiftc rustc ld64.lld-19 dsymutil-14 dsymutil-19; do
               command -v "$tool" >/dev/null 2>&1 && "$tool" --version 2>&1 | head -n 1
           done; } | sha256sum | cut -d' ' -f1)

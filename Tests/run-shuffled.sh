@@ -37,8 +37,9 @@ group_timeout=${SHUFFLE_GROUP_TIMEOUT:-1800}
 echo "run-shuffled: seed $seed (again: Tests/run-shuffled.sh $seed), at most $group_size tests a process, $jobs at once"
 
 if [ "${SHUFFLE_SKIP_BUILD:-}" != 1 ]; then
-    swift build --product symbolicate
-    swift build --build-tests
+    # The test bundle alone, as make test builds it: building every target would also build
+    # the C++ protoc of the protobuf package, which nothing here uses.
+    swift build --product symbolicatePackageTests
 fi
 bundle=$(swift build --show-bin-path)/symbolicatePackageTests.xctest
 [ -x "$bundle" ] || { echo "run-shuffled: no test bundle at $bundle" >&2; exit 2; }

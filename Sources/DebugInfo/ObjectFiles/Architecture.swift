@@ -66,11 +66,17 @@ public struct Architecture: Hashable, Sendable, CustomStringConvertible {
     /// x86: one byte back lands inside the call; arm64: instructions are 4 bytes, aligned;
     /// Thumb: clear the interworking bit, then step back by the smallest instruction; RISC-V:
     /// step back by the smallest instruction (2 bytes, the C extension's), as the sanitizers do.
+    ///
+    /// An arm64 address one past an instruction boundary is no return address: Apple's reports
+    /// write a Swift async frame's resume point (the entry of the continuation, `await resume
+    /// partial function for ...`) that way, so that stepping back one byte lands on it
+    /// (`completeTaskWithClosure(...) + 1`). It is stepped back one byte, not four, which
+    /// would land in the function before it.
     public func callSite(ofReturnAddress address: UInt64) -> UInt64 {
         guard address > 0 else { return address }
         switch family {
         case .x86: return address - 1
-        case .arm64: return (address & ~3) &- 4
+        case .arm64: return address & 3 == 1 ? address &- 1 : (address & ~3) &- 4
         case .arm: return (address & ~1) &- 2
         case .riscv: return address &- 2
         }

@@ -31,4 +31,12 @@ final class ArchitectureTests: XCTestCase {
         XCTAssertEqual(Architecture(name: "armv7")!.callSite(ofReturnAddress: 0x1004), 0x1002)
         XCTAssertEqual(Architecture.arm64.callSite(ofReturnAddress: 0), 0)
     }
+
+    /// Apple's reports write an async frame's resume point one byte past the continuation's
+    /// entry: one byte back is the entry, four would be the function before it.
+    func testAnArm64AsyncResumePointStepsBackOneByte() {
+        XCTAssertEqual(Architecture.arm64.callSite(ofReturnAddress: 0x1001), 0x1000)
+        XCTAssertEqual(Architecture(name: "arm64e")!.callSite(ofReturnAddress: 0x2001), 0x2000)
+        XCTAssertEqual(Architecture.x86_64.callSite(ofReturnAddress: 0x1001), 0x1000)
+    }
 }
