@@ -11,6 +11,7 @@ The JSON on standard input names the message's fields as the schema does (snake_
 `bytes` field takes a string (its UTF-8) or {"hex": "..."}; a map field takes an object whose
 keys are its keys (numbers as strings).
 """
+import glob
 import importlib
 import json
 import os
@@ -65,8 +66,9 @@ def main():
     schema, output = sys.argv[1], sys.argv[2]
     module_name, message_name = MESSAGES[schema]
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run(["protoc", "--python_out=" + out, "-I", PROTOS, os.path.join(PROTOS, module_name + ".proto")],
-                       check=True)
+        # The schema and the files it imports (Protos/NAME*.proto).
+        schemas = sorted(glob.glob(os.path.join(PROTOS, module_name + "*.proto")))
+        subprocess.run(["protoc", "--python_out=" + out, "-I", PROTOS] + schemas, check=True)
         sys.path.insert(0, out)
         module = importlib.import_module(module_name + "_pb2")
         message = getattr(module, message_name)()

@@ -15,11 +15,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 plugin=${PROTOC_GEN_SWIFT:-$(command -v protoc-gen-swift || true)}
 [ -n "$plugin" ] || { echo "generate.sh: set PROTOC_GEN_SWIFT to protoc-gen-swift (see this script's comment)" >&2; exit 1; }
-generate() {  # schema, output folder
+generate() {  # output folder, schemas (each a Swift file of its own)
+    folder=$1; shift
     out=$(mktemp -d)
-    protoc --plugin=protoc-gen-swift="$plugin" --swift_out="$out" --swift_opt=Visibility=Internal --swift_opt=UseAccessLevelOnImports=true -I "$here" "$here/$1"
-    mv "$out/${1%.proto}.pb.swift" "$root/$2/"
+    protoc --plugin=protoc-gen-swift="$plugin" --swift_out="$out" --swift_opt=Visibility=Internal --swift_opt=UseAccessLevelOnImports=true -I "$here" "$@"
+    for schema in "$@"; do mv "$out/${schema%.proto}.pb.swift" "$root/$folder/"; done
     rmdir "$out"
 }
-generate tombstone.proto Sources/CrashReport/Formats/ProtobufTombstone
-generate plcrash.proto Sources/CrashReport/Formats/PLCrash
+cd "$here"
+generate Sources/CrashReport/Formats/ProtobufTombstone tombstone.proto tombstone_cause.proto tombstone_thread.proto tombstone_process.proto
+generate Sources/CrashReport/Formats/PLCrash plcrash.proto plcrash_process.proto plcrash_threads.proto plcrash_images.proto plcrash_exception.proto

@@ -117,7 +117,7 @@ enum PLCrashText {
     /// `%-4ld%-35S 0x%0*llx SYMBOL`: a frame line; past frame 999 the number is followed by a
     /// blank all the same (PLCrashReporter's would run into the image's name, and no reader
     /// could tell them apart).
-    private static func writeFrame(_ frame: Plcrash_CrashReport.Thread.StackFrame, _ index: Int, _ report: Plcrash_CrashReport,
+    private static func writeFrame(_ frame: Plcrash_Thread.StackFrame, _ index: Int, _ report: Plcrash_CrashReport,
                                    _ images: ImagesByAddress, _ lp64: Bool, _ writer: inout ClassicTextWriter) {
         let pc = frame.pc
         let image = images.image(containing: pc)
@@ -125,7 +125,7 @@ enum PLCrashText {
         var symbol: String
         if frame.hasSymbol {
             var name = text(frame.symbol.name)
-            let apple: Set<Plcrash_CrashReport.SystemInfo.OperatingSystem> = [.macOsX, .iphoneOs, .iphoneSimulator]
+            let apple: Set<Plcrash_SystemInfo.OperatingSystem> = [.macOsX, .iphoneOs, .iphoneSimulator]
             if name.hasPrefix("_"), name.count > 1, apple.contains(report.systemInfo.operatingSystem) {
                 name.removeFirst()
             }
@@ -164,7 +164,7 @@ enum PLCrashText {
     }
 
     /// The architecture the image line names.
-    private static func architecture(_ image: Plcrash_CrashReport.BinaryImage) -> String {
+    private static func architecture(_ image: Plcrash_BinaryImage) -> String {
         guard image.hasCodeType, image.codeType.encoding == .mach else { return "???" }
         let subtype = image.codeType.subtype & 0x00FF_FFFF
         switch image.codeType.type {
@@ -177,7 +177,7 @@ enum PLCrashText {
         }
     }
 
-    private static func osName(_ system: Plcrash_CrashReport.SystemInfo) -> String {
+    private static func osName(_ system: Plcrash_SystemInfo) -> String {
         switch system.operatingSystem {
         case .macOsX, .iphoneSimulator: return "Mac OS X"
         case .iphoneOs: return "iPhone OS"
@@ -223,15 +223,15 @@ enum PLCrashText {
 /// of many images and frames takes time in proportion to its size).
 private struct ImagesByAddress {
     /// The images, by base address (the order of `Binary Images:`, stable for equal bases).
-    let sorted: [Plcrash_CrashReport.BinaryImage]
+    let sorted: [Plcrash_BinaryImage]
 
-    init(_ images: [Plcrash_CrashReport.BinaryImage]) {
+    init(_ images: [Plcrash_BinaryImage]) {
         sorted = images.enumerated().sorted { ($0.element.baseAddress, $0.offset) < ($1.element.baseAddress, $1.offset) }
             .map(\.element)
     }
 
     /// The image with the highest base at or below `pc`, when its range holds `pc`.
-    func image(containing pc: UInt64) -> Plcrash_CrashReport.BinaryImage? {
+    func image(containing pc: UInt64) -> Plcrash_BinaryImage? {
         var low = 0, high = sorted.count
         while low < high {
             let middle = (low + high) / 2

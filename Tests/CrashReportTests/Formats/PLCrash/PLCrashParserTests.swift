@@ -26,8 +26,8 @@ final class PLCrashParserTests: XCTestCase {
         report.signal.name = Data("SIGSEGV".utf8)
         report.signal.code = Data("SEGV_MAPERR".utf8)
         report.signal.address = 0x10
-        func image(_ base: UInt64, _ path: String, _ subtype: UInt64) -> Plcrash_CrashReport.BinaryImage {
-            var image = Plcrash_CrashReport.BinaryImage()
+        func image(_ base: UInt64, _ path: String, _ subtype: UInt64) -> Plcrash_BinaryImage {
+            var image = Plcrash_BinaryImage()
             image.baseAddress = base
             image.size = 0x8000
             image.name = Data(path.utf8)
@@ -39,8 +39,8 @@ final class PLCrashParserTests: XCTestCase {
         }
         report.binaryImages = [image(kernelBase, "/usr/lib/system/libsystem_kernel.dylib", 2),
                                image(appBase, "/var/containers/Bundle/Application/X/App.app/App", 0)]
-        func frame(_ pc: UInt64, symbol: String? = nil, start: UInt64 = 0) -> Plcrash_CrashReport.Thread.StackFrame {
-            var frame = Plcrash_CrashReport.Thread.StackFrame()
+        func frame(_ pc: UInt64, symbol: String? = nil, start: UInt64 = 0) -> Plcrash_Thread.StackFrame {
+            var frame = Plcrash_Thread.StackFrame()
             frame.pc = pc
             if let symbol {
                 frame.symbol.name = Data(symbol.utf8)
@@ -48,15 +48,15 @@ final class PLCrashParserTests: XCTestCase {
             }
             return frame
         }
-        var crashed = Plcrash_CrashReport.Thread()
+        var crashed = Plcrash_Thread()
         crashed.threadNumber = 0
         crashed.crashed = true
         crashed.frames = [frame(appBase + 0x204), frame(kernelBase + 0x30e, symbol: "___pthread_kill", start: kernelBase + 0x306)]
-        var register = Plcrash_CrashReport.Thread.RegisterValue()
+        var register = Plcrash_Thread.RegisterValue()
         register.name = Data("pc".utf8)
         register.value = appBase + 0x204
         crashed.registers = [register]
-        var other = Plcrash_CrashReport.Thread()
+        var other = Plcrash_Thread()
         other.threadNumber = 1
         other.frames = [frame(kernelBase + 8), frame(0x1234)]
         report.threads = [crashed, other]
@@ -133,7 +133,7 @@ final class PLCrashParserTests: XCTestCase {
             return image
         }
         report.threads[0].frames = (0..<20_000).map { i in
-            var frame = Plcrash_CrashReport.Thread.StackFrame()
+            var frame = Plcrash_Thread.StackFrame()
             frame.pc = 0x1_0000_0000 + UInt64(19_999 - i) * 0x10000 + 4
             return frame
         }
