@@ -171,6 +171,17 @@ extension UnsafeBufferPointer where Element == UInt8 {
         return true
     }
 
+    /// Where the ASCII `literal` first occurs within `range`; nil when it does not.
+    func firstIndex(of literal: StaticString, in range: Range<Int>) -> Int? {
+        let count = literal.utf8CodeUnitCount
+        guard count > 0, range.lowerBound >= 0, range.upperBound <= self.count, range.count >= count else { return nil }
+        let first = literal.utf8Start[0]
+        for i in range.lowerBound...(range.upperBound - count) where self[i] == first && matches(literal, at: i, end: range.upperBound) {
+            return i
+        }
+        return nil
+    }
+
     /// Like `matches`, ignoring ASCII case; `literal` must be lowercase.
     @inline(__always)
     func matchesIgnoringCase(_ literal: StaticString, at index: Int, end: Int) -> Bool {

@@ -17,6 +17,23 @@ final class ByteScanningTests: XCTestCase {
 
     /// A line's text ends before its "\n" or "\r\n"; the last line may have neither, and a "\r"
     /// that ends no "\n" is text.
+    /// The first occurrence of a literal within a range, against a plain scan of every start.
+    func testFirstIndexOfALiteralIsThePlainScansAnswer() {
+        let text = Array("ab \"crash\" x \"crash\"\"cr".utf8)
+        text.withUnsafeBufferPointer { b in
+            for lower in 0...b.count {
+                for upper in lower...b.count {
+                    let literal = "\"crash\""
+                    let plain = (lower..<max(lower, upper - literal.utf8.count + 1)).first {
+                        Array(b[$0..<$0 + literal.utf8.count]) == Array(literal.utf8)
+                    }
+                    XCTAssertEqual(b.firstIndex(of: "\"crash\"", in: lower..<upper), plain, "\(lower)..<\(upper)")
+                }
+            }
+            XCTAssertNil(b.firstIndex(of: "x", in: 0..<b.count + 1), "a range past the bytes finds nothing")
+        }
+    }
+
     func testContentEndLeavesOutTheLineEnd() {
         func ends(_ text: String) -> [Int] {
             Array(text.utf8).withUnsafeBufferPointer { b in b.lineRanges().map { b.contentEnd($0) } }

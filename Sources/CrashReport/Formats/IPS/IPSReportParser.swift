@@ -33,7 +33,7 @@ public enum IPSReportParser {
             guard i < b.count, b[i] == 0x7B else { return false }  // {
             var end = i
             while end < b.count && b[end] != ASCII.newline { end += 1 }
-            return b.firstRange(of: "\"bug_type\"", in: i..<end) != nil
+            return b.firstIndex(of: "\"bug_type\"", in: i..<end) != nil
         }
     }
 
@@ -109,17 +109,5 @@ public enum IPSReportParser {
             return false
         }
         return body.nodes[threads].kind == .array
-    }
-}
-
-extension UnsafeBufferPointer where Element == UInt8 {
-    /// The first occurrence of the ASCII `literal` within `range`.
-    fileprivate func firstRange(of literal: StaticString, in range: Range<Int>) -> Int? {
-        let count = literal.utf8CodeUnitCount
-        guard count > 0, range.count >= count else { return nil }
-        for i in range.lowerBound...(range.upperBound - count) where matches(literal, at: i, end: range.upperBound) {
-            return i
-        }
-        return nil
     }
 }

@@ -31,7 +31,8 @@ public enum KSCrashParser {
             var i = b.byteOrderMarkLength
             while i < b.count && JSONScanner.isSpace(b[i]) { i += 1 }
             guard i < b.count, b[i] == 0x7B || b[i] == 0x5B else { return false }  // { [
-            return b.contains(literal: "\"binary_images\"", from: i) && b.contains(literal: "\"crash\"", from: i)
+            return b.firstIndex(of: "\"binary_images\"", in: i..<b.count) != nil
+                && b.firstIndex(of: "\"crash\"", in: i..<b.count) != nil
         }
     }
 
@@ -82,21 +83,6 @@ public enum KSCrashParser {
               tree.nodes[crash].kind == .object else { return false }
         if let images = tree.member("binary_images", of: node), tree.nodes[images].kind == .array { return true }
         if let info = tree.member("report", of: node), tree.nodes[info].kind == .object { return true }
-        return false
-    }
-}
-
-extension UnsafeBufferPointer where Element == UInt8 {
-    /// Whether the ASCII `literal` occurs at or after `start`.
-    fileprivate func contains(literal: StaticString, from start: Int) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard count > 0, self.count - start >= count else { return false }
-        let first = literal.utf8Start[0]
-        var i = start
-        while i <= self.count - count {
-            if self[i] == first && matches(literal, at: i, end: self.count) { return true }
-            i += 1
-        }
         return false
     }
 }

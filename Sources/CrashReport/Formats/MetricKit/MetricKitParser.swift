@@ -32,7 +32,8 @@ public enum MetricKitParser {
             var i = b.byteOrderMarkLength
             while i < b.count && JSONScanner.isSpace(b[i]) { i += 1 }
             guard i < b.count, b[i] == 0x7B || b[i] == 0x5B else { return false }  // { [
-            return b.contains(literal: "\"callStack", from: i) || b.contains(literal: "Diagnostics\"", from: i)
+            return b.firstIndex(of: "\"callStack", in: i..<b.count) != nil
+                || b.firstIndex(of: "Diagnostics\"", in: i..<b.count) != nil
         }
     }
 
@@ -48,7 +49,8 @@ public enum MetricKitParser {
             tree = try JSONScanner.parseDocument(bytes, from: start)
         } catch let error as JSONError {
             let namesTree = bytes.withUnsafeBufferPointer {
-                $0.contains(literal: "\"callStackTree\"", from: start) || $0.contains(literal: "\"callStackRootFrames\"", from: start)
+                $0.firstIndex(of: "\"callStackTree\"", in: start..<$0.count) != nil
+                    || $0.firstIndex(of: "\"callStackRootFrames\"", in: start..<$0.count) != nil
             }
             guard namesTree else { return nil }
             throw ReportError.invalidMetricKit(path, reason: error.reason(in: bytes))
@@ -147,20 +149,5 @@ public enum MetricKitParser {
     static func rawKey(of node: Int, in tree: JSONTree) -> String {
         guard let key = tree.nodes[node].keyRange, key.count >= 2 else { return "" }
         return String(decoding: tree.bytes[(key.lowerBound + 1)..<(key.upperBound - 1)], as: UTF8.self)
-    }
-}
-
-extension UnsafeBufferPointer where Element == UInt8 {
-    /// Whether the ASCII `literal` occurs at or after `start`.
-    fileprivate func contains(literal: StaticString, from start: Int) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard count > 0, self.count - start >= count else { return false }
-        let first = literal.utf8Start[0]
-        var i = start
-        while i <= self.count - count {
-            if self[i] == first && matches(literal, at: i, end: self.count) { return true }
-            i += 1
-        }
-        return false
     }
 }
