@@ -20,6 +20,13 @@ enum CLI {
         return path
     }
 
+    /// Runs `symbolicate ARGS`, which must succeed (exit status 0; a test failure otherwise).
+    static func succeeding(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
+        let result = try run(arguments, file: file, line: line)
+        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
+        return result
+    }
+
     /// Runs `symbolicate ARGS`, with `input` on stdin, in ``environment``.
     static func run(_ arguments: [String], input: Data? = nil,
                     file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
@@ -135,6 +142,24 @@ enum Fixtures {
 
     static func path(_ relative: String) throws -> String {
         try root().appendingPathComponent(relative).path
+    }
+
+    /// `Fixtures/build/FOLDER`, a folder of twins of the fixture reports in another format
+    /// (`ips`, `kscrash`, `metrickit`) holding `App-arm64.EXT`; an error (a failure, not a skip)
+    /// when the fixtures are built but it is absent, since Fixtures/build.sh always makes it.
+    static func twins(_ folder: String, what: String, ext: String = "json") throws -> URL {
+        let url = try root().appendingPathComponent(folder)
+        guard FileManager.default.fileExists(atPath: url.appendingPathComponent("App-arm64.\(ext)").path) else {
+            throw FixtureError("\(url.path)/App-arm64.\(ext) is absent, though Fixtures/build.sh makes the \(what) "
+                + "twins: run Fixtures/build.sh again")
+        }
+        return url
+    }
+
+    /// The one report of `symbolicate --format json -d Fixtures/build/macho PATH`, a run that must succeed.
+    static func jsonReport(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let arguments = ["--format", "json", "-d", try Fixtures.path("macho"), path]
+        return try IPSTests.jsonReport(try CLI.succeeding(arguments, file: file, line: line), arguments)
     }
 
     /// The fixture reports, `reports/*.crash`, sorted.

@@ -19,12 +19,7 @@ final class IPSTests: XCTestCase {
     /// `Fixtures/build/ips`; an error (a failure, not a skip) when the fixtures are built but
     /// it is absent, since Fixtures/build.sh always makes it.
     static func directory() throws -> URL {
-        let url = try Fixtures.root().appendingPathComponent("ips")
-        guard FileManager.default.fileExists(atPath: url.appendingPathComponent("App-arm64.ips").path) else {
-            throw FixtureError("\(url.path)/App-arm64.ips is absent, though Fixtures/build.sh makes the .ips twins: "
-                + "run Fixtures/build.sh again")
-        }
-        return url
+        try Fixtures.twins("ips", what: ".ips", ext: "ips")
     }
 
     /// Every fixture report and its `.ips` twin.
@@ -36,12 +31,6 @@ final class IPSTests: XCTestCase {
             let name = URL(fileURLWithPath: crash).deletingPathExtension().lastPathComponent
             return (crash, directory.appendingPathComponent(name + ".ips").path)
         }
-    }
-
-    private static func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
-        let result = try CLI.run(arguments, file: file, line: line)
-        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
-        return result
     }
 
     // MARK: Reading the outputs
@@ -176,8 +165,8 @@ final class IPSTests: XCTestCase {
     func testTextOutputHasTheFramesOfTheCrashTwin() throws {
         let macho = try Fixtures.path("macho")
         for (crash, ips) in try Self.twins() {
-            let expected = try Self.run(["-d", macho, "--no-demangle", crash])
-            let got = try Self.run(["-d", macho, "--no-demangle", ips])
+            let expected = try CLI.succeeding(["-d", macho, "--no-demangle", crash])
+            let got = try CLI.succeeding(["-d", macho, "--no-demangle", ips])
             let expectedFrames = Self.threadFrames(expected.stdoutText)
             XCTAssert(expected.stdoutText.contains(" [inlined]"), "\(crash): the oracle should resolve inlined frames")
             XCTAssertFalse(expectedFrames.isEmpty, "\(crash): no thread frames")
@@ -192,9 +181,9 @@ final class IPSTests: XCTestCase {
         for (crash, ips) in try Self.twins() {
             let expectedArguments = ["-d", macho, "--no-demangle", "--format", "json", crash]
             let arguments = ["-d", macho, "--no-demangle", "--format", "json", ips]
-            let expected = try Self.jsonReport(try Self.run(expectedArguments), expectedArguments)
-            let got = try Self.jsonReport(try Self.run(arguments), arguments)
-            let problems = JSONOutputTests.schemaProblems(try Self.run(arguments).stdout)
+            let expected = try Self.jsonReport(try CLI.succeeding(expectedArguments), expectedArguments)
+            let got = try Self.jsonReport(try CLI.succeeding(arguments), arguments)
+            let problems = JSONOutputTests.schemaProblems(try CLI.succeeding(arguments).stdout)
             XCTAssert(problems.isEmpty, "\(ips): schema:\n" + problems.joined(separator: "\n"))
             XCTAssertEqual(got["path"] as? String, ips)
             XCTAssertEqual(Self.jsonThreadFrames(got), Self.jsonThreadFrames(expected), "\(ips) against \(crash)")
@@ -216,8 +205,8 @@ final class IPSTests: XCTestCase {
             for fullPath in [false, true] {
                 let flags = fullPath ? ["--full-path"] : []
                 let expectedArguments = ["-d", macho, "--no-demangle", "--format", "json"] + flags + [crash]
-                let expected = try Self.jsonReport(try Self.run(expectedArguments), expectedArguments)
-                let result = try Self.run(["-d", macho, "--no-demangle", "--format", "ips"] + flags + [ips])
+                let expected = try Self.jsonReport(try CLI.succeeding(expectedArguments), expectedArguments)
+                let result = try CLI.succeeding(["-d", macho, "--no-demangle", "--format", "ips"] + flags + [ips])
                 let written = try WrittenIPS(result.stdout)
                 let input = try WrittenIPS(Data(contentsOf: URL(fileURLWithPath: ips)))
                 XCTAssertEqual(written.metadata, input.metadata, "\(ips): the metadata line is unchanged")
@@ -241,12 +230,12 @@ final class IPSTests: XCTestCase {
         let arm64 = try XCTUnwrap(slices.first { $0.arch == "arm64" })
 
         let arguments = ["-d", macho, "--no-demangle", "--format", "json", ips]
-        let report = try Self.jsonReport(try Self.run(arguments), arguments)
+        let report = try Self.jsonReport(try CLI.succeeding(arguments), arguments)
         let app = try XCTUnwrap((report["images"] as? [[String: Any]])?.first { $0["name"] as? String == "App" })
         XCTAssertEqual(app["uuid"] as? String, arm64.compactIdentifier, "the report names the arm64 slice")
         XCTAssertEqual((app["debug_file"] as? String).map { $0.hasSuffix(dwarf) }, true, "\(app)")
         let expectedArguments = ["-d", macho, "--no-demangle", "--format", "json", crash]
-        let expected = try Self.jsonReport(try Self.run(expectedArguments), expectedArguments)
+        let expected = try Self.jsonReport(try CLI.succeeding(expectedArguments), expectedArguments)
         XCTAssertEqual(Self.jsonThreadFrames(report), Self.jsonThreadFrames(expected),
                        "resolved in the arm64 slice, as the .crash twin (checked against llvm-symbolizer for arm64)")
     }
@@ -261,7 +250,7 @@ final class IPSTests: XCTestCase {
         let crash = try Fixtures.path("reports/App-arm64.crash")
 
         // Text: each address's lines, as the twin prints them for return addresses (frames 1+).
-        let expectedText = try Self.run(["-d", macho, "--no-demangle", crash]).stdoutText
+        let expectedText = try CLI.succeeding(["-d", macho, "--no-demangle", crash]).stdoutText
         // (An address may be in several threads; each frame's lines are kept once.)
         var oracle: [UInt64: [String]] = [:]
         for section in ReportText(expectedText).threads {
@@ -271,7 +260,7 @@ final class IPSTests: XCTestCase {
                 oracle[frame.address] = lines[frame.frame]
             }
         }
-        let text = try Self.run(["-d", macho, "--no-demangle", ips]).stdoutText
+        let text = try CLI.succeeding(["-d", macho, "--no-demangle", ips]).stdoutText
         for header in ["Last Exception Backtrace:", "Application Specific Backtrace 1:"] {
             let frames = Self.block(header, in: text)
             XCTAssertGreaterThan(frames.count, 10, "\(header) in \(ips)")
@@ -287,7 +276,7 @@ final class IPSTests: XCTestCase {
 
         // JSON, both backtraces.
         let expectedArguments = ["-d", macho, "--no-demangle", "--format", "json", crash]
-        let expected = try Self.jsonReport(try Self.run(expectedArguments), expectedArguments)
+        let expected = try Self.jsonReport(try CLI.succeeding(expectedArguments), expectedArguments)
         var jsonOracle: [String: [String]] = [:]
         var ipsOracle: [UInt64: [String]] = [:]
         for thread in expected["threads"] as? [[String: Any]] ?? [] {
@@ -303,7 +292,7 @@ final class IPSTests: XCTestCase {
             ipsOracle.merge(written) { first, _ in first }
         }
         let arguments = ["-d", macho, "--no-demangle", "--format", "json", ips]
-        let report = try Self.jsonReport(try Self.run(arguments), arguments)
+        let report = try Self.jsonReport(try CLI.succeeding(arguments), arguments)
         let kinds = (report["threads"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
         XCTAssertEqual(Array(kinds.prefix(2)), ["last_exception_backtrace", "application_specific_backtrace"])
         for thread in (report["threads"] as? [[String: Any]] ?? []).prefix(2) {
@@ -318,7 +307,7 @@ final class IPSTests: XCTestCase {
         }
 
         // Written back as .ips: the frame objects of lastExceptionBacktrace and the text of asiBacktraces.
-        let written = try WrittenIPS(try Self.run(["-d", macho, "--no-demangle", "--format", "ips", ips]).stdout)
+        let written = try WrittenIPS(try CLI.succeeding(["-d", macho, "--no-demangle", "--format", "ips", ips]).stdout)
         var got: [UInt64: [String]] = [:]
         for frame in written.body["lastExceptionBacktrace"] as? [[String: Any]] ?? [] {
             if let address = written.address(frame) { got[address, default: []].append(written.describe(frame)) }
@@ -347,14 +336,14 @@ final class IPSTests: XCTestCase {
         XCTAssert(metadataLine.contains(#""bug_type":"109""#), metadataLine)
         XCTAssertEqual(input, metadataLine + (try String(contentsOfFile: crash, encoding: .utf8)),
                        "the fixture: the metadata line, then the .crash report")
-        let expected = try Self.run(["-d", macho, "--no-demangle", crash]).stdoutText
-        XCTAssertEqual(try Self.run(["-d", macho, "--no-demangle", ips]).stdoutText, metadataLine + expected)
-        XCTAssertEqual(try Self.run(["-d", macho, "--no-demangle", "--format", "ips", ips]).stdoutText, metadataLine + expected,
+        let expected = try CLI.succeeding(["-d", macho, "--no-demangle", crash]).stdoutText
+        XCTAssertEqual(try CLI.succeeding(["-d", macho, "--no-demangle", ips]).stdoutText, metadataLine + expected)
+        XCTAssertEqual(try CLI.succeeding(["-d", macho, "--no-demangle", "--format", "ips", ips]).stdoutText, metadataLine + expected,
                        "--format ips writes a text body as text")
         let arguments = ["-d", macho, "--no-demangle", "--format", "json", ips]
         let expectedArguments = ["-d", macho, "--no-demangle", "--format", "json", crash]
-        XCTAssertEqual(Self.jsonThreadFrames(try Self.jsonReport(try Self.run(arguments), arguments)),
-                       Self.jsonThreadFrames(try Self.jsonReport(try Self.run(expectedArguments), expectedArguments)))
+        XCTAssertEqual(Self.jsonThreadFrames(try Self.jsonReport(try CLI.succeeding(arguments), arguments)),
+                       Self.jsonThreadFrames(try Self.jsonReport(try CLI.succeeding(expectedArguments), expectedArguments)))
     }
 
     func testWithoutDebugFilesEveryIPSComesBackByteForByte() throws {
@@ -363,7 +352,7 @@ final class IPSTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(files.count, 6)
         for name in files {
             let path = directory.appendingPathComponent(name).path
-            let result = try Self.run(["--format", "ips", path])
+            let result = try CLI.succeeding(["--format", "ips", path])
             let input = try Data(contentsOf: URL(fileURLWithPath: path))
             XCTAssert(result.stdout == input, "\(name) --format ips without debug files: " + CorpusTests.firstDifference(input, result.stdout))
         }
@@ -374,14 +363,14 @@ final class IPSTests: XCTestCase {
         let folder = try makeTemporaryDirectory("ips-round-trip")
         temporary.append(folder)
         for (_, ips) in try Self.twins() {
-            let once = try Self.run(["-d", macho, "--no-demangle", "--format", "ips", ips])
+            let once = try CLI.succeeding(["-d", macho, "--no-demangle", "--format", "ips", ips])
             let copy = folder.appendingPathComponent(URL(fileURLWithPath: ips).lastPathComponent)
             try once.stdout.write(to: copy)
-            let text = try Self.run(["-d", macho, "--no-demangle", ips]).stdoutText
-            let again = try Self.run(["-d", macho, "--no-demangle", copy.path])
+            let text = try CLI.succeeding(["-d", macho, "--no-demangle", ips]).stdoutText
+            let again = try CLI.succeeding(["-d", macho, "--no-demangle", copy.path])
             XCTAssertEqual(Self.threadFrames(again.stdoutText), Self.threadFrames(text),
                            "\(ips) written with symbols reads back to the frames it was written with")
-            let twice = try Self.run(["-d", macho, "--no-demangle", "--format", "ips", copy.path])
+            let twice = try CLI.succeeding(["-d", macho, "--no-demangle", "--format", "ips", copy.path])
             XCTAssertEqual(twice.stdout, once.stdout, "\(ips): symbolicating a symbolicated .ips changes nothing")
         }
     }
@@ -402,7 +391,7 @@ final class IPSTests: XCTestCase {
                   || result.stderrText.contains("\(cut): not a valid .ips report: the JSON body is not valid JSON"),
                   result.stderrText)
         XCTAssert(result.stderrText.contains("the file is cut short"), result.stderrText)
-        let alone = try Self.run(["-d", macho, "--no-demangle", good]).stdoutText
+        let alone = try CLI.succeeding(["-d", macho, "--no-demangle", good]).stdoutText
         let cutText = String(decoding: bytes.prefix(bytes.count / 2), as: UTF8.self)
         XCTAssertEqual(result.stdoutText, "==> \(cut) <==\n" + cutText + "\n==> \(good) <==\n" + alone,
                        "the cut report is written as it is, then the good one")
@@ -413,7 +402,7 @@ final class IPSTests: XCTestCase {
         let directory = try Self.directory()
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".ips") }.sorted()
         let arguments = ["-d", macho, "--no-demangle", "--format", "json", directory.path]
-        let reports = try JSONOutputTests.parse(try Self.run(arguments), arguments)
+        let reports = try JSONOutputTests.parse(try CLI.succeeding(arguments), arguments)
         XCTAssertEqual(reports.compactMap { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } }.sorted(),
                        files)
     }

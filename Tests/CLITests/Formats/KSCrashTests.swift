@@ -10,25 +10,9 @@ import XCTest
 final class KSCrashTests: XCTestCase {
     /// `Fixtures/build/kscrash`; a failure (not a skip) when the fixtures are built without it.
     static func directory() throws -> URL {
-        let url = try Fixtures.root().appendingPathComponent("kscrash")
-        guard FileManager.default.fileExists(atPath: url.appendingPathComponent("App-arm64.json").path) else {
-            throw FixtureError("\(url.path)/App-arm64.json is absent, though Fixtures/build.sh makes the KSCrash "
-                + "twins: run Fixtures/build.sh again")
-        }
-        return url
+        try Fixtures.twins("kscrash", what: "KSCrash")
     }
 
-    private static func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
-        let result = try CLI.run(arguments, file: file, line: line)
-        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
-        return result
-    }
-
-    /// The one report of a `--format json` run of `path` with the Mach-O fixtures.
-    private static func jsonReport(_ path: String) throws -> [String: Any] {
-        let arguments = ["--format", "json", "-d", try Fixtures.path("macho"), path]
-        return try IPSTests.jsonReport(try run(arguments), arguments)
-    }
 
     /// Every frame of each thread, described without the image name (a macOS report names the
     /// bundle where KSCrash names the binary).
@@ -52,8 +36,8 @@ final class KSCrashTests: XCTestCase {
         var resolvedCount = 0
         for crash in try Fixtures.reports() {
             let name = URL(fileURLWithPath: crash).deletingPathExtension().lastPathComponent
-            let expected = Self.frames(try Self.jsonReport(crash))
-            let twin = try Self.jsonReport(directory.appendingPathComponent(name + ".json").path)
+            let expected = Self.frames(try Fixtures.jsonReport(crash))
+            let twin = try Fixtures.jsonReport(directory.appendingPathComponent(name + ".json").path)
             let found = Self.frames(twin)
             XCTAssertEqual(found.count, expected.count, "\(name): one thread per thread")
             XCTAssertGreaterThan(Self.resolved(expected).joined().count, 0, name)
@@ -77,7 +61,7 @@ final class KSCrashTests: XCTestCase {
         let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
             as? [String: Any])
         let threads = ((document["crash"] as? [String: Any])?["threads"] as? [[String: Any]]) ?? []
-        let output = (try Self.jsonReport(path)["threads"] as? [[String: Any]]) ?? []
+        let output = (try Fixtures.jsonReport(path)["threads"] as? [[String: Any]]) ?? []
         XCTAssertEqual(output.count, threads.count)
         var named = 0
         var unnamed = 0
@@ -104,11 +88,11 @@ final class KSCrashTests: XCTestCase {
     /// read and resolves as the plain twin; the warning says the nested one is not.
     func testExceptionReportAndItsRecrashReport() throws {
         let directory = try Self.directory()
-        let plain = Self.frames(try Self.jsonReport(directory.appendingPathComponent("App-arm64.json").path))
+        let plain = Self.frames(try Fixtures.jsonReport(directory.appendingPathComponent("App-arm64.json").path))
         let path = directory.appendingPathComponent("App-arm64-exception.json").path
-        XCTAssertEqual(Self.frames(try Self.jsonReport(path)), plain)
+        XCTAssertEqual(Self.frames(try Fixtures.jsonReport(path)), plain)
         let arguments = ["-d", try Fixtures.path("macho"), path]
-        let result = try Self.run(arguments)
+        let result = try CLI.succeeding(arguments)
         XCTAssertTrue(result.stdoutText.contains("Exception Type:      EXC_CRASH (SIGABRT)\n"), result.summary(arguments))
         XCTAssertTrue(result.stdoutText.contains("Application Specific Information:\n*** Terminating app due to uncaught "
             + "exception 'NSRangeException', reason: '*** -[__NSArrayM objectAtIndex:]: index 4 beyond bounds [0 .. 2]'\n"),
@@ -120,9 +104,9 @@ final class KSCrashTests: XCTestCase {
     /// Two reports in one array: each resolves as its own twin, in its own images.
     func testArrayOfReportsResolvesAsEachReport() throws {
         let directory = try Self.directory()
-        let first = Self.frames(try Self.jsonReport(directory.appendingPathComponent("App-arm64.json").path))
-        let second = Self.frames(try Self.jsonReport(directory.appendingPathComponent("App-arm64-dwarf5.json").path))
-        let both = Self.frames(try Self.jsonReport(directory.appendingPathComponent("App-arm64-reports.json").path))
+        let first = Self.frames(try Fixtures.jsonReport(directory.appendingPathComponent("App-arm64.json").path))
+        let second = Self.frames(try Fixtures.jsonReport(directory.appendingPathComponent("App-arm64-dwarf5.json").path))
+        let both = Self.frames(try Fixtures.jsonReport(directory.appendingPathComponent("App-arm64-reports.json").path))
         XCTAssertEqual(both, first + second)
     }
 
@@ -130,11 +114,11 @@ final class KSCrashTests: XCTestCase {
     func testTextAndFramesOutput() throws {
         let path = try Self.directory().appendingPathComponent("App-x86_64.json").path
         let arguments = ["-d", try Fixtures.path("macho"), path]
-        let text = try Self.run(arguments).stdoutText
+        let text = try CLI.succeeding(arguments).stdoutText
         XCTAssertTrue(text.contains("Report Version:      3.3.0 (KSCrash)\n"), text)
         XCTAssertTrue(text.range(of: #"\n0   App +0x[0-9a-f]{16} parse_record \+ \d+ \(parser\.c:\d+\)\n"#,
                                  options: .regularExpression) != nil, text)
-        let frames = try Self.run(["--format", "frames"] + arguments).stdoutText
+        let frames = try CLI.succeeding(["--format", "frames"] + arguments).stdoutText
         let lines = frames.split(separator: "\n")
         XCTAssertGreaterThan(lines.count, 10)
         for line in lines { XCTAssertEqual(line.split(separator: "\t", omittingEmptySubsequences: false).count, 8, String(line)) }

@@ -9,25 +9,9 @@ import XCTest
 final class MetricKitTests: XCTestCase {
     /// `Fixtures/build/metrickit`; a failure (not a skip) when the fixtures are built without it.
     static func directory() throws -> URL {
-        let url = try Fixtures.root().appendingPathComponent("metrickit")
-        guard FileManager.default.fileExists(atPath: url.appendingPathComponent("App-arm64.json").path) else {
-            throw FixtureError("\(url.path)/App-arm64.json is absent, though Fixtures/build.sh makes the MetricKit "
-                + "twins: run Fixtures/build.sh again")
-        }
-        return url
+        try Fixtures.twins("metrickit", what: "MetricKit")
     }
 
-    private static func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
-        let result = try CLI.run(arguments, file: file, line: line)
-        XCTAssertEqual(result.status, .success, result.summary(arguments), file: file, line: line)
-        return result
-    }
-
-    /// The one report of a `--format json` run of `path` with the Mach-O fixtures.
-    private static func jsonReport(_ path: String) throws -> [String: Any] {
-        let arguments = ["--format", "json", "-d", try Fixtures.path("macho"), path]
-        return try IPSTests.jsonReport(try run(arguments), arguments)
-    }
 
     /// The frames the debug files resolved, of each thread, described without the image name
     /// (a macOS report names the bundle where MetricKit names the binary): a frame a debug file
@@ -58,8 +42,8 @@ final class MetricKitTests: XCTestCase {
         let directory = try Self.directory()
         for crash in try Fixtures.reports() {
             let name = URL(fileURLWithPath: crash).deletingPathExtension().lastPathComponent
-            let expected = Self.resolvedFrames(try Self.jsonReport(crash))
-            let twin = try Self.jsonReport(directory.appendingPathComponent(name + ".json").path)
+            let expected = Self.resolvedFrames(try Fixtures.jsonReport(crash))
+            let twin = try Fixtures.jsonReport(directory.appendingPathComponent(name + ".json").path)
             let found = Self.resolvedFrames(twin)
             XCTAssertEqual(found.count, expected.count, "\(name): one call stack per thread")
             XCTAssertGreaterThan(expected.joined().count, 0, name)
@@ -79,10 +63,10 @@ final class MetricKitTests: XCTestCase {
     /// The single-diagnostic form and the array of payloads resolve as the payload does.
     func testOtherShapesResolveAsThePayload() throws {
         let directory = try Self.directory()
-        let payload = Self.resolvedFrames(try Self.jsonReport(directory.appendingPathComponent("App-arm64.json").path))
-        let single = Self.resolvedFrames(try Self.jsonReport(directory.appendingPathComponent("App-arm64-crash-diagnostic.json").path))
+        let payload = Self.resolvedFrames(try Fixtures.jsonReport(directory.appendingPathComponent("App-arm64.json").path))
+        let single = Self.resolvedFrames(try Fixtures.jsonReport(directory.appendingPathComponent("App-arm64-crash-diagnostic.json").path))
         XCTAssertEqual(single, payload)
-        let array = Self.resolvedFrames(try Self.jsonReport(directory.appendingPathComponent("App-arm64-payloads.json").path))
+        let array = Self.resolvedFrames(try Fixtures.jsonReport(directory.appendingPathComponent("App-arm64-payloads.json").path))
         XCTAssertEqual(Array(array.prefix(payload.count)), payload)
         XCTAssertGreaterThan(array.count, payload.count, "the second payload's diagnostics follow")
     }
@@ -92,9 +76,9 @@ final class MetricKitTests: XCTestCase {
     /// as the faulting PC, a sub-frame as a return address.
     func testEveryDiagnosticKindResolvesAsTheCrashReport() throws {
         let directory = try Self.directory()
-        let oracle = Self.oracle(try Self.jsonReport(try Fixtures.path("reports/App-arm64.crash")))
+        let oracle = Self.oracle(try Fixtures.jsonReport(try Fixtures.path("reports/App-arm64.crash")))
         let path = directory.appendingPathComponent("App-arm64-diagnostics.json").path
-        let report = try Self.jsonReport(path)
+        let report = try Fixtures.jsonReport(path)
         var checked = 0
         var kinds: Set<String> = []
         for thread in report["threads"] as? [[String: Any]] ?? [] {
@@ -115,7 +99,7 @@ final class MetricKitTests: XCTestCase {
         XCTAssertEqual(kinds, ["hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
                                "appLaunchDiagnostics"], "each kind has resolved frames")
 
-        let text = String(decoding: try Self.run(["-d", try Fixtures.path("macho"), path]).stdout, as: UTF8.self)
+        let text = String(decoding: try CLI.succeeding(["-d", try Fixtures.path("macho"), path]).stdout, as: UTF8.self)
         for heading in ["Hang Diagnostic: hangDiagnostics[0]", "CPU Exception Diagnostic: cpuExceptionDiagnostics[0]",
                         "Disk Write Exception Diagnostic: diskWriteExceptionDiagnostics[0]",
                         "App Launch Diagnostic: appLaunchDiagnostics[0]"] {
@@ -136,15 +120,15 @@ final class MetricKitTests: XCTestCase {
         for name in ["App-arm64", "App-x86_64", "App-arm64-diagnostics", "App-arm64-payloads"] {
             let path = directory.appendingPathComponent(name + ".json").path
             let original = try Data(contentsOf: URL(fileURLWithPath: path))
-            XCTAssertEqual(try Self.run(["--format", "metrickit", path]).stdout, original, "\(name): nothing resolved")
+            XCTAssertEqual(try CLI.succeeding(["--format", "metrickit", path]).stdout, original, "\(name): nothing resolved")
 
-            let written = try Self.run(["--format", "metrickit", "-d", try Fixtures.path("macho"), path]).stdout
+            let written = try CLI.succeeding(["--format", "metrickit", "-d", try Fixtures.path("macho"), path]).stdout
             XCTAssertNotEqual(written, original)
             let object = try JSONSerialization.jsonObject(with: written)
             let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("metrickit-\(getpid())-\(name).json")
             defer { try? FileManager.default.removeItem(at: temporary) }
             try written.write(to: temporary)
-            XCTAssertEqual(try Self.run(["--format", "metrickit", "-d", try Fixtures.path("macho"), temporary.path]).stdout,
+            XCTAssertEqual(try CLI.succeeding(["--format", "metrickit", "-d", try Fixtures.path("macho"), temporary.path]).stdout,
                            written, "\(name): resolved again, it is unchanged")
 
             // The frame objects in tree order, as the JSON output lists frames.
@@ -158,7 +142,7 @@ final class MetricKitTests: XCTestCase {
                 }
             }
             walk(object)
-            let report = try Self.jsonReport(path)
+            let report = try Fixtures.jsonReport(path)
             var expected: [String] = []
             for thread in report["threads"] as? [[String: Any]] ?? [] {
                 var group: [[String: Any]] = []

@@ -72,12 +72,6 @@ final class PLCrashProtobufTests: XCTestCase {
         return message
     }
 
-    private static func jsonReport(_ path: String) throws -> [String: Any] {
-        let arguments = ["--format", "json", "-d", try Fixtures.path("macho"), path]
-        let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, .success, result.summary(arguments))
-        return try IPSTests.jsonReport(result, arguments)
-    }
 
     private static func frames(_ report: [String: Any], kind: String = "thread") -> [[String]] {
         (report["threads"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == kind }.map { thread in
@@ -97,8 +91,8 @@ final class PLCrashProtobufTests: XCTestCase {
             guard FileManager.default.fileExists(atPath: twin) else { continue }
             let path = dir.appendingPathComponent(name + ".plcrash").path
             try ProtobufReportEncoder.encode("plcrash", try Self.plcrashMessage(kscrash: twin), to: path)
-            let expected = Self.frames(try Self.jsonReport(crash))
-            let found = Self.frames(try Self.jsonReport(path))
+            let expected = Self.frames(try Fixtures.jsonReport(crash))
+            let found = Self.frames(try Fixtures.jsonReport(path))
             XCTAssertEqual(found.count, expected.count, "\(name): one thread per thread")
             for (t, frames) in expected.enumerated() where t < found.count {
                 XCTAssertEqual(found[t], frames, "\(name), thread \(t)")
@@ -135,7 +129,7 @@ final class PLCrashProtobufTests: XCTestCase {
                          "Last Exception Backtrace:\n", "Thread 0 crashed with ARM-64 Thread State:\n", " +App arm64  <\(uuidDigits)> "] {
             XCTAssertTrue(plain.stdoutText.contains(expected), "missing \(expected.debugDescription) in:\n\(plain.stdoutText)")
         }
-        let report = try Self.jsonReport(path)
+        let report = try Fixtures.jsonReport(path)
         let thread = try XCTUnwrap(Self.frames(report).first)
         let exception = try XCTUnwrap(Self.frames(report, kind: "last_exception_backtrace").first)
         // The thread's frames past its first are return addresses, as every exception frame

@@ -13,40 +13,6 @@ import XCTest
 /// frame line of the library followed by llvm-symbolizer-19's inline chain at the recorded
 /// rel_pc (no adjustment), as the text tombstone's lines are; system frames left as they are.
 final class ProtobufTombstoneTests: XCTestCase {
-    private static func oracle() throws -> String {
-        if let path = TestPaths.llvm19("llvm-symbolizer") { return path }
-        return try Oracle.symbolizer()
-    }
-
-    /// llvm-symbolizer's inline chain at each address, innermost first, without `??` functions.
-    static func symbolize(_ library: AndroidLibrary, _ addresses: [UInt64]) throws -> [UInt64: [SymbolizedFrame]] {
-        let unique = Array(Set(addresses)).sorted()
-        let arguments = ["--obj=\(library.path)", "--inlining", "--output-style=JSON"]
-        let result = try runProcess(try oracle(), arguments, input: Data(unique.map { hex($0) + "\n" }.joined().utf8))
-        let lines = result.stdoutText.split(separator: "\n")
-        guard result.status == 0, lines.count == unique.count else { throw FixtureError("llvm-symbolizer: \(result.stderrText)") }
-        var answers: [UInt64: [SymbolizedFrame]] = [:]
-        for (address, line) in zip(unique, lines) {
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            answers[address] = (object?["Symbol"] as? [[String: Any]] ?? []).compactMap { symbol in
-                guard let function = symbol["FunctionName"] as? String, !function.isEmpty, function != "??" else { return nil }
-                return SymbolizedFrame(function: function, file: symbol["FileName"] as? String ?? "",
-                                       line: symbol["Line"] as? Int ?? 0, column: symbol["Column"] as? Int ?? 0)
-            }
-        }
-        return answers
-    }
-
-    /// The first instruction of cart_total that llvm-symbolizer places in unit_price.
-    static func faultPC(_ library: AndroidLibrary) throws -> UInt64 {
-        let instructions = library.instructions(of: try library.function(named: "cart_total"))
-        let chains = try symbolize(library, instructions.map(\.address))
-        guard let fault = instructions.first(where: { chains[$0.address]?.first?.function == "unit_price" }) else {
-            throw FixtureError("no instruction of cart_total in unit_price in \(library.path)")
-        }
-        return fault.address
-    }
-
     /// The tombstone message for `threads` (pcs in the library, nil for a system library's frame).
     static func message(_ library: AndroidLibrary, threads: [[UInt64?]], apk: Bool) -> [String: Any] {
         let arch = ["arm64-v8a": "ARM64", "armeabi-v7a": "ARM32", "x86_64": "X86_64", "riscv64": "RISCV64"][library.abi]!
@@ -144,8 +110,8 @@ final class ProtobufTombstoneTests: XCTestCase {
         var compared = 0, inlined = 0, system = 0
         for abi in AndroidLibrary.abis {
             let library = try AndroidLibrary.load(abi)
-            let threads = try TombstoneWriter.threads(library, faultPC: try Self.faultPC(library))
-            let chains = try Self.symbolize(library, threads.joined().compactMap { $0 })
+            let threads = try TombstoneWriter.threads(library, faultPC: try TombstoneTests.faultPC(library))
+            let chains = try TombstoneTests.symbolize(library, threads.joined().compactMap { $0 })
             for apk in [false, true] {
                 let label = "\(abi)\(apk ? " apk" : "")"
                 let path = dir.appendingPathComponent("tombstone_0\(apk ? 1 : 0)-\(abi).pb").path
@@ -203,7 +169,7 @@ final class ProtobufTombstoneTests: XCTestCase {
         let dir = try makeTemporaryDirectory("pb-tombstone-formats")
         defer { try? FileManager.default.removeItem(at: dir) }
         let library = try AndroidLibrary.load("arm64-v8a")
-        let threads = try TombstoneWriter.threads(library, faultPC: try Self.faultPC(library))
+        let threads = try TombstoneWriter.threads(library, faultPC: try TombstoneTests.faultPC(library))
         let path = dir.appendingPathComponent("tombstone_07.pb").path
         try ProtobufReportEncoder.encode("tombstone", Self.message(library, threads: threads, apk: false), to: path)
         let all = threads.joined().count
@@ -252,7 +218,7 @@ final class ProtobufTombstoneTests: XCTestCase {
             XCTAssertTrue(lines.first?.contains(path) == true && lines.first?.contains(message) == true,
                           "\(name): \(result.stderrText)")
         }
-        let fault = String(try Self.faultPC(library), radix: 16)
+        let fault = String(try TombstoneTests.faultPC(library), radix: 16)
         let text = "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\nABI: 'arm64'\n"
             + "pid: 1, tid: 1, name: x  >>> x <<<\nbacktrace:\n      #00 pc "
             + String(repeating: "0", count: 16 - fault.count) + fault + "  /data/app/lib/arm64/libcrashy.so "
