@@ -115,10 +115,11 @@ enum ReportFuzzChecks {
     static func tombstone(_ bytes: [UInt8]) -> [String] {
         guard let report = try? TombstoneParser.parse(bytes, path: "fuzz.txt") else { return [] }
         var broken = check(report, input: bytes)
-        // As a debug file resolves them: frames at one pc alike.
+        // As `Symbolicator` resolves them: frames at one pc alike, and only concrete frames (the
+        // inlined lines an earlier resolution wrote are replaced with their concrete frame's).
         var frames: [FrameKey: [SourceFrame]] = [:]
         for (t, thread) in report.threads.enumerated() {
-            for f in thread.frames.indices where !thread.frames[f].addressUnknown {
+            for f in thread.frames.indices where !thread.frames[f].addressUnknown && !thread.frames[f].inlined {
                 let line = Int(thread.frames[f].address % 997) + 1
                 frames[FrameKey(thread: t, frame: f)] = [SourceFrame(function: "outer", file: "/src/main.c", line: line)]
             }
