@@ -315,7 +315,8 @@ private struct TombstoneBuilder {
     }
 
     /// Closes the current thread: its frames kept tight, and the lines an earlier resolution
-    /// wrote for inlined frames (the same number and pc as the next line's) marked inlined.
+    /// wrote for inlined frames (the same number, pc and map as the next line's: an earlier
+    /// resolution repeats the whole line before its text) marked inlined.
     private mutating func endThread() {
         defer {
             current = nil
@@ -325,7 +326,8 @@ private struct TombstoneBuilder {
         let frames = threads[t].frames
         for f in frames.indices.dropLast() where Self.isInlinedLine(resolvedLines[f], before: resolvedLines[f + 1]) {
             let (this, next) = (frames[f], frames[f + 1])
-            if !this.addressUnknown, this.index == next.index, this.address == next.address, next.line == this.line + 1 {
+            if !this.addressUnknown, this.index == next.index, this.address == next.address, next.line == this.line + 1,
+               this.imageName == next.imageName {
                 threads[t].frames[f].inlined = true
             }
         }

@@ -284,4 +284,17 @@ final class TombstoneParserTests: XCTestCase {
         let frames = try parse(text).threads[0].frames
         XCTAssertEqual(frames.map(\.inlined), [false, true, false])
     }
+
+    /// Lines of one number and pc in two maps are two frames, whatever their resolutions: an
+    /// earlier resolution repeats the whole line, map included, for each inlined frame. (A
+    /// frame whose map had no debug file keeps its old text while the next one, in another
+    /// map, is resolved anew; read back, the two must stay two frames.)
+    func testLinesInTwoMapsAreNotAnInlinedChain() throws {
+        let first = "      #01 pc 00000000000043d8  /data/app/a/lib/arm64/liba.so"
+        let second = "      #01 pc 00000000000043d8  /data/app/b/lib/arm64/libb.so"
+        let text = "pid: 1, tid: 1\n\(first) in f /a.c:3\n\(second) in g /b.c:9\n\(second) in h /b.c:4\n"
+        let frames = try parse(text).threads[0].frames
+        XCTAssertEqual(frames.map(\.inlined), [false, true, false], "only the second map's lines are one chain")
+        XCTAssertEqual(frames.map(\.image), [0, 1, 1])
+    }
 }
