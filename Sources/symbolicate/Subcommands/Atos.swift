@@ -43,6 +43,10 @@ struct Atos: ParsableCommand {
     @Argument(help: ArgumentHelp("Addresses to look up.", valueName: "address"))
     var addresses: [String] = []
 
+    /// Addresses answered together at most: a batch's answers are held until it is done
+    /// (about 64 bytes each).
+    static let batchSize = 1 << 16
+
     func validate() throws {
         if let loadAddress, AtosLookup.parseAddress(loadAddress) == nil {
             throw ValidationError("-l: not a hexadecimal address: \(loadAddress)")
@@ -65,29 +69,41 @@ struct Atos: ParsableCommand {
         let output = OutputWriter()
         var lines: [UInt8] = []
         var failed = false
-        func answer(_ text: String) {
+        // Addresses are answered in batches (``AtosLookup/appendLines(for:to:)-([UInt64],_)``
+        // looks a batch up in address order), each as soon as no more input is ready.
+        var batch: [UInt64] = []
+        func take(_ text: String) {
             guard let address = AtosLookup.parseAddress(text) else {
                 diagnostics.warn("atos: not an address: \(text)")
                 failed = true
                 return
             }
+            batch.append(address)
+            if batch.count >= Self.batchSize { answerBatch() }
+        }
+        func answerBatch() {
+            guard !batch.isEmpty else { return }
             lines.removeAll(keepingCapacity: true)
-            lookup.appendLines(for: address, to: &lines)
+            lookup.appendLines(for: batch, to: &lines)
             output.write(lines)
+            batch.removeAll(keepingCapacity: true)
         }
         if addresses.isEmpty {
             let words = WordReader(fd: STDIN_FILENO)
             while !output.closed, let word = words.next() {
                 switch word {
-                case .word(let text): answer(text)
+                case .word(let text): take(text)
                 case .tooLong(let prefix):
                     diagnostics.warn("atos: not an address: \(prefix)...")
                     failed = true
                 case .endOfLine:
                     // Answers go out before the next read can wait for more input: at once
-                    // for a program that writes an address and waits, in large writes for a
+                    // for a program that writes an address and waits, in large batches for a
                     // file piped in.
-                    if !words.hasBufferedInput { output.flush() }
+                    if words.mayWait {
+                        answerBatch()
+                        output.flush()
+                    }
                 }
             }
             if let error = words.error {
@@ -95,8 +111,9 @@ struct Atos: ParsableCommand {
                 failed = true
             }
         } else {
-            for text in addresses where !output.closed { answer(text) }
+            for text in addresses where !output.closed { take(text) }
         }
+        if !output.closed { answerBatch() }
         if !output.finish(diagnostics: diagnostics) { throw ExitCode(.outputFailed) }
         if failed { throw ExitCode(.reportFailed) }
     }

@@ -35,6 +35,19 @@ final class WordReader {
     /// the next ``next()`` reads, and may wait for the writer.
     var hasBufferedInput: Bool { start < end }
 
+    /// Whether the next ``next()`` may have to wait for the writer: nothing read is left to
+    /// hand out and the stream has nothing ready now (a regular file always has; a pipe has
+    /// when its writer has written more, or has gone).
+    var mayWait: Bool {
+        guard start == end, !atEnd else { return false }
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let n = poll(&ready, 1, 0)
+            if n < 0 && errno == EINTR { continue }
+            return n <= 0
+        }
+    }
+
     /// The next item, or nil at the end of the stream.
     func next() -> Item? {
         while true {
