@@ -119,4 +119,28 @@ final class ByteScanningTests: XCTestCase {
         XCTAssertEqual(length([0x41, 0xEF, 0xBB, 0xBF]), 0)
         XCTAssertEqual(length([]), 0)
     }
+
+    /// Whether a literal occurs anywhere, against a plain scan of every start: over random
+    /// bytes of a small alphabet (so that partial matches abound), at both ends, and in
+    /// buffers shorter than the literal.
+    func testContainsAgreesWithAPlainScan() {
+        let literals: [StaticString] = ["pid: ", "*** *** *** ***", "p", "pp:"]
+        var random = SplitMix64(seed: 0xC0_47A1)
+        let alphabet = Array("pid: *x".utf8)
+        for round in 0..<3000 {
+            let count = Int(random.next() % 40)
+            let bytes = (0..<count).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            for literal in literals {
+                let wanted = Array(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+                let plain = bytes.count >= wanted.count
+                    && (0...(bytes.count - wanted.count)).contains { Array(bytes[$0..<$0 + wanted.count]) == wanted }
+                let found = bytes.withUnsafeBufferPointer { $0.contains(literal) }
+                XCTAssertEqual(found, plain, "round \(round): \(literal) in \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            }
+        }
+        XCTAssertTrue(Array("x pid: ".utf8).withUnsafeBufferPointer { $0.contains("pid: ") }, "at the end")
+        XCTAssertTrue(Array("pid: x".utf8).withUnsafeBufferPointer { $0.contains("pid: ") }, "at the start")
+        XCTAssertFalse(Array("pid:".utf8).withUnsafeBufferPointer { $0.contains("pid: ") }, "shorter than the literal")
+        XCTAssertFalse([UInt8]().withUnsafeBufferPointer { $0.contains("p") })
+    }
 }

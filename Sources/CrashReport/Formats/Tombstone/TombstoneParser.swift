@@ -80,6 +80,9 @@ public enum TombstoneParser {
     /// line, behind logcat's prefixes or not.
     public static func looksLikeTombstone(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { b in
+            // Each of the pairs below needs a thread header or the opening line: a report
+            // with neither is no tombstone, known without reading its lines.
+            guard b.contains("pid: ") || b.contains("*** *** *** ***") else { return false }
             let reader = TombstoneLineReader(b)
             var start = false, thread = false, frame = false
             b.forEachLine { range in
