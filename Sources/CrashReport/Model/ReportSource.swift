@@ -28,10 +28,10 @@ public enum ReportSource: Sendable {
     /// payloads) in the JSON its `jsonRepresentation()` writes: the original document and the
     /// frame object of each frame; `bytes` holds its translation (`MetricKitTranslator`).
     case metricKit(MetricKitDocument)
-    /// A KSCrash (or SentryCrash) JSON report, or an array of them; `bytes` holds its
-    /// translation (`KSCrashTranslator`). The document is not written back: its output is that
-    /// of a classic report (text, JSON, frame lines).
-    case kscrash
+    /// A KSCrash (or SentryCrash) JSON report, or an array of them: the original document and
+    /// the frame object of each frame; `bytes` holds its translation (`KSCrashTranslator`),
+    /// whose output is a classic report's (text, JSON, frame lines).
+    case kscrash(KSCrashDocument)
     /// A PLCrashReporter `.plcrash` report; `bytes` holds its translation into the text
     /// PLCrashReporter's formatter writes (`PLCrashText`), whose output is a classic report's.
     /// The message is not written back.

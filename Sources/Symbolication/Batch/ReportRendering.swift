@@ -19,6 +19,9 @@ enum ReportRendering {
     /// The MetricKit payload written back, its resolved frame objects given symbols
     /// (`MetricKitRenderer`).
     case metricKit(MetricKitDocument)
+    /// The KSCrash report written back, its resolved frame objects given symbols
+    /// (`KSCrashRenderer`).
+    case kscrash(KSCrashDocument)
     /// The report's entry of the one JSON document written to the stream
     /// (`JSONRenderer.renderReport`).
     case jsonEntry
@@ -30,19 +33,18 @@ enum ReportRendering {
     /// How a report read from `source` is written in `format`, to the stream or, with `toFile`,
     /// to a file of its own (`-o`, `--in-place`):
     ///
-    ///     source \ format     text                     ips         metrickit   json  frames
-    ///     .ips                text; a file: .ips       .ips        text        JSON  frames
-    ///     MetricKit           text; a file: MetricKit  text        MetricKit   JSON  frames
-    ///     KSCrash JSON        text                     text        text        JSON  frames
-    ///     call tree           call tree                call tree   call tree   JSON  frames
-    ///     Swift runtime JSON  Swift JSON               Swift JSON  Swift JSON  JSON  frames
-    ///     any other           text                     text        text        JSON  frames
+    ///     source \ format     text                     ips         metrickit   kscrash     json  frames
+    ///     .ips                text; a file: .ips       .ips        text        text        JSON  frames
+    ///     MetricKit           text; a file: MetricKit  text        MetricKit   text        JSON  frames
+    ///     KSCrash JSON        text; a file: KSCrash    text        text        KSCrash     JSON  frames
+    ///     call tree           call tree                call tree   call tree   call tree   JSON  frames
+    ///     Swift runtime JSON  Swift JSON               Swift JSON  Swift JSON  Swift JSON  JSON  frames
+    ///     any other           text                     text        text        text        JSON  frames
     ///
     /// The write-back formats write a report of another source as text; a file of its own keeps
-    /// an `.ips` report `.ips` and a MetricKit payload MetricKit JSON in the text format, so that
-    /// a folder written with `-o` or `--in-place` holds files of the kinds it was given. A
-    /// KSCrash report is not written back: its output is its translation's, as a classic
-    /// report's is.
+    /// an `.ips` report `.ips`, a MetricKit payload MetricKit JSON and a KSCrash report its JSON
+    /// in the text format, so that a folder written with `-o` or `--in-place` holds files of
+    /// the kinds it was given.
     init(source: ReportSource, format: OutputFormat, toFile: Bool) {
         switch (format, source) {
         case (.json, _):
@@ -57,11 +59,15 @@ enum ReportRendering {
             self = .metricKit(document)
         case (.text, .metricKit(let document)) where toFile:
             self = .metricKit(document)
+        case (.kscrash, .kscrash(let document)):
+            self = .kscrash(document)
+        case (.text, .kscrash(let document)) where toFile:
+            self = .kscrash(document)
         case (_, .callTree(let tree)):
             self = .callTree(tree)
         case (_, .swiftBacktrace(let document?)):
             self = .swiftBacktraceJSON(document)
-        case (.text, _), (.ips, _), (.metricKit, _):
+        case (.text, _), (.ips, _), (.metricKit, _), (.kscrash, _):
             self = .text
         }
     }

@@ -18,15 +18,18 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     /// MetricKit payloads written back as MetricKit JSON with symbols filled in; other reports
     /// as text.
     case metricKit = "metrickit"
+    /// KSCrash (and SentryCrash) reports written back as their JSON with symbols filled in;
+    /// other reports as text.
+    case kscrash
     /// One tab-separated line per frame: report, thread, frame, image, address, function,
     /// file:line, `[inlined]`.
     case frames
 }
 
 extension OutputFormat {
-    /// Whether reports are written one after the other as they are (text, `.ips`, MetricKit),
-    /// each after a `==> path <==` line when there are several.
-    var isReportText: Bool { self == .text || self == .ips || self == .metricKit }
+    /// Whether reports are written one after the other as they are (text, `.ips`, MetricKit,
+    /// KSCrash), each after a `==> path <==` line when there are several.
+    var isReportText: Bool { self == .text || self == .ips || self == .metricKit || self == .kscrash }
 }
 
 /// Reads reports, symbolicates them and writes them out: the work of one `symbolicate` run.
@@ -328,13 +331,7 @@ public final class ReportRunner {
             if written && options.update { outcome.pending = OutputUpdate.pendingImages(symbolicated) }
             return outcome
         case .inPlace:
-            // A KSCrash document has no write-back: its file would become its text translation.
-            if case .kscrash = symbolicated.report.source {
-                diagnostics.warn("\(job.path): a KSCrash report is not written back in place (its JSON would become text); "
-                                 + "the file is left as it is: use -o DIR for its symbolicated text")
-                return Outcome(pieces: nil, status: .reportFailed, tally: tally)
-            }
-            // Nor has a protobuf report.
+            // A protobuf report has no write-back: its file would become its text translation.
             if let kind = symbolicated.report.source.protobufKind {
                 diagnostics.warn("\(job.path): \(kind) is not written back in place (its protobuf would become text); "
                                  + "the file is left as it is: use -o DIR for its symbolicated text")
@@ -353,7 +350,7 @@ public final class ReportRunner {
         let tally = Tally(reports: 1)
         var pieces: [[UInt8]] = []
         switch options.format {
-        case .text, .ips, .metricKit:
+        case .text, .ips, .metricKit, .kscrash:
             if streamed && options.destination == .stream {
                 pieces.append(FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n"))
             }
@@ -439,6 +436,8 @@ public final class ReportRunner {
             IPSRenderer.render(symbolicated, document: document, fullPath: fullPath, into: &bytes, flush: flush)
         case .metricKit(let document):
             MetricKitRenderer.render(symbolicated, document: document, fullPath: fullPath, into: &bytes, flush: flush)
+        case .kscrash(let document):
+            KSCrashRenderer.render(symbolicated, document: document, fullPath: fullPath, into: &bytes, flush: flush)
         case .jsonEntry:
             JSONRenderer.renderReport(symbolicated, into: &bytes, flush: flush)
         case .jsonDocument:
@@ -455,7 +454,7 @@ public final class ReportRunner {
     /// Writes one report to `target` through a temporary file in the same folder, renamed
     /// over it: a reader (or a run killed midway) never sees half a report. A file written in
     /// place keeps its permissions. An `.ips` report stays `.ips` in the text format, a
-    /// MetricKit payload MetricKit JSON (``ReportRendering``). The output is written as it is
+    /// MetricKit payload MetricKit JSON, a KSCrash report its JSON (``ReportRendering``). The output is written as it is
     /// made, never held whole.
     private func write(_ symbolicated: SymbolicatedReport, to target: String, replacing original: String?,
                        below root: String?) -> Bool {

@@ -140,21 +140,4 @@ final class KSCrashTests: XCTestCase {
                       && errors.first?.contains("the file is cut short") == true, result.summary(arguments))
         XCTAssertTrue(result.stdoutText.contains("Report Version:      3.3.0 (KSCrash)"), result.summary(arguments))
     }
-
-    /// `--in-place` leaves a KSCrash file as it is, byte for byte, with one line saying why:
-    /// its JSON has no write-back, and its text translation must not take its place.
-    func testInPlaceLeavesAKSCrashFileAsItIs() throws {
-        let path = try Self.directory().appendingPathComponent("App-arm64.json").path
-        let original = try Data(contentsOf: URL(fileURLWithPath: path))
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("kscrash-in-place-\(getpid()).json")
-        defer { try? FileManager.default.removeItem(at: copy) }
-        try original.write(to: copy)
-        let arguments = ["-q", "--in-place", "-d", try Fixtures.path("macho"), copy.path]
-        let result = try CLI.run(arguments)
-        XCTAssertEqual(result.status, .reportFailed, result.summary(arguments))
-        XCTAssertEqual(try Data(contentsOf: copy), original, "the KSCrash file is left as it is")
-        let errors = result.stderrText.split(separator: "\n")
-        XCTAssertEqual(errors.count, 1, result.summary(arguments))
-        XCTAssertTrue(errors.first?.contains("is not written back in place") == true, result.summary(arguments))
-    }
 }

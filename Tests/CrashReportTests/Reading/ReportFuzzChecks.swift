@@ -38,7 +38,9 @@ enum ReportFuzzChecks {
     }
 
     /// The KSCrash parser and its translator: the text output is the translation, every frame
-    /// lies on a frame line of it and holds the address its line writes, or none.
+    /// lies on a frame line of it and holds the address its line writes, or none; written back
+    /// with nothing resolved, the document is the input, and with every frame resolved it
+    /// parses, and is read again with the same frames.
     static func kscrashReport(_ bytes: [UInt8]) -> [String] {
         guard KSCrashParser.looksLikeKSCrash(bytes), let report = try? KSCrashParser.parse(bytes, path: "fuzz.json")
         else { return [] }
@@ -260,7 +262,10 @@ enum ReportFuzzChecks {
             }
             if report.warnings.isEmpty && document.bytes != input { broken.append("the MetricKit document is not the input") }
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
-        } else if case .kscrash = report.source {
+        } else if case .kscrash(let document) = report.source {
+            var json: [UInt8] = []
+            KSCrashRenderer.render(unresolved, document: document, fullPath: false, into: &json)
+            if json != input { broken.append("the KSCrash output with nothing resolved is not the input: \(difference(input, json))") }
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
         } else if report.source.protobufKind != nil {
             if text != report.bytes { broken.append("the text output with nothing resolved is not the translation") }
@@ -293,6 +298,17 @@ enum ReportFuzzChecks {
             MetricKitRenderer.render(resolved, document: document, fullPath: true, into: &out)
             if (try? JSONSerialization.jsonObject(with: Data(out), options: [.fragmentsAllowed])) == nil {
                 broken.append("every frame resolved: the MetricKit output does not parse")
+            }
+        }
+        if case .kscrash(let document) = report.source,
+           (try? JSONSerialization.jsonObject(with: Data(document.bytes), options: [.fragmentsAllowed])) != nil {
+            out = []
+            KSCrashRenderer.render(resolved, document: document, fullPath: true, into: &out)
+            if (try? JSONSerialization.jsonObject(with: Data(out), options: [.fragmentsAllowed])) == nil {
+                broken.append("every frame resolved: the KSCrash output does not parse")
+            } else if let again = try? KSCrashParser.parse(out, path: "fuzz.json"),
+                      again.threads.map(\.frames.count) != report.threads.map(\.frames.count) {
+                broken.append("every frame resolved: the KSCrash output read again has other frames")
             }
         }
         broken += checkStructuredOutput(resolved, "every frame resolved")

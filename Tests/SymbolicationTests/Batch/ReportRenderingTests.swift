@@ -67,6 +67,7 @@ final class ReportRenderingTests: XCTestCase {
             case .swiftBacktraceJSON: return "Swift JSON"
             case .ips: return "ips"
             case .metricKit: return "MetricKit"
+            case .kscrash: return "KSCrash"
             case .jsonEntry: return "JSON entry"
             case .jsonDocument: return "JSON document"
             case .frames: return "frames"
@@ -78,18 +79,19 @@ final class ReportRenderingTests: XCTestCase {
 
     func testEachSourceInEachFormat() throws {
         let expected: [String: [OutputFormat: String]] = [
-            "classic": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
-            "ips": [.text: "text / ips", .ips: "ips / ips", .metricKit: "text / text"],
-            "metricKit": [.text: "text / MetricKit", .ips: "text / text", .metricKit: "MetricKit / MetricKit"],
-            "kscrash": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
+            "classic": [.text: "text / text", .ips: "text / text", .metricKit: "text / text", .kscrash: "text / text"],
+            "ips": [.text: "text / ips", .ips: "ips / ips", .metricKit: "text / text", .kscrash: "text / text"],
+            "metricKit": [.text: "text / MetricKit", .ips: "text / text", .metricKit: "MetricKit / MetricKit",
+                          .kscrash: "text / text"],
+            "kscrash": [.text: "text / KSCrash", .ips: "text / text", .metricKit: "text / text", .kscrash: "KSCrash / KSCrash"],
             "callTree": [.text: "call tree / call tree", .ips: "call tree / call tree",
-                         .metricKit: "call tree / call tree"],
+                         .metricKit: "call tree / call tree", .kscrash: "call tree / call tree"],
             "swiftBacktrace JSON": [.text: "Swift JSON / Swift JSON", .ips: "Swift JSON / Swift JSON",
-                                    .metricKit: "Swift JSON / Swift JSON"],
-            "swiftBacktrace text": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
-            "linuxLog": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
-            "tombstone": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
-            "noBacktraces": [.text: "text / text", .ips: "text / text", .metricKit: "text / text"],
+                                    .metricKit: "Swift JSON / Swift JSON", .kscrash: "Swift JSON / Swift JSON"],
+            "swiftBacktrace text": [.text: "text / text", .ips: "text / text", .metricKit: "text / text", .kscrash: "text / text"],
+            "linuxLog": [.text: "text / text", .ips: "text / text", .metricKit: "text / text", .kscrash: "text / text"],
+            "tombstone": [.text: "text / text", .ips: "text / text", .metricKit: "text / text", .kscrash: "text / text"],
+            "noBacktraces": [.text: "text / text", .ips: "text / text", .metricKit: "text / text", .kscrash: "text / text"],
         ]
         for (name, text) in Self.reports {
             let report = try ReportParser.parse(Array(text.utf8), path: name)

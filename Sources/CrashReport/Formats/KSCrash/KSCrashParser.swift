@@ -18,8 +18,9 @@
 /// The document is read byte by byte (`JSONScanner`: addresses are read as the unsigned 64-bit
 /// integers they are written as, never through a `Double`) and translated to the classic text
 /// form (`KSCrashTranslator`), whose frames, threads and images the translator makes as it
-/// writes their lines. The result's `source` is `.kscrash`: its text, JSON and frame-line output
-/// are those of a classic report, the document is not written back. A `recrash_report` (the
+/// writes their lines. The result's `source` is `.kscrash`, with its document: its text, JSON and
+/// frame-line output are those of a classic report, and `KSCrashRenderer` writes the document
+/// back with symbols (`--format kscrash`). A `recrash_report` (the
 /// report of a crash in the crash handler, nested in the report) is not read, and the
 /// report's `warnings` say so.
 public enum KSCrashParser {
@@ -56,7 +57,8 @@ public enum KSCrashParser {
         var report = CrashReport(path: path, bytes: translation.text, lines: LineRanges(translation.text),
                                  header: translation.header, codeType: translation.codeType,
                                  crashedThread: translation.crashedThread, threads: translation.threads,
-                                 images: translation.images, source: .kscrash)
+                                 images: translation.images,
+                                 source: .kscrash(KSCrashDocument(bytes: bytes, tree: tree, frameNodes: translation.frameNodes)))
         report.warnings = translation.notes.map { "\(path): \($0)" }
         return report
     }

@@ -46,6 +46,8 @@ struct KSCrashTranslator {
         var images: [BinaryImage]
         /// What the user should know, one line each, without the path.
         var notes: [String]
+        /// `frameNodes[t][f]`: the JSON node of frame `f` of thread `t` (``KSCrashDocument``).
+        var frameNodes: [[Int32]]
     }
 
     private let tree: JSONTree
@@ -57,6 +59,7 @@ struct KSCrashTranslator {
     private var threads: [Backtrace] = []
     private var images: [BinaryImage] = []
     private var notes: [String] = []
+    private var frameNodes: [[Int32]] = []
     private let names = FrameText()
     /// The indices into `images` of the report being written.
     private var reportImages: Range<Int> = 0..<0
@@ -80,7 +83,7 @@ struct KSCrashTranslator {
         }
         return Translation(text: translator.writer.text, header: translator.header, codeType: translator.codeType,
                            crashedThread: translator.crashedThread, threads: translator.threads,
-                           images: translator.images, notes: translator.notes)
+                           images: translator.images, notes: translator.notes, frameNodes: translator.frameNodes)
     }
 
     private init(tree: JSONTree) {
@@ -194,15 +197,18 @@ struct KSCrashTranslator {
         if crashed && crashedThread == nil { crashedThread = number }
         var thread = Backtrace(kind: .thread(number), name: name, crashed: crashed, headerLine: headerLine)
         let backtrace = object("backtrace", of: node)
+        var nodes: [Int32] = []
         if let contents = backtrace.flatMap({ tree.member("contents", of: $0) }), tree.nodes[contents].kind == .array {
             var index = 0
             for frame in tree.children(of: contents) where tree.nodes[frame].kind == .object {
                 thread.frames.append(writeFrame(frame, index: index))
+                nodes.append(Int32(truncatingIfNeeded: frame))
                 index += 1
             }
         }
         thread.frames.shrinkToFit()
         threads.append(thread)
+        frameNodes.append(nodes)
         writer.line("")
     }
 
