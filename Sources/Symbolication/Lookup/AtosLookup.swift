@@ -124,47 +124,44 @@ public struct AtosLookup {
     }
 
     /// Appends the lines of each of `addresses`, in their order: what ``appendLines(for:to:)``
-    /// appends for each in turn, byte for byte.
+    /// appends for each in turn, byte for byte (``forEachAnswer(to:_:)``).
+    public func appendLines(for addresses: [UInt64], to out: inout [UInt8]) {
+        forEachAnswer(to: addresses) { out.append(contentsOf: $0) }
+    }
+
+    /// Hands `write` the lines of each of `addresses`, in their order: what
+    /// ``appendLines(for:to:)`` appends for each in turn, byte for byte.
     ///
     /// The lookups themselves are made in address order, and an address that comes again is
     /// looked up once. Most of a lookup is waiting for memory (the index's tables are far
     /// larger than the processor's caches); addresses in order read neighbouring parts of them,
-    /// which for 32,000 addresses spread over an 85 MB dSYM halves the time.
-    public func appendLines(for addresses: [UInt64], to out: inout [UInt8]) {
+    /// which for 32,000 addresses spread over an 85 MB dSYM halves the time. The answers are
+    /// held until the last is made (a batch's memory is that of its answers).
+    public func forEachAnswer(to addresses: [UInt64], _ write: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard addresses.count > 1 else {
-            for address in addresses { appendLines(for: address, to: &out) }
+            var text: [UInt8] = []
+            for address in addresses { appendLines(for: address, to: &text) }
+            text.withUnsafeBufferPointer(write)
             return
         }
         // Each address with its position, sorted by address (4 GiB of addresses is no batch).
         var order = addresses.indices.map { (address: addresses[$0], position: UInt32(truncatingIfNeeded: $0)) }
         order.sort { $0.address < $1.address }
         var text: [UInt8] = []
-        text.reserveCapacity(addresses.count * 64)
-        var spans = [(start: UInt32, end: UInt32)](repeating: (0, 0), count: addresses.count)
-        var previous: (address: UInt64, start: UInt32, end: UInt32)?
-        var offsetsFit = true
+        var spans = [Range<Int>](repeating: 0..<0, count: addresses.count)
+        var previous: (address: UInt64, span: Range<Int>)?
         for (address, position) in order {
             if let previous, previous.address == address {
-                spans[Int(position)] = (previous.start, previous.end)
+                spans[Int(position)] = previous.span
                 continue
             }
             let start = text.count
             appendLines(for: address, to: &text)
-            guard text.count <= UInt32.max else {
-                offsetsFit = false
-                break
-            }
-            spans[Int(position)] = (UInt32(start), UInt32(text.count))
-            previous = (address, UInt32(start), UInt32(text.count))
+            spans[Int(position)] = start..<text.count
+            previous = (address, start..<text.count)
         }
-        guard offsetsFit else {
-            // Over 4 GiB of answers: one by one instead, in order.
-            for address in addresses { appendLines(for: address, to: &out) }
-            return
-        }
-        out.reserveCapacity(out.count + text.count)
         text.withUnsafeBufferPointer { text in
-            for (start, end) in spans { out.append(contentsOf: text[Int(start)..<Int(end)]) }
+            for span in spans { write(UnsafeBufferPointer(rebasing: text[span])) }
         }
     }
 

@@ -43,9 +43,12 @@ struct Atos: ParsableCommand {
     @Argument(help: ArgumentHelp("Addresses to look up.", valueName: "address"))
     var addresses: [String] = []
 
-    /// Addresses answered together at most: a batch's answers are held until it is done
-    /// (about 64 bytes each).
+    /// Addresses answered together at most, and the answers' bytes a batch aims at: its
+    /// answers are held until it is done (under 100 bytes each for C, over a kilobyte for
+    /// C++ with its inlined frames), so each batch takes as many addresses as the last one's
+    /// answers say fit.
     static let batchSize = 1 << 16
+    static let batchBytes = 8 << 20
 
     func validate() throws {
         if let loadAddress, AtosLookup.parseAddress(loadAddress) == nil {
@@ -67,11 +70,11 @@ struct Atos: ParsableCommand {
             throw ExitCode(.reportFailed)
         }
         let output = OutputWriter()
-        var lines: [UInt8] = []
         var failed = false
         // Addresses are answered in batches (``AtosLookup/appendLines(for:to:)-([UInt64],_)``
         // looks a batch up in address order), each as soon as no more input is ready.
         var batch: [UInt64] = []
+        var batchLimit = 4096
         func take(_ text: String) {
             guard let address = AtosLookup.parseAddress(text) else {
                 diagnostics.warn("atos: not an address: \(text)")
@@ -79,13 +82,16 @@ struct Atos: ParsableCommand {
                 return
             }
             batch.append(address)
-            if batch.count >= Self.batchSize { answerBatch() }
+            if batch.count >= batchLimit { answerBatch() }
         }
         func answerBatch() {
             guard !batch.isEmpty else { return }
-            lines.removeAll(keepingCapacity: true)
-            lookup.appendLines(for: batch, to: &lines)
-            output.write(lines)
+            var bytes = 0
+            lookup.forEachAnswer(to: batch) { answer in
+                bytes += answer.count
+                output.write(answer)
+            }
+            batchLimit = min(Self.batchSize, max(1024, Self.batchBytes / max(1, bytes / batch.count)))
             batch.removeAll(keepingCapacity: true)
         }
         if addresses.isEmpty {
