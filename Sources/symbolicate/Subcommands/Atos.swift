@@ -71,8 +71,8 @@ struct Atos: ParsableCommand {
         }
         let output = OutputWriter()
         var failed = false
-        // Addresses are answered in batches (``AtosLookup/appendLines(for:to:)-([UInt64],_)``
-        // looks a batch up in address order), each as soon as no more input is ready.
+        // Addresses are answered in batches (``AtosLookup/forEachAnswer(to:_:)`` looks a batch
+        // up in address order), each as soon as no more input is ready.
         var batch: [UInt64] = []
         var batchLimit = 4096
         func take(_ text: String) {

@@ -30,8 +30,9 @@ struct ReportsCommand: ParsableCommand {
     @Option(help: """
         Output format: text (the report, resolved in place), json, ips (.ips reports written \
         back as .ips with symbols), metrickit (MetricKit payloads written back as JSON with \
-        symbols), kscrash (KSCrash reports written back as JSON with symbols), or frames (one tab-separated line per frame: report, thread, frame, image, \
-        address, function, file:line, [inlined]).
+        symbols), kscrash (KSCrash reports written back as JSON with symbols), or frames (one \
+        tab-separated line per frame: report, thread, frame, image, address, function, \
+        file:line, [inlined]).
         """)
     var format: OutputFormat = .text
 

@@ -31,10 +31,6 @@ final class WordReader {
 
     init(fd: Int32) { self.fd = fd }
 
-    /// Whether bytes read from the stream are still to be handed out: when there are none,
-    /// the next ``next()`` reads, and may wait for the writer.
-    var hasBufferedInput: Bool { start < end }
-
     /// Whether the next ``next()`` may have to wait for the writer: nothing read is left to
     /// hand out and the stream has nothing ready now (a regular file always has; a pipe has
     /// when its writer has written more, or has gone).
