@@ -46,4 +46,6 @@ reports=(); for _ in 1 2 3 4 5 6 7 8 9 10; do reports+=("$OUT/report.crash"); do
 measure warm10 "$SYMBOLICATE" -q --cache-dir "$scratch/own" --shared-cache "$scratch/cache" -d "$cache" --format frames "${reports[@]}"
 # For the targets table (bench/targets.py): the times above and the report's frame count.
 printf 'frames\t2000\n' >> "$OUT/times.tsv.new"
+# Which program these figures are of: the targets table leaves them out for another.
+printf 'binary_sha256\t%s\n' "$(sha256sum < "$SYMBOLICATE" | cut -d' ' -f1)" >> "$OUT/times.tsv.new"
 mv "$OUT/times.tsv.new" "$OUT/times.tsv"

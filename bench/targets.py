@@ -25,6 +25,7 @@ Per input, after measure.py's workloads:
 """
 
 import glob
+import hashlib
 import json
 import os
 import platform
@@ -279,6 +280,11 @@ class Issue13:
                 ISSUE["rss_ratio"].get(name, ""), "<= %gx" % RSS, worst is not None and worst[0] <= RSS,
                 ("rss_worst_over_symbolizer", worst[2] if worst else None, worst[3] if worst else None)))
         dyld = read_dyld(self.args)
+        if dyld and dyld["binary"] != sha256_of(self.bench.bin):
+            # Figures of another program: bench/dyld_cache.sh last ran before this one was built.
+            rows.append(("6 dyld cache", "dyld-ios16", "of another build: run bench/dyld_cache.sh", "",
+                         "< %g s" % DYLD_INDEX_S, None, ("dyld_index_s", None, DYLD_INDEX_S)))
+            dyld = None
         if dyld:
             rows.append(("6 dyld cache: every image indexed", "dyld-ios16", "%.2f s (-j 2, %s)" % (
                 dyld["index_s"], m.fmt_kb(dyld["index_kb"])), "", "< %g s" % DYLD_INDEX_S,
@@ -289,7 +295,7 @@ class Issue13:
             system = max(dyld["warm10_s"] - dyld["warm_s"], 0.0) / (9 * dyld["frames"])
             rows.append(("6 warm system frame / app frame", "dyld-ios16", "%.1f / %.1f us a frame%s" % (
                 system * 1e6, app * 1e6 if app else 0, " = %.2fx" % (system / app) if app else ""), "",
-                "<= %gx" % DYLD_WARM, app is not None and system / app <= DYLD_WARM,
+                "<= %gx" % DYLD_WARM, None if app is None else system / app <= DYLD_WARM,
                 ("dyld_warm_frame_over_app", system, app)))
         for name, r in self.results.items():
             if "symcache-s" not in r:
@@ -375,9 +381,19 @@ def read_dyld(args):
     try:
         values = dict(line.rstrip("\n").split("\t") for line in open(path) if "\t" in line)
         return {"index_s": float(values["index_s"]), "index_kb": int(values["index_kb"]),
-                "warm_s": float(values["warm_s"]), "warm10_s": float(values["warm10_s"]), "frames": int(values["frames"])}
+                "warm_s": float(values["warm_s"]), "warm10_s": float(values["warm10_s"]), "frames": int(values["frames"]),
+                "binary": values.get("binary_sha256")}
     except (OSError, KeyError, ValueError):
         return None
+
+
+def sha256_of(path):
+    """The SHA-256 of the file at `path`, in hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def ratio_text(a, b, m):
