@@ -171,31 +171,26 @@ extension UnsafeBufferPointer where Element == UInt8 {
         return true
     }
 
-    /// Whether the ASCII `literal` occurs anywhere in the buffer: its first byte found by
-    /// `memchr` (many times faster than a loop over the bytes, for a test that scans whole
-    /// reports), the rest compared there.
+    /// Whether the ASCII `literal` occurs anywhere in the buffer.
     func contains(_ literal: StaticString) -> Bool {
-        let length = literal.utf8CodeUnitCount
-        guard let base = baseAddress, length > 0, count >= length else { return false }
-        let first = Int32(literal.utf8Start[0])
-        let last = count - length
-        var i = 0
-        while i <= last {
-            guard let hit = memchr(base + i, first, last - i + 1) else { return false }
-            i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            if memcmp(base + i, literal.utf8Start, length) == 0 { return true }
-            i += 1
-        }
-        return false
+        firstIndex(of: literal, in: 0..<count) != nil
     }
 
-    /// Where the ASCII `literal` first occurs within `range`; nil when it does not.
+    /// Where the ASCII `literal` first occurs within `range`; nil when it does not. Its first
+    /// byte is found by `memchr` (many times faster than a loop over the bytes, for the tests
+    /// that scan whole reports), the rest compared there.
     func firstIndex(of literal: StaticString, in range: Range<Int>) -> Int? {
-        let count = literal.utf8CodeUnitCount
-        guard count > 0, range.lowerBound >= 0, range.upperBound <= self.count, range.count >= count else { return nil }
-        let first = literal.utf8Start[0]
-        for i in range.lowerBound...(range.upperBound - count) where self[i] == first && matches(literal, at: i, end: range.upperBound) {
-            return i
+        let length = literal.utf8CodeUnitCount
+        guard let base = baseAddress, length > 0, range.lowerBound >= 0, range.upperBound <= count,
+              range.count >= length else { return nil }
+        let first = Int32(literal.utf8Start[0])
+        let last = range.upperBound - length
+        var i = range.lowerBound
+        while i <= last {
+            guard let hit = memchr(base + i, first, last - i + 1) else { return nil }
+            i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if memcmp(base + i, literal.utf8Start, length) == 0 { return i }
+            i += 1
         }
         return nil
     }

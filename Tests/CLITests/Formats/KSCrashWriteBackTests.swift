@@ -154,4 +154,68 @@ final class KSCrashWriteBackTests: XCTestCase {
         XCTAssertEqual(try CLI.succeeding(["--format", "kscrash", "-d", macho, crash]).stdoutText,
                        try CLI.succeeding(["-d", macho, crash]).stdoutText)
     }
+
+    /// The members written for each app frame, against llvm-symbolizer at the frame's lookup
+    /// address (the fixtures' `expect.tsv`, written when the reports were made, names it for
+    /// each frame of the `.crash` twin, whose threads and frames the KSCrash report has):
+    /// `symbol_name`, `file` and `line` of the out-of-line function, `symbol_addr` its start
+    /// moved to the image's load address, and the inlined frames innermost first.
+    func testResolvedFramesAgreeWithLLVMSymbolizer() throws {
+        let directory = try KSCrashTests.directory()
+        let root = try Fixtures.root()
+        let macho = try Fixtures.path("macho")
+        let manifest = try Fixtures.manifest()
+        var compared = 0, inlined = 0
+        for crash in try Fixtures.reports() {
+            let name = URL(fileURLWithPath: crash).deletingPathExtension().lastPathComponent
+            let path = directory.appendingPathComponent(name + ".json").path
+            let input = try XCTUnwrap(try Self.json(Data(contentsOf: URL(fileURLWithPath: path)), name) as? [String: Any])
+            let written = try CLI.succeeding(["--format", "kscrash", "--no-demangle", "-d", macho, path])
+            let frames = Self.frameObjects(try Self.json(Data(written.stdoutText.utf8), "\(name) written back"))
+            // The report's images by UUID: their load addresses.
+            var loads: [String: UInt64] = [:]
+            for case let image as [String: Any] in input["binary_images"] as? [Any] ?? [] {
+                if let uuid = image["uuid"] as? String, let load = (image["image_addr"] as? NSNumber)?.uint64Value {
+                    loads[compactUUID(uuid)] = load
+                }
+            }
+            for (debugFile, rows) in Dictionary(grouping: try Fixtures.expectRows(for: crash), by: \.debugFile) {
+                let entry = try XCTUnwrap(manifest.first { $0.path == debugFile && loads[$0.compactIdentifier] != nil },
+                                          "\(name): no image of the report is \(debugFile)")
+                let load = loads[entry.compactIdentifier]!
+                let oracle = try Oracle.symbolize(object: root.appendingPathComponent(debugFile).path, arch: entry.arch,
+                                                  addresses: rows.map(\.lookup))
+                for row in rows {
+                    let label = "\(name), thread \(row.thread), frame \(row.frame) (\(hex(row.lookup)))"
+                    let answer = oracle[row.lookup] ?? []
+                    guard let concrete = answer.last else { continue }
+                    guard frames.indices.contains(row.thread), frames[row.thread].indices.contains(row.frame) else {
+                        XCTFail("\(label): no such frame object")
+                        continue
+                    }
+                    let object = frames[row.thread][row.frame]
+                    func place(_ frame: OracleFrame) -> [String: Any] {
+                        frame.file.isEmpty ? [:] : frame.line > 0 ? ["file": basename(frame.file), "line": frame.line]
+                            : ["file": basename(frame.file)]
+                    }
+                    var wanted = place(concrete)
+                    wanted["symbol_name"] = concrete.function
+                    if let start = concrete.startAddress { wanted["symbol_addr"] = Int(start - entry.textVMAddress + load) }
+                    if answer.count > 1 {
+                        wanted["inlined_frames"] = answer.dropLast().map { frame in
+                            place(frame).merging(["symbol_name": frame.function]) { a, _ in a }
+                        }
+                        inlined += 1
+                    }
+                    for key in Self.added {
+                        XCTAssertEqual(Self.canonical(object[key]), Self.canonical(wanted[key]), "\(label): \(key)")
+                    }
+                    compared += 1
+                }
+            }
+        }
+        print("KSCrash write-back against llvm-symbolizer: \(compared) frames, \(inlined) with inlined frames")
+        XCTAssertGreaterThan(compared, 40)
+        XCTAssertGreaterThan(inlined, 10)
+    }
 }

@@ -285,31 +285,37 @@ enum ReportFuzzChecks {
             }
         }
         let resolved = SymbolicatedReport(report: report, frames: frames)
-        var out = renderText(resolved, fullPath: true)
+        // The text and .ips writers go through their rewriting paths (checked for crashes only).
+        _ = renderText(resolved, fullPath: true)
         if case .ips(let document) = report.source {
-            out = []
-            IPSRenderer.render(resolved, document: document, fullPath: true, into: &out)
+            var ips: [UInt8] = []
+            IPSRenderer.render(resolved, document: document, fullPath: true, into: &ips)
         }
-        // The output keeps the input's bytes: it must be JSON wherever the input is (the scanner
-        // lets strings hold bytes that are not UTF-8, which strict readers refuse).
-        if case .metricKit(let document) = report.source,
-           (try? JSONSerialization.jsonObject(with: Data(document.bytes), options: [.fragmentsAllowed])) != nil {
-            out = []
-            MetricKitRenderer.render(resolved, document: document, fullPath: true, into: &out)
-            if (try? JSONSerialization.jsonObject(with: Data(out), options: [.fragmentsAllowed])) == nil {
-                broken.append("every frame resolved: the MetricKit output does not parse")
+        // A JSON write-back keeps the input's bytes: it must be JSON wherever the input is (the
+        // scanner lets strings hold bytes that are not UTF-8, which strict readers refuse).
+        func writtenBack(_ document: [UInt8], _ format: String, _ render: (inout [UInt8]) -> Void) -> [UInt8]? {
+            guard (try? JSONSerialization.jsonObject(with: Data(document), options: [.fragmentsAllowed])) != nil
+            else { return nil }
+            var json: [UInt8] = []
+            render(&json)
+            guard (try? JSONSerialization.jsonObject(with: Data(json), options: [.fragmentsAllowed])) != nil else {
+                broken.append("every frame resolved: the \(format) output does not parse")
+                return nil
+            }
+            return json
+        }
+        if case .metricKit(let document) = report.source {
+            _ = writtenBack(document.bytes, "MetricKit") {
+                MetricKitRenderer.render(resolved, document: document, fullPath: true, into: &$0)
             }
         }
         if case .kscrash(let document) = report.source,
-           (try? JSONSerialization.jsonObject(with: Data(document.bytes), options: [.fragmentsAllowed])) != nil {
-            out = []
-            KSCrashRenderer.render(resolved, document: document, fullPath: true, into: &out)
-            if (try? JSONSerialization.jsonObject(with: Data(out), options: [.fragmentsAllowed])) == nil {
-                broken.append("every frame resolved: the KSCrash output does not parse")
-            } else if let again = try? KSCrashParser.parse(out, path: "fuzz.json"),
-                      again.threads.map(\.frames.count) != report.threads.map(\.frames.count) {
-                broken.append("every frame resolved: the KSCrash output read again has other frames")
-            }
+           let json = writtenBack(document.bytes, "KSCrash", {
+               KSCrashRenderer.render(resolved, document: document, fullPath: true, into: &$0)
+           }),
+           let again = try? KSCrashParser.parse(json, path: "fuzz.json"),
+           again.threads.map(\.frames.count) != report.threads.map(\.frames.count) {
+            broken.append("every frame resolved: the KSCrash output read again has other frames")
         }
         broken += checkStructuredOutput(resolved, "every frame resolved")
         return broken
