@@ -30,10 +30,14 @@ struct JSONNode: Sendable {
     private var storedEnd: UInt32
     private var storedKeyStart: UInt32
     private var storedKeyEnd: UInt32
+    /// The first child's index; for a collapsed container, how many objects it holds.
     private var storedFirstChild: UInt32 = .max
     private var storedNextSibling: UInt32 = .max
     /// The value's kind.
     var kind: JSONKind
+    /// Whether this container's values were checked but given no nodes (see
+    /// `JSONScanner.parse(_:from:to:recordingDepth:)`).
+    private(set) var isCollapsed = false
 
     init(kind: JSONKind, start: Int, end: Int, keyStart: Int = -1, keyEnd: Int = -1) {
         self.kind = kind
@@ -53,10 +57,26 @@ struct JSONNode: Sendable {
     /// For a member of an object: the key's string token, quotes included; -1 otherwise.
     var keyStart: Int { Self.unpack(storedKeyStart) }
     var keyEnd: Int { Self.unpack(storedKeyEnd) }
-    /// The node index of the first element or member; -1 if none.
+    /// The node index of the first element or member; -1 if none, or if the container is
+    /// collapsed.
     var firstChild: Int {
-        get { Self.unpack(storedFirstChild) }
+        get { isCollapsed ? -1 : Self.unpack(storedFirstChild) }
         set { storedFirstChild = Self.pack(newValue) }
+    }
+
+    /// For a collapsed container: how many objects it holds, at any depth; 0 otherwise.
+    var collapsedObjects: Int { isCollapsed ? Int(storedFirstChild) : 0 }
+
+    /// Marks the container collapsed: it has values, and they have no nodes.
+    mutating func collapse() {
+        guard !isCollapsed else { return }
+        isCollapsed = true
+        storedFirstChild = 0
+    }
+
+    /// Counts one more object inside a collapsed container.
+    mutating func countCollapsedObject() {
+        if storedFirstChild < .max - 1 { storedFirstChild += 1 }
     }
     /// The node index of the next element or member of the same parent; -1 if none.
     var nextSibling: Int {
@@ -272,16 +292,22 @@ enum JSONScanner {
     /// nodes are first counted from above — a value is the first of its container or follows
     /// a comma — and given their room at once: a large tree then never holds its old and its
     /// new buffer at once, as one that doubles as it grows does.
+    ///
+    /// With `recordingDepth`, only values at most that deep (the root is at depth 0) get nodes:
+    /// deeper ones are checked as strictly, but their container at that depth is left
+    /// collapsed (`JSONNode.isCollapsed`), to be read later with `JSONTree.forEachElement` or
+    /// `JSONTree.expanded`. An `.ips` body's frames, most of its values, then cost no nodes
+    /// until they are read, a thread at a time.
     /// - Throws: `JSONError` if the bytes are not one JSON value.
     static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil,
-                      reserving: Bool = false) throws -> (tree: JSONTree, end: Int) {
+                      reserving: Bool = false, recordingDepth: Int = .max) throws -> (tree: JSONTree, end: Int) {
         let end = min(end ?? bytes.count, bytes.count)
         guard end < Int(JSONScanner.largest) else {
             throw JSONError(offset: start, message: "the JSON text is larger than 4 GiB", atEnd: false)
         }
         let (nodes, next) = try bytes.withUnsafeBufferPointer { b in
-            var scanner = Scanner(b: b, end: end)
-            if reserving && start < end {
+            var scanner = Scanner(b: b, end: end, recordingDepth: recordingDepth)
+            if reserving && start < end && recordingDepth == .max {
                 var count = 1
                 for byte in UnsafeBufferPointer(rebasing: b[start..<end])
                 where byte == ASCII.comma || byte == 0x5B || byte == 0x7B {  // , [ {
@@ -316,16 +342,38 @@ enum JSONScanner {
         byte == ASCII.space || byte == ASCII.newline || byte == ASCII.carriageReturn || byte == ASCII.tab
     }
 
-    private struct Scanner {
-        let b: UnsafeBufferPointer<UInt8>
-        let end: Int
-        var nodes: [JSONNode] = []
-        /// Open containers, innermost last, with the last child added to each.
-        var open: [(node: Int, lastChild: Int)] = []
+    /// Parses the value at `start` into `nodes` (emptied first, its room kept): for reading
+    /// the values of a collapsed container one at a time without an allocation for each.
+    /// Returns the offset just past the value.
+    static func parse(_ bytes: [UInt8], from start: Int, to end: Int, into nodes: inout [JSONNode]) throws -> Int {
+        let end = min(end, bytes.count)
+        guard end < Int(JSONScanner.largest) else {
+            throw JSONError(offset: start, message: "the JSON text is larger than 4 GiB", atEnd: false)
+        }
+        nodes.removeAll(keepingCapacity: true)
+        var scanner = Scanner(b: UnsafeBufferPointer(start: nil, count: 0), end: end, recordingDepth: .max)
+        swap(&scanner.nodes, &nodes)
+        defer { swap(&scanner.nodes, &nodes) }
+        return try bytes.withUnsafeBufferPointer { b in
+            scanner.b = b
+            return try scanner.run(from: start).1
+        }
+    }
 
-        init(b: UnsafeBufferPointer<UInt8>, end: Int) {
+    private struct Scanner {
+        var b: UnsafeBufferPointer<UInt8>
+        let end: Int
+        /// The deepest values that get nodes (the root is at depth 0).
+        let recordingDepth: Int
+        var nodes: [JSONNode] = []
+        /// Open containers, innermost last, with the last child added to each; `node` is -1
+        /// for a container that has no node (it is deeper than `recordingDepth`).
+        var open: [(node: Int, lastChild: Int, isObject: Bool)] = []
+
+        init(b: UnsafeBufferPointer<UInt8>, end: Int, recordingDepth: Int) {
             self.b = b
             self.end = end
+            self.recordingDepth = max(0, recordingDepth)
         }
 
         private enum State {
@@ -347,13 +395,13 @@ enum JSONScanner {
                 case .value:
                     switch byte {
                     case 0x7B:  // {
-                        open.append((add(.object, i, i + 1, key: key), -1))
+                        open.append((add(.object, i, i + 1, key: key), -1, true))
                         key = (-1, -1)
                         i += 1
                         state = .firstMemberOrEnd
                         continue
                     case 0x5B:  // [
-                        open.append((add(.array, i, i + 1, key: key), -1))
+                        open.append((add(.array, i, i + 1, key: key), -1, false))
                         key = (-1, -1)
                         i += 1
                         state = .firstElementOrEnd
@@ -405,7 +453,7 @@ enum JSONScanner {
                         state = .value
                     }
                 case .commaOrEnd:
-                    let inObject = nodes[open[open.count - 1].node].kind == .object
+                    let inObject = open[open.count - 1].isObject
                     if byte == ASCII.comma {
                         i += 1
                         state = inObject ? .member : .value
@@ -419,9 +467,17 @@ enum JSONScanner {
             }
         }
 
-        /// Adds a node and links it to the open container; returns its index.
+        /// Adds a node and links it to the open container; returns its index, or -1 when the
+        /// value is deeper than `recordingDepth` (its collapsed container then counts it if
+        /// it is an object).
         @discardableResult
         private mutating func add(_ kind: JSONKind, _ start: Int, _ end: Int, key: (Int, Int)) -> Int {
+            if open.count > recordingDepth {
+                let collapsed = open[recordingDepth].node
+                nodes[collapsed].collapse()
+                if kind == .object { nodes[collapsed].countCollapsedObject() }
+                return -1
+            }
             let index = nodes.count
             nodes.append(JSONNode(kind: kind, start: start, end: end, keyStart: key.0, keyEnd: key.1))
             if let parent = open.last {
@@ -439,7 +495,7 @@ enum JSONScanner {
         /// was the root.
         private mutating func close(at i: Int) -> Int? {
             let container = open.removeLast()
-            nodes[container.node].end = i
+            if container.node >= 0 { nodes[container.node].end = i }
             return open.isEmpty ? i : nil
         }
 

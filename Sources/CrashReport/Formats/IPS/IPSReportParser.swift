@@ -89,7 +89,7 @@ public enum IPSReportParser {
                                   path: String) throws -> IPSTranslator.Translation? {
         let body: JSONTree
         do {
-            body = try JSONScanner.parse(bytes, from: bodyStart, reserving: true).tree
+            body = try JSONScanner.parse(bytes, from: bodyStart, recordingDepth: IPSTranslator.recordingDepth).tree
         } catch let error as JSONError {
             guard crashType else { return nil }
             throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))

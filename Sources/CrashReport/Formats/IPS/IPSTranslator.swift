@@ -73,6 +73,14 @@ struct IPSTranslator {
         }
     }
 
+    /// How deep the body's values get nodes when it is parsed: the body's members (1), their
+    /// elements and members (2: a thread, an image, a frame of the Last Exception Backtrace) and
+    /// theirs (3: a thread's `frames` and `threadState`, kept collapsed). A thread's frames are
+    /// read one object at a time as they are written, so the nodes of a report of millions of
+    /// frames are a few per thread, not a few per frame (28 bytes each, against the frame's
+    /// 40 bytes of JSON).
+    static let recordingDepth = 3
+
     private let metadata: JSONTree
     private let body: JSONTree
     private var images: [Image] = []
@@ -120,10 +128,11 @@ struct IPSTranslator {
         writeHeader()
         let threads = member("threads")
         let faulting = body.int(member("faultingThread"))
-        if let backtrace = member("lastExceptionBacktrace"), body.nodes[backtrace].firstChild >= 0 {
+        if let backtrace = member("lastExceptionBacktrace"),
+           body.nodes[backtrace].firstChild >= 0 || body.nodes[backtrace].isCollapsed {
             startBacktrace(Backtrace(kind: .lastExceptionBacktrace, headerLine: writer.lineCount))
             writer.line("Last Exception Backtrace:")
-            writeFrames(of: backtrace)
+            writeFrames(of: backtrace, in: body)
             writer.line("")
         }
         writeTextBacktraces()
@@ -144,12 +153,12 @@ struct IPSTranslator {
     /// room a guess leaves unused is never touched).
     private mutating func reserve() {
         var count = 0
-        if let backtrace = member("lastExceptionBacktrace") { count += body.children(of: backtrace).reduce(0) { n, _ in n + 1 } }
+        if let backtrace = member("lastExceptionBacktrace") { count += body.elementCountEstimate(of: backtrace) }
         var threadCount = 0
         if let threads = member("threads"), body.nodes[threads].kind == .array {
             for thread in body.children(of: threads) {
                 threadCount += 1
-                if let frames = body.member("frames", of: thread) { count += body.children(of: frames).reduce(0) { n, _ in n + 1 } }
+                if let frames = body.member("frames", of: thread) { count += body.elementCountEstimate(of: frames) }
             }
         }
         parts.backtraces.reserveCapacity(threadCount + 1)
@@ -286,7 +295,7 @@ struct IPSTranslator {
         let threadName = label.map(IPSReportParts.asWritten).flatMap { $0.isEmpty ? nil : $0 }
         startBacktrace(Backtrace(kind: .thread(number), name: threadName, crashed: crashed, headerLine: writer.lineCount))
         writer.line("Thread \(number)\(crashed ? " Crashed" : ""):")
-        if let frames = body.member("frames", of: thread) { writeFrames(of: frames) }
+        if let frames = body.member("frames", of: thread) { writeFrames(of: frames, in: body) }
         writer.line("")
         return crashed
     }
@@ -297,44 +306,53 @@ struct IPSTranslator {
         parts.firstObject.append(parts.objects.count)
     }
 
-    /// Writes the frame lines of a `frames` array, the frames of the last backtrace started.
-    /// Inlined frames are numbered like the concrete frame that follows them and tied to it
-    /// when image and offset agree.
-    private mutating func writeFrames(of array: Int) {
-        guard body.nodes[array].kind == .array, let b = parts.backtraces.indices.last else { return }
-        let count = body.children(of: array).reduce(0) { n, _ in n + 1 }
-        parts.backtraces[b].frames.reserveCapacity(count)
+    /// Writes the frame lines of a `frames` array of `tree`, the frames of the last backtrace
+    /// started. Inlined frames are numbered like the concrete frame that follows them and tied
+    /// to it when image and offset agree. A collapsed array (a thread's frames, which the body
+    /// is parsed without) is read a frame object at a time.
+    private mutating func writeFrames(of array: Int, in tree: JSONTree) {
+        guard tree.nodes[array].kind == .array, let b = parts.backtraces.indices.last else { return }
+        parts.backtraces[b].frames.reserveCapacity(tree.elementCountEstimate(of: array))
         var index = 0
-        var pendingInlined: [(frame: Int, node: Int)] = []  // into the frames, and the JSON node
-        for node in body.children(of: array) where body.nodes[node].kind == .object {
-            let inlined = body.bool(body.member("inline", of: node)) == true
+        var pendingInlined: [(frame: Int, place: Place?)] = []  // into the frames, and the JSON object's place
+        tree.forEachElement(of: array) { tree, node in
+            guard tree.nodes[node].kind == .object else { return }
+            let inlined = tree.bool(tree.member("inline", of: node)) == true
             let f = parts.backtraces[b].frames.count
-            writeFrame(node, index: index, inlined: inlined, into: b)
+            writeFrame(node, in: tree, index: index, inlined: inlined, into: b)
+            let place = Place(node, in: tree)
             if inlined {
-                pendingInlined.append((f, node))
-                continue
+                pendingInlined.append((f, place))
+                return
             }
             // The run of inlined frames right before this one that share its image and offset.
-            let place = placeKey(node)
             var tied: [FrameKey] = []
             for pending in pendingInlined.reversed() {
-                guard place != nil, placeKey(pending.node) == place else { break }
+                guard place != nil, pending.place == place else { break }
                 tied.append(FrameKey(thread: b, frame: pending.frame))
             }
             if !tied.isEmpty { parts.inlined.append((FrameKey(thread: b, frame: f), tied.reversed())) }
-            pendingInlined = []
+            pendingInlined.removeAll(keepingCapacity: true)
             index += 1
         }
     }
 
     /// `imageIndex` and `imageOffset` of a frame object, for matching inlined frames to theirs.
-    private func placeKey(_ node: Int) -> [UInt64]? {
-        guard let offset = body.unsigned(body.member("imageOffset", of: node)) else { return nil }
-        return [body.unsigned(body.member("imageIndex", of: node)) ?? UInt64.max, offset]
+    private struct Place: Equatable {
+        var imageIndex: UInt64
+        var offset: UInt64
+
+        /// Nil when the object has no `imageOffset`.
+        init?(_ node: Int, in tree: JSONTree) {
+            guard let offset = tree.unsigned(tree.member("imageOffset", of: node)) else { return nil }
+            imageIndex = tree.unsigned(tree.member("imageIndex", of: node)) ?? UInt64.max
+            self.offset = offset
+        }
     }
 
-    /// Writes one frame line, `N   IMAGE   0xADDRESS REST`, and its frame into backtrace `b`.
-    private mutating func writeFrame(_ node: Int, index: Int, inlined: Bool, into b: Int) {
+    /// Writes one frame line, `N   IMAGE   0xADDRESS REST`, and its frame into backtrace `b`:
+    /// the frame of object `node` of `tree`.
+    private mutating func writeFrame(_ node: Int, in body: JSONTree, index: Int, inlined: Bool, into b: Int) {
         let imageIndex = body.int(body.member("imageIndex", of: node)).flatMap { images.indices.contains($0) ? $0 : nil }
         let image = imageIndex.map { images[$0] }
         let offset = body.unsigned(body.member("imageOffset", of: node))
@@ -435,7 +453,10 @@ struct IPSTranslator {
 
     /// "Thread N crashed with ARM Thread State (64-bit):" and the registers of `threadState`.
     private mutating func writeThreadState(_ thread: Int, number: Int) {
-        guard let state = body.member("threadState", of: thread), body.nodes[state].kind == .object else { return }
+        // The body is parsed without the values of a thread's state: they are read here.
+        guard let collapsed = body.member("threadState", of: thread), body.nodes[collapsed].kind == .object,
+              let body = body.expanded(collapsed) else { return }
+        let state = body.root
         let flavor = body.text(body.member("flavor", of: state)) ?? ""
         var registers: [(String, UInt64)] = []
         func value(_ node: Int?) -> UInt64? { body.unsigned(body.member("value", of: node)) }
