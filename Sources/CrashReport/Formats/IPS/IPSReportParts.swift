@@ -30,7 +30,10 @@ struct IPSReportParts {
 
     /// The report's backtraces, frame objects and inlined frames, with the text backtraces in
     /// their place, read from `text` (the whole translation, its lines `lines`).
-    func finish(text: [UInt8], lines: LineRanges, names: FrameText)
+    ///
+    /// The backtraces and objects are moved out, not copied (a report can have hundreds of
+    /// thousands of threads): `backtraces` and `objects` are empty after it.
+    mutating func finish(text: [UInt8], lines: LineRanges, names: FrameText)
         -> (threads: [Backtrace], crashedThread: Int?, objects: IPSDocument.FrameObjects, inlined: [FrameKey: [FrameKey]]) {
         var read: [Backtrace] = []
         text.withUnsafeBufferPointer { b in
@@ -39,10 +42,9 @@ struct IPSReportParts {
             }
         }
         let slot = textBacktraceSlot ?? backtraces.count
-        var threads = Array(backtraces[..<slot])
-        threads.reserveCapacity(backtraces.count + read.count)
-        threads += read
-        threads += backtraces[slot...]
+        var threads: [Backtrace] = []
+        swap(&threads, &backtraces)
+        if !read.isEmpty { threads.insert(contentsOf: read, at: slot) }
         func moved(_ key: FrameKey) -> FrameKey {
             key.thread < slot ? key : FrameKey(thread: key.thread + read.count, frame: key.frame)
         }
@@ -65,7 +67,9 @@ struct IPSReportParts {
         if let crashed {
             for t in threads.indices where threads[t].kind == .thread(crashed) { threads[t].crashed = true }
         }
-        return (threads, crashed, IPSDocument.FrameObjects(firstFrame: firstFrame, frames: objects), inlinedFrames)
+        var frames: [(UInt32, UInt32)] = []
+        swap(&frames, &objects)
+        return (threads, crashed, IPSDocument.FrameObjects(firstFrame: firstFrame, frames: frames), inlinedFrames)
     }
 
     /// `string` as the text holds it (``OutputEscaping``) and the classic parser reads it back:

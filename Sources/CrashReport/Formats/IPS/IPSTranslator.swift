@@ -73,13 +73,13 @@ struct IPSTranslator {
         }
     }
 
-    /// How deep the body's values get nodes when it is parsed: the body's members (1), their
-    /// elements and members (2: a thread, an image, a frame of the Last Exception Backtrace) and
-    /// theirs (3: a thread's `frames` and `threadState`, kept collapsed). A thread's frames are
-    /// read one object at a time as they are written, so the nodes of a report of millions of
-    /// frames are a few per thread, not a few per frame (28 bytes each, against the frame's
-    /// 40 bytes of JSON).
-    static let recordingDepth = 3
+    /// How deep the body's values get nodes when it is parsed: the body's members (1) and their
+    /// elements and members (2), the containers among these kept collapsed (a thread, an
+    /// image, a frame of the Last Exception Backtrace). Each is read when it is written: a
+    /// thread with its members only, its frames then one object at a time. So the nodes of a
+    /// report of millions of frames are one per thread, not a few per frame (28 bytes each,
+    /// against a frame's 40 bytes of JSON).
+    static let recordingDepth = 2
 
     private let metadata: JSONTree
     private let body: JSONTree
@@ -101,8 +101,8 @@ struct IPSTranslator {
         translator.run()
         let text = translator.writer.text
         let lines = LineRanges(text)
+        let made = translator.parts.finish(text: text, lines: lines, names: translator.names)
         let parts = translator.parts
-        let made = parts.finish(text: text, lines: lines, names: translator.names)
         return Translation(text: text, lines: lines, header: parts.header, codeType: parts.codeType,
                            crashedThread: made.crashedThread, threads: made.threads, images: parts.images,
                            frameObjects: made.objects, inlinedFrames: made.inlined,
@@ -139,12 +139,16 @@ struct IPSTranslator {
         var crashed: (number: Int, node: Int)?
         if let threads, body.nodes[threads].kind == .array {
             for (number, thread) in body.children(of: threads).enumerated() {
-                if writeThread(thread, number: number, faulting: faulting), crashed == nil {
+                // A thread's members, its frames left collapsed to be read one at a time.
+                guard let tree = body.expanded(thread, recordingDepth: 1) else { continue }
+                if writeThread(tree.root, of: tree, number: number, faulting: faulting), crashed == nil {
                     crashed = (number, thread)
                 }
             }
         }
-        if let crashed { writeThreadState(crashed.node, number: crashed.number) }
+        if let crashed, let tree = body.expanded(crashed.node) {
+            writeThreadState(tree.root, of: tree, number: crashed.number)
+        }
         writeImages()
     }
 
@@ -158,7 +162,7 @@ struct IPSTranslator {
         if let threads = member("threads"), body.nodes[threads].kind == .array {
             for thread in body.children(of: threads) {
                 threadCount += 1
-                if let frames = body.member("frames", of: thread) { count += body.elementCountEstimate(of: frames) }
+                count += body.nodes[thread].collapsedObjects  // its frames, and a few objects more
             }
         }
         parts.backtraces.reserveCapacity(threadCount + 1)
@@ -249,7 +253,9 @@ struct IPSTranslator {
         var messages: [String] = []
         for entry in body.children(of: asi) {
             if body.nodes[entry].kind == .array {
-                messages += body.children(of: entry).compactMap { body.text($0) }
+                body.forEachElement(of: entry) { tree, node in
+                    if let text = tree.text(node) { messages.append(text) }
+                }
             } else if let message = body.text(entry) {
                 messages.append(message)
             }
@@ -269,7 +275,10 @@ struct IPSTranslator {
 
     private func rawCodes(_ exception: Int?) -> String? {
         guard let codes = body.member("rawCodes", of: exception), body.nodes[codes].kind == .array else { return nil }
-        let values = body.children(of: codes).compactMap { body.unsigned($0) }
+        var values: [UInt64] = []
+        body.forEachElement(of: codes) { tree, node in
+            if let value = tree.unsigned(node) { values.append(value) }
+        }
         guard !values.isEmpty else { return nil }
         return values.map { value -> String in
             let digits = String(value, radix: 16)
@@ -279,8 +288,8 @@ struct IPSTranslator {
 
     // MARK: Backtraces
 
-    /// Writes a thread's header and frames; returns whether it is the crashed one.
-    private mutating func writeThread(_ thread: Int, number: Int, faulting: Int?) -> Bool {
+    /// Writes the header and frames of `thread` of `body`; returns whether it is the crashed one.
+    private mutating func writeThread(_ thread: Int, of body: JSONTree, number: Int, faulting: Int?) -> Bool {
         let name = body.text(body.member("name", of: thread))
         let queue = body.text(body.member("queue", of: thread)).map { "Dispatch queue: " + $0 }
         let label: String?
@@ -452,11 +461,8 @@ struct IPSTranslator {
     // MARK: Registers
 
     /// "Thread N crashed with ARM Thread State (64-bit):" and the registers of `threadState`.
-    private mutating func writeThreadState(_ thread: Int, number: Int) {
-        // The body is parsed without the values of a thread's state: they are read here.
-        guard let collapsed = body.member("threadState", of: thread), body.nodes[collapsed].kind == .object,
-              let body = body.expanded(collapsed) else { return }
-        let state = body.root
+    private mutating func writeThreadState(_ thread: Int, of body: JSONTree, number: Int) {
+        guard let state = body.member("threadState", of: thread), body.nodes[state].kind == .object else { return }
         let flavor = body.text(body.member("flavor", of: state)) ?? ""
         var registers: [(String, UInt64)] = []
         func value(_ node: Int?) -> UInt64? { body.unsigned(body.member("value", of: node)) }
@@ -508,7 +514,7 @@ struct IPSTranslator {
 
     private mutating func readImages() {
         guard let list = member("usedImages"), body.nodes[list].kind == .array else { return }
-        for node in body.children(of: list) {
+        body.forEachElement(of: list) { body, node in
             let uuid = body.text(body.member("uuid", of: node)).flatMap(ImageIdentity.compactUUID)
             images.append(Image(base: body.unsigned(body.member("base", of: node)),
                                 size: body.unsigned(body.member("size", of: node)),
