@@ -30,9 +30,12 @@ public struct FrameList: @unchecked Sendable {
     /// How many frames the list has room for before it grows.
     public var capacity: Int { storage.room }
 
-    /// Gives back the room past the last frame when growing left much more than it holds.
+    /// Gives back the room past the last frame that growing left (a list grows by half, so a
+    /// backtrace of 20 frames had room for 24: a fifth of what its frames take). Room of one
+    /// frame, or of a thirty-second of the frames, is kept: the allocator rounds a block up by
+    /// about that much anyway (a large one to whole pages), and a copy would have it again.
     public mutating func shrinkToFit() {
-        guard storage.room - storage.count > storage.count / 8 + 2 else { return }
+        guard storage.room - storage.count > Swift.max(1, storage.count / 32) else { return }
         storage = storage.count == 0 ? Storage.empty : storage.copy(capacity: storage.count)
     }
 

@@ -153,7 +153,14 @@ final class FrameListTests: XCTestCase {
         }
         XCTAssertGreaterThan(list.capacity, list.count)
         list.shrinkToFit()
-        XCTAssertLessThanOrEqual(list.capacity, list.count + list.count / 8 + 2)
+        XCTAssertLessThanOrEqual(list.capacity, list.count + list.count / 32)
+        for count in [2, 3, 20, 21, 40] {
+            var short = FrameList(frames.prefix(count))
+            short.append(frames[count])
+            short.shrinkToFit()
+            XCTAssertLessThanOrEqual(short.capacity, count + 2, "a backtrace of \(count + 1) frames keeps no room to grow")
+            XCTAssertEqual(Array(short), Array(frames.prefix(count + 1)))
+        }
         XCTAssertEqual(list.framesKeptWhole, 0)
         XCTAssertFalse(list.keepsLines, "one frame a line: the first line says them all")
         XCTAssertEqual(Array(list), frames)
