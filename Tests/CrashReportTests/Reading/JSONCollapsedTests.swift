@@ -8,78 +8,10 @@ import XCTest
 /// below it when read with `forEachElement` or `expanded`. Checked over random documents (and
 /// their broken copies) at every depth, and over the `.ips` fixtures.
 final class JSONCollapsedTests: XCTestCase {
-    /// One node as a comparable value: kind, value range and key range.
-    private struct Shape: Equatable, CustomStringConvertible {
-        var kind: JSONKind
-        var range: Range<Int>
-        var key: Range<Int>?
-        var description: String { "\(kind) \(range) key \(String(describing: key))" }
-    }
-
-    /// The nodes of the value `node` of `tree` and of all its descendants, in document order.
-    private func shapes(_ tree: JSONTree, _ node: Int) -> [Shape] {
-        var out = [Shape(kind: tree.nodes[node].kind, range: tree.nodes[node].range, key: tree.nodes[node].keyRange)]
-        for child in tree.children(of: node) { out += shapes(tree, child) }
-        return out
-    }
-
-    /// The whole value `node` of `collapsed`, reading what it collapsed as a reader would: the
-    /// elements of arrays with `forEachElement`, objects with `expanded`.
-    private func readShapes(_ collapsed: JSONTree, _ node: Int) -> [Shape] {
-        let n = collapsed.nodes[node]
-        guard n.isCollapsed else {
-            var out = [Shape(kind: n.kind, range: n.range, key: n.keyRange)]
-            if n.kind == .array {
-                collapsed.forEachElement(of: node) { tree, element in out += readShapes(tree, element) }
-            } else {
-                for child in collapsed.children(of: node) { out += readShapes(collapsed, child) }
-            }
-            return out
-        }
-        if n.kind == .array {
-            var out = [Shape(kind: n.kind, range: n.range, key: n.keyRange)]
-            collapsed.forEachElement(of: node) { tree, element in out += shapes(tree, element) }
-            return out
-        }
-        guard let whole = collapsed.expanded(node) else {
-            XCTFail("a collapsed object does not read back")
-            return []
-        }
-        var out = shapes(whole, whole.root)
-        out[0].key = n.keyRange  // the expanded value is a root: it has no key of its own
-        return out
-    }
-
-    private func objectCount(_ tree: JSONTree, _ node: Int) -> Int {
-        tree.children(of: node).reduce(0) { $0 + objectCount(tree, $1) + (tree.nodes[$1].kind == .object ? 1 : 0) }
-    }
-
     /// Compares the parse of `bytes` at every recording depth with the whole parse.
     private func assertReadsAlike(_ bytes: [UInt8], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        let whole = Result { try JSONScanner.parse(bytes) }
-        for depth in 0...5 {
-            let collapsed = Result { try JSONScanner.parse(bytes, recordingDepth: depth) }
-            switch (whole, collapsed) {
-            case let (.success(w), .success(c)):
-                XCTAssertEqual(c.end, w.end, "\(what) depth \(depth): end", file: file, line: line)
-                XCTAssertEqual(readShapes(c.tree, c.tree.root), shapes(w.tree, w.tree.root),
-                               "\(what) depth \(depth): values", file: file, line: line)
-                // Collapsed containers sit at exactly `depth`, and count the objects under them.
-                var byStart: [Int: Int] = [:]
-                for (k, node) in w.tree.nodes.enumerated() { byStart[node.start] = k }
-                for node in c.tree.nodes where node.isCollapsed {
-                    guard let k = byStart[node.start] else { continue }
-                    XCTAssertEqual(node.collapsedObjects, objectCount(w.tree, k), "\(what) depth \(depth)", file: file, line: line)
-                }
-                XCTAssertLessThanOrEqual(c.tree.nodes.count, w.tree.nodes.count, file: file, line: line)
-            case let (.failure(w as JSONError), .failure(c as JSONError)):
-                XCTAssertEqual(c.offset, w.offset, "\(what) depth \(depth): error offset", file: file, line: line)
-                XCTAssertEqual(c.message, w.message, "\(what) depth \(depth): error", file: file, line: line)
-                XCTAssertEqual(c.atEnd, w.atEnd, "\(what) depth \(depth): error at end", file: file, line: line)
-            default:
-                XCTFail("\(what) depth \(depth): \(whole) against \(collapsed)", file: file, line: line)
-            }
-        }
+        let broken = ReportFuzzChecks.jsonCollapsing(bytes)
+        XCTAssertTrue(broken.isEmpty, "\(what): \(broken.joined(separator: "; "))", file: file, line: line)
     }
 
     /// A random JSON value, nested at most `depth` deep, with spaces between tokens at times.

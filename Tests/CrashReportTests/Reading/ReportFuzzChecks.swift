@@ -190,8 +190,8 @@ enum ReportFuzzChecks {
     /// The JSON scanner: every value it accepts makes a tree whose nodes nest inside each other
     /// and the input, and whose strings, numbers and members can all be read.
     static func jsonScanner(_ bytes: [UInt8]) -> [String] {
-        guard let (tree, end) = try? JSONScanner.parse(bytes) else { return [] }
-        var broken: [String] = []
+        var broken = jsonCollapsing(bytes)
+        guard let (tree, end) = try? JSONScanner.parse(bytes) else { return broken }
         let nodes = tree.nodes
         guard !nodes.isEmpty, end <= bytes.count, nodes[0].end == end else {
             return ["the root value does not end where the scanner stopped (\(end))"]
@@ -235,6 +235,79 @@ enum ReportFuzzChecks {
             _ = tree.member("bug_type", of: n)
         }
         return broken
+    }
+
+    /// The JSON scanner with values collapsed (`recordingDepth` 0 to 4) reads as without:
+    /// the same verdict and error, the same end, and the same values once the collapsed ones
+    /// are read (`forEachElement` for arrays, `expanded` for objects); a collapsed container
+    /// counts the objects in it.
+    static func jsonCollapsing(_ bytes: [UInt8]) -> [String] {
+        let whole = Result { try JSONScanner.parse(bytes) }
+        var broken: [String] = []
+        for depth in 0...4 {
+            let collapsed = Result { try JSONScanner.parse(bytes, recordingDepth: depth) }
+            switch (whole, collapsed) {
+            case let (.success(w), .success(c)):
+                if c.end != w.end { broken.append("depth \(depth): ends at \(c.end), not \(w.end)") }
+                if JSONShape.read(c.tree, c.tree.root) != JSONShape.all(w.tree, w.tree.root) {
+                    broken.append("depth \(depth): the collapsed values read back otherwise")
+                }
+                var byStart: [Int: Int] = [:]
+                for (k, node) in w.tree.nodes.enumerated() { byStart[node.start] = k }
+                for node in c.tree.nodes where node.isCollapsed {
+                    if let k = byStart[node.start], node.collapsedObjects != JSONShape.objects(w.tree, k) {
+                        broken.append("depth \(depth): a collapsed container counts \(node.collapsedObjects) objects")
+                    }
+                }
+            case let (.failure(w as JSONError), .failure(c as JSONError)):
+                if (c.offset, c.message, c.atEnd) != (w.offset, w.message, w.atEnd) {
+                    broken.append("depth \(depth): fails with \(c), not \(w)")
+                }
+            default:
+                broken.append("depth \(depth): \(collapsed) where the whole parse gave \(whole)")
+            }
+        }
+        return broken
+    }
+
+    /// One node as a comparable value: kind, value range and key range.
+    struct JSONShape: Equatable {
+        var kind: JSONKind
+        var range: Range<Int>
+        var key: Range<Int>?
+
+        init(_ node: JSONNode) {
+            (kind, range, key) = (node.kind, node.range, node.keyRange)
+        }
+
+        /// The nodes of value `node` of `tree` and of all its descendants, in document order.
+        static func all(_ tree: JSONTree, _ node: Int) -> [JSONShape] {
+            var out = [JSONShape(tree.nodes[node])]
+            for child in tree.children(of: node) { out += all(tree, child) }
+            return out
+        }
+
+        /// The same, of a tree with collapsed values, read as a reader of them reads them.
+        static func read(_ tree: JSONTree, _ node: Int) -> [JSONShape] {
+            let n = tree.nodes[node]
+            if n.kind == .array {
+                var out = [JSONShape(n)]
+                tree.forEachElement(of: node) { element, k in out += read(element, k) }
+                return out
+            }
+            guard n.isCollapsed else {
+                return tree.children(of: node).reduce([JSONShape(n)]) { $0 + read(tree, $1) }
+            }
+            guard let whole = tree.expanded(node) else { return [] }
+            var out = all(whole, whole.root)
+            out[0].key = n.keyRange  // the expanded value is a root: no key of its own
+            return out
+        }
+
+        /// How many objects value `node` of `tree` holds, at any depth below it.
+        static func objects(_ tree: JSONTree, _ node: Int) -> Int {
+            tree.children(of: node).reduce(0) { $0 + objects(tree, $1) + (tree.nodes[$1].kind == .object ? 1 : 0) }
+        }
     }
 
     // MARK: Renderings
