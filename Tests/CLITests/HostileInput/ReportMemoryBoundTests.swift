@@ -96,11 +96,12 @@ final class ReportMemoryBoundTests: XCTestCase {
     }
 
     /// A Linux AddressSanitizer log of many backtraces, read from a file and from a pipe:
-    /// at most 2 times its size (its frame lines are short, 60 to 80 bytes, and each backtrace
-    /// has a name of its own, the sanitizer's line above it). Its system frames name a library
-    /// that is not there: a debug file found for one would be indexed, a cost of its own, not
-    /// of the report.
-    func testALinuxLogCostsAtMostTwiceItsSize() throws {
+    /// at most 1.75 times its size (its frame lines are short, 60 to 80 bytes, and each
+    /// backtrace has a name of its own, the sanitizer's line above it; 1.6 times since a
+    /// backtrace's frames no longer keep the room growing left, 1.63 before). Its system
+    /// frames name a library that is not there: a debug file found for one would be indexed,
+    /// a cost of its own, not of the report.
+    func testALinuxLogCostsAtMostOneAndThreeQuartersItsSize() throws {
         let program = try Fixtures.path("elf/app-gcc-dwarf4")
         var text = ""
         var backtrace = 1
@@ -117,7 +118,7 @@ final class ReportMemoryBoundTests: XCTestCase {
         }
         let report = path("asan.log")
         try text.write(toFile: report, atomically: false, encoding: .utf8)
-        try assertBound(report, times: 2, debug: program, commands: [
+        try assertBound(report, times: 1.75, debug: program, commands: [
             "\"$SYMBOLICATE\" -q -d \(quoted(program)) REPORT",
             "bash -c 'cat REPORT | \"$SYMBOLICATE\" -q -d \(quoted(program)) -'",
         ])
