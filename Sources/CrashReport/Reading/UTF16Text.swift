@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reports saved as UTF-16, as Windows tools save text: told from their first bytes and turned
 /// into UTF-8, which is what every parser reads.
 ///
@@ -38,9 +44,27 @@ enum UTF16Text {
         guard b.count >= 2 else { return nil }
         if b[0] == 0xFF && b[1] == 0xFE { return looksLikeText(b, from: 2, .littleEndian) ? .littleEndian : nil }
         if b[0] == 0xFE && b[1] == 0xFF { return looksLikeText(b, from: 2, .bigEndian) ? .bigEndian : nil }
+        // Each ASCII unit has a NUL byte of its own: with fewer NULs than three quarters of the
+        // units, neither order can pass (what most input, UTF-8 text, shows at one memchr).
+        let units = min(b.count, sampleSize) / 2
+        guard hasNULs(b, in: 0..<(2 * units), atLeast: units - units / 4) else { return nil }
         if looksLikeText(b, from: 0, .littleEndian) { return .littleEndian }
         if looksLikeText(b, from: 0, .bigEndian) { return .bigEndian }
         return nil
+    }
+
+    /// Whether `b[range]` holds at least `count` NUL bytes.
+    private static func hasNULs(_ b: UnsafeBufferPointer<UInt8>, in range: Range<Int>, atLeast count: Int) -> Bool {
+        guard count > 0 else { return true }
+        guard let base = b.baseAddress else { return false }
+        var found = 0
+        var i = range.lowerBound
+        while i < range.upperBound, let hit = memchr(base + i, 0, range.upperBound - i) {
+            found += 1
+            if found >= count { return true }
+            i = UnsafeRawPointer(hit) - UnsafeRawPointer(base) + 1
+        }
+        return false
     }
 
     /// Whether the code units from `start`, read in `order`, are text as `encoding(of:)`

@@ -55,6 +55,24 @@ final class UTF16TextTests: XCTestCase {
         XCTAssertNil(UTF16Text.encoding(of: sparse), "every other code unit NUL is binary, not text")
     }
 
+    /// Without a mark, three quarters of the units must be ASCII: text just at that share is
+    /// UTF-16, one unit less is not, in either order and for texts shorter and longer than
+    /// the 64 KiB looked at (the others are CJK units, which hold no NUL byte).
+    func testThreeQuartersOfASCIIUnitsIsTheEdge() {
+        for units in [4, 7, 40, 1001, 40_000] {
+            let sampled = min(units, 32_768)
+            let needed = sampled - sampled / 4
+            for ascii in [needed, needed - 1] {
+                // The ASCII units first, the rest CJK; past the sample, anything.
+                let text = (0..<units).map { k -> (UInt8, UInt8) in k < ascii ? (0x41, 0x00) : (0x2D, 0x4E) }
+                let littleEndian = text.flatMap { [$0.0, $0.1] }, bigEndian = text.flatMap { [$0.1, $0.0] }
+                let expected = ascii >= needed
+                XCTAssertEqual(UTF16Text.encoding(of: littleEndian), expected ? .littleEndian : nil, "\(units) units, \(ascii) ASCII")
+                XCTAssertEqual(UTF16Text.encoding(of: bigEndian), expected ? .bigEndian : nil, "\(units) units, \(ascii) ASCII")
+            }
+        }
+    }
+
     /// A UTF-16 byte-order mark before text that is not UTF-16 does not make it UTF-16: the
     /// bytes are read as they are, and come back as they are.
     func testAMarkBeforeSingleByteTextIsNotUTF16() throws {

@@ -33,15 +33,14 @@ public enum CallTreeReportParser {
     /// `Heaviest stack for ...`, or `Data Source: Stackshots` / `Microstackshots`.
     public static func looksLikeCallTree(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { b in
-            var start = 0
-            while start < b.count {
-                var end = start
-                while end < b.count && b[end] != ASCII.newline { end += 1 }
-                let p = b.skipBlanks(from: start, to: end)
-                if p < end, CallTreeLine.opensCallTree(b, p, end) { return true }
-                start = end + 1
+            var found = false
+            b.forEachLine { line in
+                let end = line.upperBound - (b[line.upperBound - 1] == ASCII.newline ? 1 : 0)
+                let p = b.skipBlanks(from: line.lowerBound, to: end)
+                found = p < end && CallTreeLine.opensCallTree(b, p, end)
+                return !found
             }
-            return false
+            return found
         }
     }
 

@@ -44,6 +44,17 @@ final class CallTreeReportParserTests: XCTestCase {
 
     /// Symbols with parentheses, source locations, a time range after the address, kernel
     /// frames and frames without an address, as spindump prints them.
+    /// A call tree is told by a line that opens one, wherever it is: first, last, after blanks,
+    /// with or without a line end or a carriage return; not by the words inside a line.
+    func testACallTreeIsToldByALineThatOpensOne() {
+        let yes = ["Call graph:\n", "x\n  Call graph:", "a\r\nHeaviest stack for the main thread\r\n",
+                   "Data Source:      Stackshots\nb", "\n\nData Source: Microstackshots", "\tCall graph:  \n"]
+        let no = ["", "\n", "Call graph", "x Call graph:\n", "Data Source: Samples\n", "Date/Time: Call graph:",
+                  "Heaviest stack", "Thread 0 Crashed:\n0 App 0x1 main + 4\n"]
+        for text in yes { XCTAssertTrue(CallTreeReportParser.looksLikeCallTree(Array(text.utf8)), text.debugDescription) }
+        for text in no { XCTAssertFalse(CallTreeReportParser.looksLikeCallTree(Array(text.utf8)), text.debugDescription) }
+    }
+
     func testSpindumpLines() throws {
         let report = try parse("""
             Heaviest stack for the main thread of the target process:
