@@ -146,8 +146,10 @@ struct IPSTranslator {
                 }
             }
         }
-        if let crashed, let tree = body.expanded(crashed.node) {
-            writeThreadState(tree.root, of: tree, number: crashed.number)
+        // The crashed thread's state, read whole (not its frames).
+        if let crashed, let thread = body.expanded(crashed.node, recordingDepth: 1),
+           let collapsed = thread.member("threadState", of: thread.root), let state = thread.expanded(collapsed) {
+            writeThreadState(state, number: crashed.number)
         }
         writeImages()
     }
@@ -460,9 +462,11 @@ struct IPSTranslator {
 
     // MARK: Registers
 
-    /// "Thread N crashed with ARM Thread State (64-bit):" and the registers of `threadState`.
-    private mutating func writeThreadState(_ thread: Int, of body: JSONTree, number: Int) {
-        guard let state = body.member("threadState", of: thread), body.nodes[state].kind == .object else { return }
+    /// "Thread N crashed with ARM Thread State (64-bit):" and the registers of `body`, a thread's
+    /// `threadState` object.
+    private mutating func writeThreadState(_ body: JSONTree, number: Int) {
+        let state = body.root
+        guard body.nodes[state].kind == .object else { return }
         let flavor = body.text(body.member("flavor", of: state)) ?? ""
         var registers: [(String, UInt64)] = []
         func value(_ node: Int?) -> UInt64? { body.unsigned(body.member("value", of: node)) }
