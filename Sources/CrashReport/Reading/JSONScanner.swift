@@ -288,11 +288,6 @@ enum JSONScanner {
     /// Parses the JSON value that starts at `start` (after any whitespace) and ends before
     /// `end`. Returns the tree and the offset just past the value.
     ///
-    /// With `reserving`, for a value that takes up most of `start..<end` (an `.ips` body), the
-    /// nodes are first counted from above — a value is the first of its container or follows
-    /// a comma — and given their room at once: a large tree then never holds its old and its
-    /// new buffer at once, as one that doubles as it grows does.
-    ///
     /// With `recordingDepth`, only values at most that deep (the root is at depth 0) get nodes:
     /// deeper ones are checked as strictly, but their container at that depth is left
     /// collapsed (`JSONNode.isCollapsed`), to be read later with `JSONTree.forEachElement` or
@@ -300,23 +295,9 @@ enum JSONScanner {
     /// until they are read, a thread at a time.
     /// - Throws: `JSONError` if the bytes are not one JSON value.
     static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil,
-                      reserving: Bool = false, recordingDepth: Int = .max) throws -> (tree: JSONTree, end: Int) {
-        let end = min(end ?? bytes.count, bytes.count)
-        guard end < Int(JSONScanner.largest) else {
-            throw JSONError(offset: start, message: "the JSON text is larger than 4 GiB", atEnd: false)
-        }
-        let (nodes, next) = try bytes.withUnsafeBufferPointer { b in
-            var scanner = Scanner(b: b, end: end, recordingDepth: recordingDepth)
-            if reserving && start < end && recordingDepth == .max {
-                var count = 1
-                for byte in UnsafeBufferPointer(rebasing: b[start..<end])
-                where byte == ASCII.comma || byte == 0x5B || byte == 0x7B {  // , [ {
-                    count += 1
-                }
-                scanner.nodes.reserveCapacity(count)
-            }
-            return try scanner.run(from: start)
-        }
+                      recordingDepth: Int = .max) throws -> (tree: JSONTree, end: Int) {
+        var nodes: [JSONNode] = []
+        let next = try scan(bytes, from: start, to: end ?? bytes.count, recordingDepth: recordingDepth, into: &nodes)
         return (JSONTree(bytes: bytes, nodes: nodes), next)
     }
 
@@ -346,22 +327,28 @@ enum JSONScanner {
     /// the values of a collapsed container one at a time without an allocation for each.
     /// Returns the offset just past the value.
     static func parse(_ bytes: [UInt8], from start: Int, to end: Int, into nodes: inout [JSONNode]) throws -> Int {
+        nodes.removeAll(keepingCapacity: true)
+        return try scan(bytes, from: start, to: end, recordingDepth: .max, into: &nodes)
+    }
+
+    /// Scans the value at `start` (ending before `end`), appending its nodes to `nodes`;
+    /// returns the offset just past it.
+    private static func scan(_ bytes: [UInt8], from start: Int, to end: Int, recordingDepth: Int,
+                             into nodes: inout [JSONNode]) throws -> Int {
         let end = min(end, bytes.count)
         guard end < Int(JSONScanner.largest) else {
             throw JSONError(offset: start, message: "the JSON text is larger than 4 GiB", atEnd: false)
         }
-        nodes.removeAll(keepingCapacity: true)
-        var scanner = Scanner(b: UnsafeBufferPointer(start: nil, count: 0), end: end, recordingDepth: .max)
-        swap(&scanner.nodes, &nodes)
-        defer { swap(&scanner.nodes, &nodes) }
         return try bytes.withUnsafeBufferPointer { b in
-            scanner.b = b
-            return try scanner.run(from: start).1
+            var scanner = Scanner(b: b, end: end, recordingDepth: recordingDepth)
+            swap(&scanner.nodes, &nodes)
+            defer { swap(&scanner.nodes, &nodes) }
+            return try scanner.run(from: start)
         }
     }
 
     private struct Scanner {
-        var b: UnsafeBufferPointer<UInt8>
+        let b: UnsafeBufferPointer<UInt8>
         let end: Int
         /// The deepest values that get nodes (the root is at depth 0).
         let recordingDepth: Int
@@ -380,7 +367,7 @@ enum JSONScanner {
             case value, firstMemberOrEnd, member, firstElementOrEnd, commaOrEnd
         }
 
-        mutating func run(from start: Int) throws -> ([JSONNode], Int) {
+        mutating func run(from start: Int) throws -> Int {
             var i = start
             var state = State.value
             var key: (Int, Int) = (-1, -1)
@@ -424,12 +411,12 @@ enum JSONScanner {
                         throw unexpected(i, "expected a value")
                     }
                     key = (-1, -1)
-                    guard !open.isEmpty else { return (nodes, i) }
+                    guard !open.isEmpty else { return i }
                     state = .commaOrEnd
                 case .firstMemberOrEnd, .member:
                     if byte == 0x7D && state == .firstMemberOrEnd {  // }
                         i += 1
-                        if let done = close(at: i) { return (nodes, done) }
+                        if let done = close(at: i) { return done }
                         state = .commaOrEnd
                         continue
                     }
@@ -447,7 +434,7 @@ enum JSONScanner {
                 case .firstElementOrEnd:
                     if byte == 0x5D {  // ]
                         i += 1
-                        if let done = close(at: i) { return (nodes, done) }
+                        if let done = close(at: i) { return done }
                         state = .commaOrEnd
                     } else {
                         state = .value
@@ -459,7 +446,7 @@ enum JSONScanner {
                         state = inObject ? .member : .value
                     } else if byte == (inObject ? 0x7D : 0x5D) {
                         i += 1
-                        if let done = close(at: i) { return (nodes, done) }
+                        if let done = close(at: i) { return done }
                     } else {
                         throw unexpected(i, inObject ? "expected ',' or '}'" : "expected ',' or ']'")
                     }
