@@ -64,6 +64,9 @@ struct JSONNode: Sendable {
         set { storedFirstChild = Self.pack(newValue) }
     }
 
+    /// Whether the container holds values, with nodes or collapsed.
+    var hasValues: Bool { isCollapsed || storedFirstChild != .max }
+
     /// For a collapsed container: how many objects it holds, at any depth; 0 otherwise.
     var collapsedObjects: Int { isCollapsed ? Int(storedFirstChild) : 0 }
 
@@ -324,11 +327,12 @@ enum JSONScanner {
     }
 
     /// Parses the value at `start` into `nodes` (emptied first, its room kept): for reading
-    /// the values of a collapsed container one at a time without an allocation for each.
+    /// the values of collapsed containers one at a time without an allocation for each.
     /// Returns the offset just past the value.
-    static func parse(_ bytes: [UInt8], from start: Int, to end: Int, into nodes: inout [JSONNode]) throws -> Int {
+    static func parse(_ bytes: [UInt8], from start: Int, to end: Int, recordingDepth: Int = .max,
+                      into nodes: inout [JSONNode]) throws -> Int {
         nodes.removeAll(keepingCapacity: true)
-        return try scan(bytes, from: start, to: end, recordingDepth: .max, into: &nodes)
+        return try scan(bytes, from: start, to: end, recordingDepth: recordingDepth, into: &nodes)
     }
 
     /// Scans the value at `start` (ending before `end`), appending its nodes to `nodes`;

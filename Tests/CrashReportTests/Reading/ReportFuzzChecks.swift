@@ -190,8 +190,9 @@ enum ReportFuzzChecks {
     /// The JSON scanner: every value it accepts makes a tree whose nodes nest inside each other
     /// and the input, and whose strings, numbers and members can all be read.
     static func jsonScanner(_ bytes: [UInt8]) -> [String] {
-        var broken = jsonCollapsing(bytes)
-        guard let (tree, end) = try? JSONScanner.parse(bytes) else { return broken }
+        let whole = Result { try JSONScanner.parse(bytes) }
+        var broken = jsonCollapsing(bytes, whole: whole)
+        guard case .success(let (tree, end)) = whole else { return broken }
         let nodes = tree.nodes
         guard !nodes.isEmpty, end <= bytes.count, nodes[0].end == end else {
             return ["the root value does not end where the scanner stopped (\(end))"]
@@ -241,8 +242,9 @@ enum ReportFuzzChecks {
     /// the same verdict and error, the same end, and the same values once the collapsed ones
     /// are read (`forEachElement` for arrays, `expanded` for objects); a collapsed container
     /// counts the objects in it.
-    static func jsonCollapsing(_ bytes: [UInt8]) -> [String] {
-        let whole = Result { try JSONScanner.parse(bytes) }
+    /// `whole` is the whole parse, when the caller has it.
+    static func jsonCollapsing(_ bytes: [UInt8], whole: Result<(tree: JSONTree, end: Int), Error>? = nil) -> [String] {
+        let whole = whole ?? Result { try JSONScanner.parse(bytes) }
         var broken: [String] = []
         for depth in 0...4 {
             let collapsed = Result { try JSONScanner.parse(bytes, recordingDepth: depth) }
@@ -296,7 +298,9 @@ enum ReportFuzzChecks {
                 return out
             }
             guard n.isCollapsed else {
-                return tree.children(of: node).reduce([JSONShape(n)]) { $0 + read(tree, $1) }
+                var out = [JSONShape(n)]
+                for child in tree.children(of: node) { out += read(tree, child) }
+                return out
             }
             guard let whole = tree.expanded(node) else { return [] }
             var out = all(whole, whole.root)

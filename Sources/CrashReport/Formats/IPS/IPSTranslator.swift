@@ -128,28 +128,29 @@ struct IPSTranslator {
         writeHeader()
         let threads = member("threads")
         let faulting = body.int(member("faultingThread"))
-        if let backtrace = member("lastExceptionBacktrace"),
-           body.nodes[backtrace].firstChild >= 0 || body.nodes[backtrace].isCollapsed {
+        if let backtrace = member("lastExceptionBacktrace"), body.nodes[backtrace].hasValues {
             startBacktrace(Backtrace(kind: .lastExceptionBacktrace, headerLine: writer.lineCount))
             writer.line("Last Exception Backtrace:")
             writeFrames(of: backtrace, in: body)
             writer.line("")
         }
         writeTextBacktraces()
-        var crashed: (number: Int, node: Int)?
+        // The crashed thread's members (kept), for its state.
+        var crashed: (number: Int, thread: JSONTree)?
         if let threads, body.nodes[threads].kind == .array {
+            var buffer: [JSONNode] = []
             for (number, thread) in body.children(of: threads).enumerated() {
                 // A thread's members, its frames left collapsed to be read one at a time.
-                guard let tree = body.expanded(thread, recordingDepth: 1) else { continue }
+                guard let tree = body.expanded(thread, recordingDepth: 1, reusing: &buffer) else { continue }
                 if writeThread(tree.root, of: tree, number: number, faulting: faulting), crashed == nil {
-                    crashed = (number, thread)
+                    crashed = (number, tree)
                 }
             }
         }
-        // The crashed thread's state, read whole (not its frames).
-        if let crashed, let thread = body.expanded(crashed.node, recordingDepth: 1),
-           let collapsed = thread.member("threadState", of: thread.root), let state = thread.expanded(collapsed) {
-            writeThreadState(state, number: crashed.number)
+        // Its state, read whole.
+        if let (number, thread) = crashed, let collapsed = thread.member("threadState", of: thread.root),
+           let state = thread.expanded(collapsed) {
+            writeThreadState(state, number: number)
         }
         writeImages()
     }
@@ -326,12 +327,12 @@ struct IPSTranslator {
         parts.backtraces[b].frames.reserveCapacity(tree.elementCountEstimate(of: array))
         var index = 0
         var pendingInlined: [(frame: Int, place: Place?)] = []  // into the frames, and the JSON object's place
-        tree.forEachElement(of: array) { tree, node in
-            guard tree.nodes[node].kind == .object else { return }
-            let inlined = tree.bool(tree.member("inline", of: node)) == true
+        tree.forEachElement(of: array) { object, node in
+            guard object.nodes[node].kind == .object else { return }
+            let inlined = object.bool(object.member("inline", of: node)) == true
             let f = parts.backtraces[b].frames.count
-            writeFrame(node, in: tree, index: index, inlined: inlined, into: b)
-            let place = Place(node, in: tree)
+            writeFrame(node, in: object, index: index, inlined: inlined, into: b)
+            let place = Place(node, in: object)
             if inlined {
                 pendingInlined.append((f, place))
                 return
