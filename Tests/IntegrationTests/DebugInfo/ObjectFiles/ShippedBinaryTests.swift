@@ -59,4 +59,39 @@ final class ShippedBinaryTests: XCTestCase {
         XCTAssertTrue(header.stdoutText.contains("DYN (Position-Independent Executable"), "not a PIE: \(release.path)")
         XCTAssertTrue(header.stdoutText.contains("BIND_NOW"), "not bound at start: \(release.path)")
     }
+
+    /// The release program's code is laid out in the order of packaging/symbol-order.txt (the
+    /// functions a run executes, first): its first function is the first one listed that it
+    /// defines. And the list is not out of date: nine in ten of its names are still functions
+    /// of the program (make symbol-order writes it anew).
+    func testTheReleaseProgramsCodeIsInTheOrderOfItsSymbolOrderFile() throws {
+        let release = TestPaths.packageRoot.appendingPathComponent(".build/release/symbolicate")
+        guard FileManager.default.isExecutableFile(atPath: release.path) else {
+            throw XCTSkip("no release build (make build) to inspect")
+        }
+        let orderFile = TestPaths.packageRoot.appendingPathComponent("packaging/symbol-order.txt")
+        let listed = try String(contentsOf: orderFile, encoding: .utf8).split(separator: "\n")
+            .map(String.init).filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        XCTAssertGreaterThan(listed.count, 1000, "\(orderFile.path) lists few functions")
+        let symbols = try runProcess(try tool("nm"), ["--defined-only", release.path])
+        XCTAssertEqual(symbols.status, 0, symbols.stderrText)
+        var functions: [String: UInt64] = [:]
+        for line in symbols.stdoutText.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 2)
+            guard fields.count == 3, "tTwW".contains(fields[1]), let address = UInt64(fields[0], radix: 16) else { continue }
+            functions[String(fields[2])] = functions[String(fields[2])].map { min($0, address) } ?? address
+        }
+        let defined = listed.filter { functions[$0] != nil }
+        XCTAssertGreaterThanOrEqual(defined.count * 10, listed.count * 9,
+                                    "\(listed.count - defined.count) of the \(listed.count) functions of " +
+                                    "\(orderFile.path) are no longer in the program: make symbol-order")
+        let sections = try runProcess(try tool("readelf"), ["-S", "-W", release.path])
+        let text = sections.stdoutText.split(separator: "\n").first { $0.contains(" .text ") }
+        let fields = text?.split(separator: "]", maxSplits: 1).last?.split(separator: " ") ?? []
+        guard fields.count > 2, let textStart = UInt64(fields[2], radix: 16), let first = defined.first else {
+            return XCTFail("no .text section in \(release.path), or no function of \(orderFile.path) in it")
+        }
+        XCTAssertEqual(functions[first], textStart,
+                       "\(release.path) does not begin its code with \(first): not linked in the order of \(orderFile.path)")
+    }
 }
