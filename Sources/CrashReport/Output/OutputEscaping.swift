@@ -31,11 +31,9 @@ public enum OutputEscaping {
         var i = 0
         let count = bytes.count
         while i < count {
+            i = printableASCIIEnd(bytes, from: i)
+            guard i < count else { break }
             let byte = bytes[i]
-            if byte >= 0x20 && byte < 0x7F {
-                i += 1
-                continue
-            }
             let length = byte >= 0x80 ? validSequenceLength(bytes, at: i) : 0
             let escapedCount: Int
             if length == 0 {
@@ -74,17 +72,38 @@ public enum OutputEscaping {
     public static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         while i < bytes.count {
+            i = printableASCIIEnd(bytes, from: i)
+            guard i < bytes.count else { break }
             let byte = bytes[i]
-            if byte >= 0x20 && byte < 0x7F {
-                i += 1
-                continue
-            }
             guard byte >= 0x80 else { return true }
             let length = validSequenceLength(bytes, at: i)
             if length == 0 || (length == 2 && byte == 0xC2 && bytes[i + 1] < 0xA0) { return true }
             i += length
         }
         return false
+    }
+
+    /// The index of the first byte at or after `start` that is not printable ASCII
+    /// (0x20–0x7E), or `bytes.count`. Names and paths are nearly all printable ASCII: they are
+    /// read eight bytes at a time. In a word `x`, a byte below 0x20 sets its top bit in
+    /// `(x - 0x2020...) & ~x`, and a byte of 0x7F or above sets it in `(x + 0x0101...) | x`;
+    /// a borrow or carry between bytes starts only at such a byte, so a word with neither is
+    /// eight printable bytes.
+    @inline(__always)
+    static func printableASCIIEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        let count = bytes.count
+        if let base = bytes.baseAddress {
+            while count - i >= 8 {
+                let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let control = (x &- 0x2020_2020_2020_2020) & ~x
+                let high = (x &+ 0x0101_0101_0101_0101) | x
+                if (control | high) & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+        }
+        while i < count && bytes[i] >= 0x20 && bytes[i] < 0x7F { i += 1 }
+        return i
     }
 
     @inline(__always)

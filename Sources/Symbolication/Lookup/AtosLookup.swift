@@ -138,30 +138,52 @@ public struct AtosLookup {
     /// which for 32,000 addresses spread over an 85 MB dSYM halves the time. The answers are
     /// held until the last is made (a batch's memory is that of its answers).
     public func forEachAnswer(to addresses: [UInt64], _ write: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var answers = Answers()
+        forEachAnswer(to: addresses, in: &answers, write)
+    }
+
+    /// The memory a batch's answers are made in, kept from one batch to the next: the pages
+    /// of a batch's text are then touched once for the whole run, not once for each batch.
+    public struct Answers {
+        fileprivate var text: [UInt8] = []
+        fileprivate var spans: [Range<Int>] = []
+        fileprivate var order: [(address: UInt64, position: UInt32)] = []
+
+        /// No memory yet.
+        public init() {}
+    }
+
+    /// ``forEachAnswer(to:_:)``, its answers made in `answers`, whose memory the next batch
+    /// uses again.
+    public func forEachAnswer(to addresses: [UInt64], in answers: inout Answers,
+                              _ write: (UnsafeBufferPointer<UInt8>) -> Void) {
+        answers.text.removeAll(keepingCapacity: true)
         guard addresses.count > 1 else {
-            var text: [UInt8] = []
-            for address in addresses { appendLines(for: address, to: &text) }
-            text.withUnsafeBufferPointer(write)
+            for address in addresses { appendLines(for: address, to: &answers.text) }
+            answers.text.withUnsafeBufferPointer(write)
             return
         }
         // Each address with its position, sorted by address (4 GiB of addresses is no batch).
-        var order = addresses.indices.map { (address: addresses[$0], position: UInt32(truncatingIfNeeded: $0)) }
-        order.sort { $0.address < $1.address }
-        var text: [UInt8] = []
-        var spans = [Range<Int>](repeating: 0..<0, count: addresses.count)
+        answers.order.removeAll(keepingCapacity: true)
+        answers.order.append(contentsOf: addresses.indices.lazy.map {
+            (address: addresses[$0], position: UInt32(truncatingIfNeeded: $0))
+        })
+        answers.order.sort { $0.address < $1.address }
+        answers.spans.removeAll(keepingCapacity: true)
+        answers.spans.append(contentsOf: repeatElement(0..<0, count: addresses.count))
         var previous: (address: UInt64, span: Range<Int>)?
-        for (address, position) in order {
+        for (address, position) in answers.order {
             if let previous, previous.address == address {
-                spans[Int(position)] = previous.span
+                answers.spans[Int(position)] = previous.span
                 continue
             }
-            let start = text.count
-            appendLines(for: address, to: &text)
-            spans[Int(position)] = start..<text.count
-            previous = (address, start..<text.count)
+            let start = answers.text.count
+            appendLines(for: address, to: &answers.text)
+            answers.spans[Int(position)] = start..<answers.text.count
+            previous = (address, start..<answers.text.count)
         }
-        text.withUnsafeBufferPointer { text in
-            for span in spans { write(UnsafeBufferPointer(rebasing: text[span])) }
+        answers.text.withUnsafeBufferPointer { text in
+            for span in answers.spans { write(UnsafeBufferPointer(rebasing: text[span])) }
         }
     }
 

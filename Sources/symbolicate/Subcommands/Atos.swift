@@ -75,6 +75,7 @@ struct Atos: ParsableCommand {
         // up in address order), each as soon as no more input is ready.
         var batch: [UInt64] = []
         var batchLimit = 4096
+        var answers = AtosLookup.Answers()
         func take(_ text: String) {
             guard let address = AtosLookup.parseAddress(text) else {
                 diagnostics.warn("atos: not an address: \(text)")
@@ -87,7 +88,7 @@ struct Atos: ParsableCommand {
         func answerBatch() {
             guard !batch.isEmpty else { return }
             var bytes = 0
-            lookup.forEachAnswer(to: batch) { answer in
+            lookup.forEachAnswer(to: batch, in: &answers) { answer in
                 bytes += answer.count
                 output.write(answer)
             }

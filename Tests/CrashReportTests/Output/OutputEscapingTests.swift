@@ -1,4 +1,5 @@
 @testable import CrashReport
+import TestSupport
 import XCTest
 
 final class OutputEscapingTests: XCTestCase {
@@ -40,5 +41,66 @@ final class OutputEscapingTests: XCTestCase {
             }
             XCTAssertEqual(needs, out != bytes, "\(bytes)")
         }
+    }
+
+    /// The word-at-a-time scan stops exactly where a byte-at-a-time one does: at every offset
+    /// and length around the 8-byte words, with the bytes at the edges of printable ASCII.
+    func testPrintableRunsEndWhereAByteScanEndsThem() {
+        let edges: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x41, 0x7E, 0x7F, 0x80, 0x9F, 0xC2, 0xFE, 0xFF]
+        var generator = SplitMix64(seed: 0x0e5c)
+        for length in 0...40 {
+            for trial in 0..<60 {
+                // Printable filler with one or two edge bytes planted (or none, trial 0).
+                var bytes = (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+                if length > 0 && trial > 0 {
+                    for _ in 0..<(trial % 2 + 1) { bytes[Int.random(in: 0..<length, using: &generator)] = edges.randomElement(using: &generator)! }
+                }
+                bytes.withUnsafeBufferPointer { buffer in
+                    for start in 0...length {
+                        var end = start
+                        while end < length && buffer[end] >= 0x20 && buffer[end] < 0x7F { end += 1 }
+                        XCTAssertEqual(OutputEscaping.printableASCIIEnd(buffer, from: start), end, "\(bytes) from \(start)")
+                    }
+                    var out: [UInt8] = []
+                    OutputEscaping.append(buffer, to: &out)
+                    XCTAssertEqual(out, byteByByte(buffer), "\(bytes)")
+                    XCTAssertEqual(OutputEscaping.needsEscaping(buffer), out != bytes, "\(bytes)")
+                }
+            }
+        }
+    }
+
+    /// The escaping as the rules in `OutputEscaping`'s documentation state it, one byte at a time.
+    private func byteByByte(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = 0
+        func escape(_ byte: UInt8) {
+            let digits = Array("0123456789abcdef".utf8)
+            out += [UInt8(ascii: "\\"), UInt8(ascii: "x"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte >= 0x20 && byte < 0x7F {
+                out.append(byte)
+                i += 1
+            } else if byte < 0x80 {
+                escape(byte)
+                i += 1
+            } else {
+                let length = OutputEscaping.validSequenceLength(bytes, at: i)
+                if length == 0 {
+                    escape(byte)
+                    i += 1
+                } else if length == 2 && byte == 0xC2 && bytes[i + 1] < 0xA0 {
+                    escape(bytes[i])
+                    escape(bytes[i + 1])
+                    i += 2
+                } else {
+                    out += bytes[i..<(i + length)]
+                    i += length
+                }
+            }
+        }
+        return out
     }
 }
