@@ -1,5 +1,7 @@
 // The read both DWARF fuzz targets make of an opened object: every unit, on `threads` threads,
-// with the large arrays copied out as a caller of cdw_read_finish copies them.
+// with the large arrays copied out as a caller of cdw_read_finish copies them. A read on one
+// thread drops the function entries no lookup uses (prune.c), one on more keeps them, so that
+// both ways are fuzzed.
 
 #ifndef DWARF_READ_ALL_H
 #define DWARF_READ_ALL_H
@@ -10,7 +12,7 @@
 #include <stdlib.h>
 
 static void read_all(cdw_object *object, uint32_t threads) {
-    cdw_read_options options = {threads};
+    cdw_read_options options = {threads, threads > 1};
     cdw_result result = {0};
     cdw_reading *reading = NULL;
     char message[512];

@@ -177,6 +177,11 @@ static inline const abbrev *find_abbrev(const abbrev_table *t, uint64_t code) {
 // Every unit's abbreviation table and line program owner, before threads read them (survey.c).
 CDW_INTERNAL int survey_units(reader *rd);
 
+// Function entries no lookup can use, dropped unit by unit (prune.c): whether every function's
+// references stay in its unit, and the dropping of the entries of a unit read from `first` on.
+CDW_INTERNAL int references_stay_in_units(const reader *rd);
+CDW_INTERNAL int drop_unused_functions(sink *s, uint64_t first);
+
 // Units and DIEs (units.c), line tables (lines.c).
 CDW_INTERNAL int find_dwarf_sections(const cdw_object *o, dwarf_sections *out, char *message,
                                      size_t message_size);

@@ -107,6 +107,11 @@ CDW_INTERNAL void sink_free(sink *s) {
     free(s->enclosing);
     s->enclosing = NULL;
     s->enclosing_capacity = 0;
+    free(s->prune_stack);
+    free(s->prune_kept);
+    s->prune_stack = NULL;
+    s->prune_kept = NULL;
+    s->prune_capacity = 0;
 }
 
 CDW_INTERNAL void sink_counts(const sink *s, uint64_t counts[ARR_COUNT]) {

@@ -42,6 +42,12 @@ typedef struct sink {
     // The function enclosing each level of the DIE tree being walked (fast_unit_functions).
     int32_t *enclosing;
     uint64_t enclosing_capacity;
+    // Whether a unit's unused function entries are dropped once it is read, and the room that
+    // takes (prune.c).
+    int drop_unused;
+    int32_t *prune_stack;
+    int32_t *prune_kept;
+    uint64_t prune_capacity;
 } sink;
 
 // `call_file` of a function entry while units are read: the raw DW_AT_call_file value, or

@@ -171,7 +171,10 @@ static inline int value_reference(const unit_ctx *u, const value *v, uint64_t *o
     switch (v->form) {
     case DW_FORM_ref1: case DW_FORM_ref2: case DW_FORM_ref4: case DW_FORM_ref8:
     case DW_FORM_ref_udata:
-        *out = u->h->offset + v->u;
+        // An offset within the unit; one past the unit's end names none of its DIEs and is no
+        // reference (llvm-symbolizer follows none either). So a unit's entries are named only
+        // by entries of units whose references may leave them (prune.c).
+        *out = v->u <= u->h->end - u->h->offset ? u->h->offset + v->u : CDW_NO_REFERENCE;
         return FAST_OK;
     case DW_FORM_ref_addr:
         *out = v->u;

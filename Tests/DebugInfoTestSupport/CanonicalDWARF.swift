@@ -24,7 +24,13 @@ public struct CanonicalDWARF: Equatable {
     public var problem: String?
 
     /// (Internal, as RawDWARF is: `@testable import DebugInfoTestSupport` to make one.)
-    init(_ raw: RawDWARF) {
+    ///
+    /// `droppingUnusedFunctions`: without the function entries no lookup can use (see
+    /// ``used(_:)``). The
+    /// shim's reader leaves them out unit by unit when the object allows it (prune.c),
+    /// libdwarf's reading has them all: this is the rule applied to a whole reading at once,
+    /// to compare the two.
+    init(_ raw: RawDWARF, droppingUnusedFunctions: Bool = false) {
         let strings = raw.strings
         func string(_ offset: UInt32) -> String {
             guard offset != 0, Int(offset) < strings.count else { return offset == 0 ? "" : "<\(offset) out of bounds>" }
@@ -37,10 +43,39 @@ public struct CanonicalDWARF: Equatable {
                      callLine: $0.call_line, callColumn: $0.call_column, firstRange: $0.first_range,
                      rangeCount: $0.range_count, tag: $0.tag)
         }
+        if droppingUnusedFunctions { functions = Self.used(functions) }
         ranges = raw.ranges.map { [$0.low, $0.high] }
         rows = raw.rows.map { Row(address: $0.address, file: $0.file, line: $0.line, column: $0.column, endSequence: $0.end_sequence) }
         files = raw.files.map(string)
         problem = raw.problem
+    }
+
+    /// `functions` but for the entries no lookup can use, their parents renumbered: the entries
+    /// kept are those with ranges and what they lead to, over and over (their parents, the
+    /// entries their origins and specifications name).
+    static func used(_ functions: [Function]) -> [Function] {
+        var byOffset: [UInt64: Int] = [:]
+        for (i, f) in functions.enumerated() { byOffset[f.offset] = i }
+        var kept = functions.map { $0.rangeCount > 0 }
+        var pending = functions.indices.filter { kept[$0] }
+        while let i = pending.popLast() {
+            let f = functions[i]
+            let parent = f.parent >= 0 && Int(f.parent) < i ? Int(f.parent) : nil
+            for next in [parent, byOffset[f.origin], byOffset[f.specification]] {
+                guard let next, !kept[next] else { continue }
+                kept[next] = true
+                pending.append(next)
+            }
+        }
+        var newIndex = [Int32](repeating: -1, count: functions.count)
+        var result: [Function] = []
+        for i in functions.indices where kept[i] {
+            var f = functions[i]
+            if f.parent >= 0, Int(f.parent) < i { f.parent = newIndex[Int(f.parent)] }
+            newIndex[i] = Int32(result.count)
+            result.append(f)
+        }
+        return result
     }
 
     /// The first difference, or nil.

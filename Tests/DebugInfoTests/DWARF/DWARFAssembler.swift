@@ -132,15 +132,21 @@ enum DWARFAssembler {
     }
 
     /// Reads `sections` with the shim's reader (or libdwarf's, the reference).
+    /// `keepUnusedFunctions`: every function entry, as libdwarf's reading has them (the
+    /// default); false: as the program reads, without those no lookup can use (prune.c).
     static func read(_ sections: [(name: String, bytes: [UInt8])], threads: UInt32 = 1,
-                     libdwarf: Bool = false) throws -> RawDWARF {
-        try withObject(sections) { object in try read(object, threads: threads, libdwarf: libdwarf) }
+                     libdwarf: Bool = false, keepUnusedFunctions: Bool = true) throws -> RawDWARF {
+        try withObject(sections) { object in
+            try read(object, threads: threads, libdwarf: libdwarf, keepUnusedFunctions: keepUnusedFunctions)
+        }
     }
 
-    private static func read(_ object: OpaquePointer, threads: UInt32, libdwarf: Bool) throws -> RawDWARF {
+    private static func read(_ object: OpaquePointer, threads: UInt32, libdwarf: Bool,
+                             keepUnusedFunctions: Bool) throws -> RawDWARF {
         var message = [CChar](repeating: 0, count: 512)
         if !libdwarf {
-            return try DWARFReader.collect(object, path: "<sections>", releasing: nil, options: .init(threads: threads))
+            return try DWARFReader.collect(object, path: "<sections>", releasing: nil,
+                                           options: .init(threads: threads, keepUnusedFunctions: keepUnusedFunctions))
         }
         var result = cdw_result()
         let read = cdwref_read(object, &result, &message, message.count)

@@ -89,10 +89,55 @@ final class ProducerTests: XCTestCase {
                        "disagreements with llvm-symbolizer:\n" + comparison.mismatches.joined(separator: "\n"))
     }
 
-    private func readDWARF(_ file: DebugFile) throws -> RawDWARF {
+    /// The function entries the reader leaves out (prune.c) change no index: for every
+    /// producer's files, the tables made of a reading that drops them and of one that keeps them
+    /// all are the same, byte for byte. And some files are read with entries dropped (gcc's and
+    /// clang's C++), some with none (dsymutil's, which name entries of other units).
+    func testDroppingUnusedFunctionEntriesChangesNoIndex() throws {
+        let subjects = try producerSubjects(sampleSize: 0) + systemSubjects(sampleSize: 0)
+            + libcDebugSubjects(sampleSize: 0).prefix(40)
+        guard !subjects.isEmpty else { throw XCTSkip("no producer's debug files on this machine") }
+        var dropped = 0, kept = 0, filesWithDrops = 0
+        for subject in subjects {
+            let all = try readDWARF(subject.file, keepUnusedFunctions: true)
+            let used = try readDWARF(subject.file)
+            XCTAssertLessThanOrEqual(used.functions.count, all.functions.count, subject.label)
+            if used.functions.count < all.functions.count { filesWithDrops += 1 }
+            dropped += all.functions.count - used.functions.count
+            kept += used.functions.count
+            var fromAll = SectionBytes(), fromUsed = SectionBytes()
+            var allTables = SymbolIndex.Tables(all), usedTables = SymbolIndex.Tables(used)
+            allTables.visit(&fromAll)
+            usedTables.visit(&fromUsed)
+            XCTAssertEqual(fromUsed.sections.count, fromAll.sections.count, subject.label)
+            for (a, b) in zip(fromAll.sections, fromUsed.sections) where a != b {
+                XCTFail("\(subject.label): index section \(a.kind) differs when unused entries are dropped "
+                        + "(\(a.bytes.count) against \(b.bytes.count) bytes)")
+            }
+        }
+        print("ProducerTests: \(subjects.count) debug files, \(dropped) unused function entries dropped, \(kept) kept")
+        XCTAssertGreaterThan(filesWithDrops, 5, "too few files with entries dropped")
+        XCTAssertLessThan(filesWithDrops, subjects.count, "entries dropped from every file: dsymutil's name other units'")
+    }
+
+    private func readDWARF(_ file: DebugFile, keepUnusedFunctions: Bool = false) throws -> RawDWARF {
         let mapped = try MappedFile(path: file.path)
         return try mapped.reading {
-            try DWARFReader.read(file, layout: try ObjectLayout(file, in: mapped), in: mapped, options: .init(threads: 2))
+            try DWARFReader.read(file, layout: try ObjectLayout(file, in: mapped), in: mapped,
+                                 options: .init(threads: 2, keepUnusedFunctions: keepUnusedFunctions))
         }
+    }
+}
+
+/// The bytes of every section of an index's tables, in order.
+private struct SectionBytes: IndexSectionVisitor {
+    struct Section: Equatable {
+        var kind: UInt32
+        var bytes: [UInt8]
+    }
+    var sections: [Section] = []
+
+    mutating func visit<Element: BitwiseCopyable>(_ kind: UInt32, _ array: inout FlatArray<Element>) {
+        sections.append(Section(kind: kind, bytes: Array(array.bytes)))
     }
 }
