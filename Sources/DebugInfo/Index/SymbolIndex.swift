@@ -59,6 +59,8 @@ public final class SymbolIndex: @unchecked Sendable {
     private let names = NameCache()
     private let symbolAddressesLock = Lock()
     private var symbolAddresses: [String: UInt64] = [:]
+    /// The last answer of ``startsOfSymbols(named:)``, with the names it was for.
+    private var symbolStarts: (names: Set<String>, starts: [UInt64])?
 
     /// Reads `file` (its DWARF and its symbol table) and builds the index. Throws
     /// ``DebugInfoError/changedWhileRead(path:)`` when the file changed while it was read.
@@ -201,6 +203,23 @@ public final class SymbolIndex: @unchecked Sendable {
         guard let found = symbols.address(of: name), !isDamaged else { return nil }
         symbolAddresses[name] = found
         return found
+    }
+
+    /// The addresses, in order, at which symbol-table symbols named one of `names` (C names)
+    /// start, whatever their size: where ``symbolName(startingAt:)`` answers one of `names`.
+    /// Found once per index for a set of names (one pass over the symbols' strings), so that a
+    /// frame is checked against a list, most often empty, not by a search of the table.
+    public func startsOfSymbols(named names: Set<String>) -> [UInt64] {
+        checked([]) { $0.startsInTables(named: names) }
+    }
+
+    private func startsInTables(named names: Set<String>) -> [UInt64] {
+        symbolAddressesLock.lock()
+        defer { symbolAddressesLock.unlock() }
+        if let known = symbolStarts, known.names == names { return known.starts }
+        let starts = symbols.starts(ofSymbolsNamed: names)
+        symbolStarts = (names, starts)
+        return starts
     }
 
     /// The C name of the symbol-table symbol that starts exactly at `address`, whatever its

@@ -173,6 +173,36 @@ struct SymbolTable: Sendable {
         return cName(records[i].name)
     }
 
+    /// The addresses, in order, at which symbols named one of `names` start (C names: for
+    /// Mach-O, without the leading underscore): where ``name(startingAt:)`` finds one of them.
+    /// One pass over the strings finds whether any ends in one of the names (a record's name
+    /// may be the tail of another string); only then are the records read, which for most
+    /// tables (the names are those of a C library's signal trampolines) is never.
+    func starts(ofSymbolsNamed names: Set<String>) -> [UInt64] {
+        let spelled = names.map { Array($0.utf8) }.filter { !$0.isEmpty }
+        strings.verify(0..<strings.count)
+        let table = strings.buffer
+        guard let base = table.baseAddress else { return [] }
+        var found = false
+        var start = 0
+        while start < table.count, !found {
+            guard let nul = memchr(base + start, 0, table.count - start) else { break }
+            let end = UnsafePointer<UInt8>(nul.assumingMemoryBound(to: UInt8.self)) - base
+            for name in spelled where name.count <= end - start && table[end - 1] == name[name.count - 1]
+                && memcmp(base + end - name.count, name, name.count) == 0 {
+                found = true
+                break
+            }
+            start = end + 1
+        }
+        guard found else { return [] }
+        var starts: [UInt64] = []
+        for record in records {
+            if let name = cName(record.name), names.contains(name) { starts.append(record.address) }
+        }
+        return starts
+    }
+
     /// Every symbol of `file`'s ELF table, versions dropped, in table order, aliases included
     /// (the table built for lookups keeps one per address); none for a Mach-O file. Reads the file.
     static func aliases(in file: DebugFile) throws -> (entries: [Entry], strings: [UInt8]) {
