@@ -270,11 +270,10 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *scratch, const dwarf_sec
         if (!row) continue;
         if (s->r.row_count == s->row_capacity && grow_rows(s) != 0) return FAST_NO_MEMORY;
         cdw_row *r = &s->r.rows[s->r.row_count++];
-        r->address = address;
+        cdw_row_set_address(r, address);
         r->file = file < file_count ? first_file + (uint32_t)file : 0;
         r->line = (uint32_t)line_number;
-        r->column = (uint32_t)column;
-        r->end_sequence = row == 2;
+        cdw_row_set_column(r, column, row == 2);
         if (row == 2) {
             address = 0;
             op_index = 0;

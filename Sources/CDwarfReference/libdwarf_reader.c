@@ -467,10 +467,9 @@ static int read_lines(walker *w, Dwarf_Die unit_die, Dwarf_Line_Context context,
         // libdwarf 20210528 copies the epilogue_begin flag into end_sequence on rows made
         // by standard and special opcodes; a real DW_LNE_end_sequence row has no epilogue flag.
         if (epilogue_begin) end = 0;
-        row.address = address;
+        cdw_row_set_address(&row, address);
         row.line = (uint32_t)number;
-        row.column = (uint32_t)column;
-        row.end_sequence = end ? 1 : 0;
+        cdw_row_set_column(&row, column, end != 0);
         if (s->r.row_count == s->row_capacity && grow_rows(s) != 0) {
             res = DW_DLV_ERROR;
             break;

@@ -200,3 +200,12 @@ enum DWARFReader {
         return spelled.hasPrefix("__") ? "." + spelled.dropFirst(2) : spelled
     }
 }
+
+extension cdw_row {
+    /// The row's address (the shim keeps it in two halves: `cdw_row_address`).
+    var address: UInt64 { UInt64(address_high) << 32 | UInt64(address_low) }
+    /// The row's column (`cdw_row_column`).
+    var column: UInt32 { column_and_end & ~CDW_ROW_END_SEQUENCE }
+    /// 1 when the row closes its sequence, else 0 (`cdw_row_ends_sequence`).
+    var end_sequence: UInt32 { column_and_end >> 31 }
+}

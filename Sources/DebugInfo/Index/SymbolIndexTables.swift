@@ -501,7 +501,7 @@ extension SymbolIndex {
         /// before it said (file, line and column) answers nothing that row does not. A
         /// sequence longer than 4 GiB (row offsets are 32 bits) is left out.
         ///
-        /// The rows are converted where the raw ones lie (16 bytes written behind each 24 read),
+        /// The rows are converted where the raw ones lie (16 bytes written behind each 20 read),
         /// sequence after sequence as they come: only the sequence records are sorted. Returns
         /// the rows and the sequences, sorted, `first..<end` being their rows (`maxHigh` unset).
         private static func plainLines(_ raw: consuming FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>)

@@ -42,4 +42,16 @@ final class HandMadeDWARFTests: XCTestCase {
         // advance_pc 4 is one instruction on from 0x1000, advance_pc 8 two more.
         XCTAssertEqual(read.rows.map(\.address), [0x1000, 0x1001, 0x1003])
     }
+
+    /// A row keeps its column to 31 bits (the 32nd holds the end-of-sequence flag; llvm-symbolizer
+    /// keeps 16): a column of 2^31 + 5 reads as 5, in both readers, and only the last row of
+    /// the sequence ends it.
+    func testAColumnIsKeptTo31BitsBesideTheEndOfSequenceFlag() throws {
+        var column = A.Bytes()
+        column.u8(5); column.uleb((1 << 31) + 5)  // DW_LNS_set_column
+        let read = try assertAgree(sections(line: A.lineTable4(files: ["a.c"], program: A.program(before: column.data))))
+        XCTAssertEqual(read.rows.map(\.column), [5, 5, 5])
+        XCTAssertEqual(read.rows.map(\.endSequence), [0, 0, 1])
+        XCTAssertEqual(read.rows.map(\.address), [0x1000, 0x1004, 0x100c])
+    }
 }
