@@ -1,7 +1,7 @@
 // The read both DWARF fuzz targets make of an opened object: every unit, on `threads` threads,
 // with the large arrays copied out as a caller of cdw_read_finish copies them. A read on one
-// thread drops the function entries no lookup uses (prune.c), one on more keeps them, so that
-// both ways are fuzzed.
+// thread drops the rows and function entries no lookup uses (lines.c, prune.c), one on more
+// keeps them, so that both ways are fuzzed.
 
 #ifndef DWARF_READ_ALL_H
 #define DWARF_READ_ALL_H

@@ -42,9 +42,9 @@ typedef struct sink {
     // The function enclosing each level of the DIE tree being walked (fast_unit_functions).
     int32_t *enclosing;
     uint64_t enclosing_capacity;
-    // Whether a unit's unused function entries are dropped once it is read, and the room that
-    // takes (prune.c).
-    int drop_unused;
+    // Whether rows at one address but the last are dropped as they are read (lines.c), and a
+    // unit's unused function entries once it is read, with the room that takes (prune.c).
+    int drop_unused_rows, drop_unused_functions;
     int32_t *prune_stack;
     int32_t *prune_kept;
     uint64_t prune_capacity;

@@ -29,7 +29,7 @@ static void run_task(thread_ctx *t, uint32_t k) {
     int res = FAST_OK;
     if (functions) {
         res = fast_unit_functions(&t->s, &t->abbrevs, &rd->sections, rd->object->big_endian, h);
-        if (res == FAST_OK && t->s.drop_unused)
+        if (res == FAST_OK && t->s.drop_unused_functions)
             res = drop_unused_functions(&t->s, result->start[ARR_FUNCTIONS]);
     } else if (h->line_owner == unit) {  // else the unit's line program is another unit's
         res = fast_unit_lines(&t->s, &t->abbrevs, &rd->sections, rd->object->big_endian, h,
@@ -158,13 +158,14 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
                 (rd->tasks_done || !object->release_base);
     for (uint32_t u = 0; ready && u < rd->unit_count; u++)
         rd->lines[u].thread = rd->functions[u].thread = -1;
-    int drop_unused = !options->keep_unused_functions && references_stay_in_units(rd);
+    int drop_functions = !options->keep_unused && references_stay_in_units(rd);
     for (uint32_t i = 0; ready && i < threads; i++) {
         rd->threads[i].reader = rd;
         rd->threads[i].index = i;
         ready = sink_init(&rd->threads[i].s) == 0;
         rd->threads[i].s.marks = &rd->marks;
-        rd->threads[i].s.drop_unused = drop_unused;
+        rd->threads[i].s.drop_unused_rows = !options->keep_unused;
+        rd->threads[i].s.drop_unused_functions = drop_functions;
     }
     if (!ready) {
         set_message(message, message_size, "out of memory");

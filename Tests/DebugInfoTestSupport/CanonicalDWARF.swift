@@ -25,12 +25,11 @@ public struct CanonicalDWARF: Equatable {
 
     /// (Internal, as RawDWARF is: `@testable import DebugInfoTestSupport` to make one.)
     ///
-    /// `droppingUnusedFunctions`: without the function entries no lookup can use (see
-    /// ``used(_:)``). The
-    /// shim's reader leaves them out unit by unit when the object allows it (prune.c),
-    /// libdwarf's reading has them all: this is the rule applied to a whole reading at once,
-    /// to compare the two.
-    init(_ raw: RawDWARF, droppingUnusedFunctions: Bool = false) {
+    /// `droppingUnused`: without the rows and function entries no lookup can use (see
+    /// ``used(_:)`` and ``lastAtEachAddress(_:)``). The shim's reader leaves them out unit by
+    /// unit (lines.c, prune.c), libdwarf's reading has them all: this is the rule applied to a
+    /// whole reading at once, to compare the two.
+    init(_ raw: RawDWARF, droppingUnused: Bool = false) {
         let strings = raw.strings
         func string(_ offset: UInt32) -> String {
             guard offset != 0, Int(offset) < strings.count else { return offset == 0 ? "" : "<\(offset) out of bounds>" }
@@ -43,9 +42,10 @@ public struct CanonicalDWARF: Equatable {
                      callLine: $0.call_line, callColumn: $0.call_column, firstRange: $0.first_range,
                      rangeCount: $0.range_count, tag: $0.tag)
         }
-        if droppingUnusedFunctions { functions = Self.used(functions) }
+        if droppingUnused { functions = Self.used(functions) }
         ranges = raw.ranges.map { [$0.low, $0.high] }
         rows = raw.rows.map { Row(address: $0.address, file: $0.file, line: $0.line, column: $0.column, endSequence: $0.end_sequence) }
+        if droppingUnused { rows = Self.lastAtEachAddress(rows) }
         files = raw.files.map(string)
         problem = raw.problem
     }
@@ -76,6 +76,15 @@ public struct CanonicalDWARF: Equatable {
             result.append(f)
         }
         return result
+    }
+
+    /// `rows` but for each row followed by a row at its address that does not end a sequence:
+    /// of rows at one address a lookup takes the last (``SymbolIndex/Tables``).
+    static func lastAtEachAddress(_ rows: [Row]) -> [Row] {
+        rows.indices.filter { i in
+            i + 1 == rows.count || rows[i].endSequence != 0 || rows[i + 1].endSequence != 0
+                || rows[i + 1].address != rows[i].address
+        }.map { rows[$0] }
     }
 
     /// The first difference, or nil.

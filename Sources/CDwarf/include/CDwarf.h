@@ -166,12 +166,14 @@ void cdw_allow_page_release(cdw_object *object, const void *base, size_t size, s
 typedef struct cdw_read_options {
     /// Threads reading units at once: 0 for one per core (at most 8; one for small objects).
     uint32_t threads;
-    /// Keep every function entry. By default, when no function of the object names an entry of
-    /// another unit, the result holds only the entries with address ranges and those they lead
-    /// to, over and over: the entries enclosing them and those their DW_AT_abstract_origin and
-    /// DW_AT_specification name. No lookup can use the others (most are the declarations of
-    /// C++ member functions).
-    uint32_t keep_unused_functions;
+    /// Keep every function entry and every row. By default, the result leaves out what no
+    /// lookup can use: of rows at one address, all but the last before the sequence's end
+    /// (the row after says where that code is); and, when no function of the object names an
+    /// entry of another unit, the function entries but those with address ranges and those
+    /// they lead to, over and over: the entries enclosing them and those their
+    /// DW_AT_abstract_origin and DW_AT_specification name (most of the others are the
+    /// declarations of C++ member functions).
+    uint32_t keep_unused;
 } cdw_read_options;
 
 /// A read whose functions, ranges and rows are still in the reading threads' hands.

@@ -29,9 +29,9 @@ enum DWARFReader {
         var releasePages = true
         /// Bytes released at a time (0: the shim's default); small ones are for tests.
         var releaseStep = 0
-        /// Keep the function entries no lookup can use, which the shim otherwise leaves out
-        /// when it can (`keep_unused_functions`); for tests, which compare both.
-        var keepUnusedFunctions = false
+        /// Keep the rows and function entries no lookup can use, which the shim otherwise
+        /// leaves out (`keep_unused`); for tests, which compare both.
+        var keepUnused = false
 
         static let standard = Options()
     }
@@ -95,7 +95,7 @@ enum DWARFReader {
         var message = [CChar](repeating: 0, count: 512)
         var result = cdw_result()
         var reading: OpaquePointer?
-        var settings = cdw_read_options(threads: options.threads, keep_unused_functions: options.keepUnusedFunctions ? 1 : 0)
+        var settings = cdw_read_options(threads: options.threads, keep_unused: options.keepUnused ? 1 : 0)
         let status = cdw_read_start(object, &settings, &result, &reading, &message, message.count)
         defer { cdw_result_free(&result) }
         guard status == CDW_OK || status == CDW_PARTIAL else {

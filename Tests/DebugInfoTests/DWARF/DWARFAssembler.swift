@@ -132,21 +132,21 @@ enum DWARFAssembler {
     }
 
     /// Reads `sections` with the shim's reader (or libdwarf's, the reference).
-    /// `keepUnusedFunctions`: every function entry, as libdwarf's reading has them (the
-    /// default); false: as the program reads, without those no lookup can use (prune.c).
+    /// `keepUnused`: every row and function entry, as libdwarf's reading has them (the
+    /// default); false: as the program reads, without those no lookup can use (lines.c, prune.c).
     static func read(_ sections: [(name: String, bytes: [UInt8])], threads: UInt32 = 1,
-                     libdwarf: Bool = false, keepUnusedFunctions: Bool = true) throws -> RawDWARF {
+                     libdwarf: Bool = false, keepUnused: Bool = true) throws -> RawDWARF {
         try withObject(sections) { object in
-            try read(object, threads: threads, libdwarf: libdwarf, keepUnusedFunctions: keepUnusedFunctions)
+            try read(object, threads: threads, libdwarf: libdwarf, keepUnused: keepUnused)
         }
     }
 
     private static func read(_ object: OpaquePointer, threads: UInt32, libdwarf: Bool,
-                             keepUnusedFunctions: Bool) throws -> RawDWARF {
+                             keepUnused: Bool) throws -> RawDWARF {
         var message = [CChar](repeating: 0, count: 512)
         if !libdwarf {
             return try DWARFReader.collect(object, path: "<sections>", releasing: nil,
-                                           options: .init(threads: threads, keepUnusedFunctions: keepUnusedFunctions))
+                                           options: .init(threads: threads, keepUnused: keepUnused))
         }
         var result = cdw_result()
         let read = cdwref_read(object, &result, &message, message.count)

@@ -54,4 +54,27 @@ final class HandMadeDWARFTests: XCTestCase {
         XCTAssertEqual(read.rows.map(\.endSequence), [0, 0, 1])
         XCTAssertEqual(read.rows.map(\.address), [0x1000, 0x1004, 0x100c])
     }
+
+    /// Of rows at one address the reader keeps the last (a lookup reads no other), but a row the
+    /// sequence's end follows at its address stays: read so, the rows are libdwarf's with the
+    /// same rule applied.
+    func testOfRowsAtOneAddressTheLastIsKept() throws {
+        var b = A.Bytes()
+        b.u8(0); b.uleb(9); b.u8(2); b.u64(0x1000)  // DW_LNE_set_address 0x1000
+        b.u8(1)                                     // a row at 0x1000, line 1
+        b.u8(3); b.uleb(1); b.u8(1)                 // line 2, a row at 0x1000: the one kept
+        b.u8(2); b.uleb(4); b.u8(1)                 // a row at 0x1004, line 2
+        b.u8(3); b.uleb(1); b.u8(1)                 // line 3, a row at 0x1004
+        b.u8(0); b.uleb(1); b.u8(1)                 // the end, at 0x1004
+        let all = sections(line: A.lineTable4(files: ["a.c"], program: b.data))
+        let reference = CanonicalDWARF(try A.read(all, libdwarf: true), droppingUnused: true)
+        for threads: UInt32 in [1, 2] {
+            let read = CanonicalDWARF(try A.read(all, threads: threads, keepUnused: false))
+            XCTAssertEqual(read.rows.map(\.address), [0x1000, 0x1004, 0x1004])
+            XCTAssertEqual(read.rows.map(\.line), [2, 3, 3])
+            XCTAssertEqual(read.rows.map(\.endSequence), [0, 0, 1])
+            if let difference = read.difference(from: reference) { XCTFail("differs from libdwarf: \(difference)") }
+        }
+        XCTAssertEqual(CanonicalDWARF(try A.read(all)).rows.count, 5)
+    }
 }

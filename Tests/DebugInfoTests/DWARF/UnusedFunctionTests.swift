@@ -74,13 +74,13 @@ final class UnusedFunctionTests: XCTestCase {
         let all = try A.read(sections)
         XCTAssertEqual(names(all), ["used", "unused", "", "outer", "", "lonely", "inner", "orphan", ""])
         for threads: UInt32 in [1, 2] {
-            let read = try A.read(sections, threads: threads, keepUnusedFunctions: false)
+            let read = try A.read(sections, threads: threads, keepUnused: false)
             XCTAssertNil(read.problem)
             XCTAssertEqual(names(read), ["used", "", "outer", ""], "\(threads) thread(s)")
             // The inlined call's parent is "outer", renumbered.
             XCTAssertEqual(read.functions.map(\.parent), [-1, -1, -1, 2])
             // The same as the rule applied to libdwarf's reading of every entry.
-            let reference = CanonicalDWARF(try A.read(sections, libdwarf: true), droppingUnusedFunctions: true)
+            let reference = CanonicalDWARF(try A.read(sections, libdwarf: true), droppingUnused: true)
             if let difference = CanonicalDWARF(read).difference(from: reference) {
                 XCTFail("differs from libdwarf's reading without its unused entries: \(difference)")
             }
@@ -93,7 +93,7 @@ final class UnusedFunctionTests: XCTestCase {
         // A reference is 4 bytes either way (a 32-bit unit), and the unit starts the section:
         // ref_addr (an offset in the section) names the DIE ref4 (one in the unit) did.
         let sections: Sections = [(".debug_info", unit(dies())), (".debug_abbrev", table(referenceForm: 0x10))]
-        let read = try A.read(sections, keepUnusedFunctions: false)
+        let read = try A.read(sections, keepUnused: false)
         XCTAssertNil(read.problem)
         XCTAssertEqual(names(read), ["used", "unused", "", "outer", "", "lonely", "inner", "orphan", ""])
     }
@@ -104,7 +104,7 @@ final class UnusedFunctionTests: XCTestCase {
         let first = unit(dies())
         let second = unit(abbrevOffset: 1, [1, 0])  // inside the first abbreviation
         let sections: Sections = [(".debug_info", first + second), (".debug_abbrev", table(referenceForm: 0x13))]
-        let read = try A.read(sections, keepUnusedFunctions: false)
+        let read = try A.read(sections, keepUnused: false)
         XCTAssertEqual(names(read), ["used", "unused", "", "outer", "", "lonely", "inner", "orphan", ""])
     }
 

@@ -18,14 +18,14 @@ final class DWARFReaderTests: XCTestCase {
     }
 
     /// Reads `file` with libdwarf and with the shim's reader on 1, 2 and 3 threads; all must
-    /// agree (but for the function entries no lookup can use, which the shim's reader leaves
-    /// out when it can, and which are left out of both readings compared), and the shim's
+    /// agree (but for the rows and function entries no lookup can use, which the shim's reader
+    /// leaves out, and which are left out of both readings compared), and the shim's
     /// reader must read every unit. Returns the libdwarf reading.
     @discardableResult
     private func checkReadersAgree(_ file: DebugFile, label: String, file line: UInt = #line) throws -> Canonical {
-        let reference = Canonical(try LibdwarfReference.read(file), droppingUnusedFunctions: true)
+        let reference = Canonical(try LibdwarfReference.read(file), droppingUnused: true)
         for threads: UInt32 in [1, 2, 3] {
-            let fast = Canonical(try read(file, .init(threads: threads)), droppingUnusedFunctions: true)
+            let fast = Canonical(try read(file, .init(threads: threads)), droppingUnused: true)
             XCTAssertNil(fast.problem, "\(label): a unit the reader skips", line: line)
             if let difference = fast.difference(from: reference) {
                 XCTFail("\(label): the fast reader on \(threads) thread(s) differs from libdwarf: \(difference)", line: line)

@@ -89,21 +89,24 @@ final class ProducerTests: XCTestCase {
                        "disagreements with llvm-symbolizer:\n" + comparison.mismatches.joined(separator: "\n"))
     }
 
-    /// The function entries the reader leaves out (prune.c) change no index: for every
-    /// producer's files, the tables made of a reading that drops them and of one that keeps them
-    /// all are the same, byte for byte. And some files are read with entries dropped (gcc's and
-    /// clang's C++), some with none (dsymutil's, which name entries of other units).
-    func testDroppingUnusedFunctionEntriesChangesNoIndex() throws {
+    /// The rows and function entries the reader leaves out (lines.c, prune.c) change no index:
+    /// for every producer's files, the tables made of a reading that drops them and of one that
+    /// keeps them all are the same, byte for byte. And some files are read with function
+    /// entries dropped (gcc's and clang's C++), some with none (dsymutil's, which name entries
+    /// of other units); gcc's with rows dropped.
+    func testDroppingUnusedRowsAndFunctionEntriesChangesNoIndex() throws {
         let subjects = try producerSubjects(sampleSize: 0) + systemSubjects(sampleSize: 0)
             + libcDebugSubjects(sampleSize: 0).prefix(40)
         guard !subjects.isEmpty else { throw XCTSkip("no producer's debug files on this machine") }
-        var dropped = 0, kept = 0, filesWithDrops = 0
+        var dropped = 0, kept = 0, filesWithDrops = 0, rowsDropped = 0
         for subject in subjects {
-            let all = try readDWARF(subject.file, keepUnusedFunctions: true)
+            let all = try readDWARF(subject.file, keepUnused: true)
             let used = try readDWARF(subject.file)
             XCTAssertLessThanOrEqual(used.functions.count, all.functions.count, subject.label)
             if used.functions.count < all.functions.count { filesWithDrops += 1 }
             dropped += all.functions.count - used.functions.count
+            XCTAssertLessThanOrEqual(used.rows.count, all.rows.count, subject.label)
+            rowsDropped += all.rows.count - used.rows.count
             kept += used.functions.count
             var fromAll = SectionBytes(), fromUsed = SectionBytes()
             var allTables = SymbolIndex.Tables(all), usedTables = SymbolIndex.Tables(used)
@@ -115,16 +118,18 @@ final class ProducerTests: XCTestCase {
                         + "(\(a.bytes.count) against \(b.bytes.count) bytes)")
             }
         }
-        print("ProducerTests: \(subjects.count) debug files, \(dropped) unused function entries dropped, \(kept) kept")
+        print("ProducerTests: \(subjects.count) debug files, \(dropped) unused function entries dropped, \(kept) kept, "
+              + "\(rowsDropped) rows dropped")
+        XCTAssertGreaterThan(rowsDropped, 0, "no row dropped")
         XCTAssertGreaterThan(filesWithDrops, 5, "too few files with entries dropped")
         XCTAssertLessThan(filesWithDrops, subjects.count, "entries dropped from every file: dsymutil's name other units'")
     }
 
-    private func readDWARF(_ file: DebugFile, keepUnusedFunctions: Bool = false) throws -> RawDWARF {
+    private func readDWARF(_ file: DebugFile, keepUnused: Bool = false) throws -> RawDWARF {
         let mapped = try MappedFile(path: file.path)
         return try mapped.reading {
             try DWARFReader.read(file, layout: try ObjectLayout(file, in: mapped), in: mapped,
-                                 options: .init(threads: 2, keepUnusedFunctions: keepUnusedFunctions))
+                                 options: .init(threads: 2, keepUnused: keepUnused))
         }
     }
 }
