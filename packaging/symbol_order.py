@@ -11,8 +11,8 @@ How the list is made: the release program is run under Valgrind's callgrind over
 fixtures (Fixtures/build), in the ways the program is used: its start (--version), reports of
 every bundled format with an empty cache (the DWARF reader and the index writer) and then
 with the cache, ELF and Mach-O, text, JSON and frames output, atos and group. Every function
-callgrind saw executed that the program defines is listed once, in the order first seen:
-the start first.
+callgrind saw executed that the program defines is listed once, run after run (the start
+first), in name order within a run.
 
     make symbol-order    # make build and make fixtures first; needs valgrind (apt-get install valgrind)
 
@@ -124,10 +124,11 @@ def main():
                             program] + run, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if not os.path.exists(out):
                 sys.exit("symbol_order.py: callgrind wrote nothing for: symbolicate %s" % " ".join(run))
-            for name in executed(out):
-                if name not in seen:
-                    seen.add(name)
-                    order.append(name)
+            # In name order within a run: the order callgrind lists them in changes from one
+            # run to the next (the threads), which would make every list differ from the last.
+            new = sorted(set(executed(out)) - seen)
+            seen.update(new)
+            order += new
         defined = defined_functions(args.binary)
         order = [name for name in order if name in defined]
         with open(args.output, "w") as f:
