@@ -213,7 +213,7 @@ public final class Symbolicator: @unchecked Sendable {
                                                                      debugFile: resolved.file, index: index,
                                                                      architecture: resolved.architecture)
                 else { continue }
-                if let name = index.symbolName(startingAt: address), SignalTrampoline.names.contains(name) {
+                if !resolved.trampolines.isEmpty, resolved.trampolines.contains(address) {
                     afterTrampoline = true
                     result.signalTrampolines.insert(FrameKey(thread: t, frame: f))
                 }
@@ -642,10 +642,14 @@ private final class ResolvedImage {
     let file: DebugFile
     let index: SymbolIndex
     let architecture: Architecture?
+    /// Where the debug file's signal trampolines start (`SignalTrampoline`): none but in a C
+    /// library's.
+    let trampolines: [UInt64]
 
     init(file: DebugFile, index: SymbolIndex, architecture: Architecture?) {
         self.file = file
         self.index = index
         self.architecture = architecture
+        trampolines = index.startsOfSymbols(named: SignalTrampoline.names)
     }
 }
