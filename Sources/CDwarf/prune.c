@@ -140,11 +140,20 @@ CDW_INTERNAL int drop_unused_functions(sink *s, uint64_t first) {
             stack[top++] = (int32_t)((uint64_t)next[j] - first);
         }
     }
+    // The names of the entries kept go into the string table now (read_function_fast left
+    // them pending), those of the others never do.
     uint64_t to = first;
     for (uint64_t i = first; i < count; i++) {
         uint64_t k = i - first;
         if (kept[k] != USED) continue;
         cdw_function g = f[i];
+        for (int j = 0; j < 2; j++) {
+            const char *text = s->pending_names[2 * k + (uint64_t)j];
+            int64_t string = s->pending_inline[2 * k + (uint64_t)j] ? add_string(s, text) : add_section_string(s, text);
+            if (string < 0) return FAST_NO_MEMORY;
+            if (j == 0) g.name = (uint32_t)string;
+            else g.linkage_name = (uint32_t)string;
+        }
         // A used entry's parent is used, and before it: renumbered already.
         if (g.parent >= 0 && (uint64_t)g.parent >= first && (uint64_t)g.parent < i)
             g.parent = kept[(uint64_t)g.parent - first];

@@ -112,6 +112,11 @@ CDW_INTERNAL void sink_free(sink *s) {
     s->prune_stack = NULL;
     s->prune_kept = NULL;
     s->prune_capacity = 0;
+    free(s->pending_names);
+    free(s->pending_inline);
+    s->pending_names = NULL;
+    s->pending_inline = NULL;
+    s->pending_capacity = 0;
 }
 
 CDW_INTERNAL void sink_counts(const sink *s, uint64_t counts[ARR_COUNT]) {

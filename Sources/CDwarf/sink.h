@@ -48,6 +48,13 @@ typedef struct sink {
     int32_t *prune_stack;
     int32_t *prune_kept;
     uint64_t prune_capacity;
+    // While unused entries are dropped: the names of the unit's entries, not yet copied into
+    // the string table (only those of the entries kept are): two per entry from the unit's
+    // first (`unit_first_function`), the name and the linkage name, each a pointer into a
+    // section, and whether it lies in .debug_info (DW_FORM_string, copied, not interned).
+    const char **pending_names;
+    uint8_t *pending_inline;
+    uint64_t pending_capacity, unit_first_function;
 } sink;
 
 // `call_file` of a function entry while units are read: the raw DW_AT_call_file value, or

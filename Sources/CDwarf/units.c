@@ -223,11 +223,31 @@ CDW_INTERNAL int open_unit(abbrev_table *scratch, const dwarf_sections *sections
 
 // MARK: Functions
 
+// Room for the pending names of entry `k` of the unit (`sink.pending_names`), both unset.
+static int reserve_pending(sink *s, uint64_t k) {
+    if (2 * k + 2 > s->pending_capacity) {
+        uint64_t next = s->pending_capacity ? s->pending_capacity : 2048;
+        while (next < 2 * k + 2) next *= 2;
+        const char **names = realloc(s->pending_names, next * sizeof(const char *));
+        if (!names) return FAST_NO_MEMORY;
+        s->pending_names = names;
+        uint8_t *inline_ = realloc(s->pending_inline, next);
+        if (!inline_) return FAST_NO_MEMORY;
+        s->pending_inline = inline_;
+        s->pending_capacity = next;
+    }
+    s->pending_names[2 * k] = s->pending_names[2 * k + 1] = NULL;
+    return FAST_OK;
+}
+
 // Reads a subprogram / inlined-subroutine DIE whose code `c` has passed.
 static int read_function_fast(sink *s, const abbrev_table *abbrevs, const unit_ctx *u,
                               cursor *c, const abbrev *a, uint64_t offset, int32_t parent) {
     if (s->r.function_count == s->function_capacity && grow_functions(s) != 0)
         return FAST_NO_MEMORY;
+    // While unused entries are to be dropped, names wait for the entry to be kept (prune.c).
+    uint64_t pending = s->r.function_count - s->unit_first_function;
+    if (s->drop_unused_functions && reserve_pending(s, pending) != FAST_OK) return FAST_NO_MEMORY;
     cdw_function f = new_function(s, offset, parent, (uint32_t)a->tag);
     uint64_t low = 0, high = 0;
     int have_low = 0, have_high = 0, high_is_offset = 0, res = FAST_OK;
@@ -244,6 +264,12 @@ static int read_function_fast(sink *s, const abbrev_table *abbrevs, const unit_c
             if (c->bad) return FAST_DAMAGED;
             const char *text = NULL;
             if ((res = value_string(u, &v, &text)) != FAST_OK) return res;
+            if (s->drop_unused_functions) {
+                uint64_t k = 2 * pending + (spec->at == DW_AT_name ? 0 : 1);
+                s->pending_names[k] = text;
+                s->pending_inline[k] = v.form == DW_FORM_string;
+                break;
+            }
             int64_t string = v.form == DW_FORM_string ? add_string(s, text)
                                                       : add_section_string(s, text);
             if (string < 0) return FAST_NO_MEMORY;
@@ -392,6 +418,7 @@ CDW_INTERNAL int fast_unit_functions(sink *s, abbrev_table *scratch, const dwarf
     // the unit, and a few more, is far more than any compiler's DIEs share (a list is named
     // by one DIE, at most by a function and a block of the same ranges).
     s->list_entries_left = 2 * (h->end - h->offset) + 32;
+    s->unit_first_function = s->r.function_count;
     const uint8_t *info = sections->info.data;
     if ((res = reserve_level(s, 0)) != FAST_OK) return res;
     uint64_t level = 0;  // of the siblings being read: 0 for the unit DIE's children
