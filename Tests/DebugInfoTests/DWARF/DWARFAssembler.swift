@@ -62,6 +62,24 @@ enum DWARFAssembler {
         return unit.data
     }
 
+    /// A DWARF 4 unit of `dies` (the unit DIE and what follows it) with its abbreviations at
+    /// `abbrevOffset`: an 11-byte header, 8-byte addresses.
+    static func unit(abbrevOffset: UInt32 = 0, _ dies: [UInt8]) -> [UInt8] {
+        var unit = Bytes()
+        unit.u32(UInt32(7 + dies.count)); unit.u16(4); unit.u32(abbrevOffset); unit.u8(8)
+        unit.bytes(dies)
+        return unit.data
+    }
+
+    /// An abbreviation: code, tag, children, then (attribute, form) pairs.
+    static func abbreviation(_ code: UInt64, tag: UInt64, children: Bool, _ specs: [(UInt64, UInt64)]) -> [UInt8] {
+        var b = Bytes()
+        b.uleb(code); b.uleb(tag); b.u8(children ? 1 : 0)
+        for (at, form) in specs { b.uleb(at); b.uleb(form) }
+        b.u8(0); b.u8(0)
+        return b.data
+    }
+
     /// The header fields every version shares after header_length: opcode_base 13.
     private static func commonHeader(_ b: inout Bytes) {
         b.u8(1); b.u8(1); b.u8(1); b.u8(UInt8(bitPattern: -5)); b.u8(14); b.u8(13)

@@ -12,22 +12,11 @@ final class HostileDWARFTests: XCTestCase {
     private typealias A = DWARFAssembler
     private typealias Sections = [(name: String, bytes: [UInt8])]
 
-    /// A DWARF 4 unit of `dies` (the unit DIE and what follows it) with its abbreviations at
-    /// `abbrevOffset`.
-    private func unit(abbrevOffset: UInt32 = 0, _ dies: [UInt8]) -> [UInt8] {
-        var unit = A.Bytes()
-        unit.u32(UInt32(7 + dies.count)); unit.u16(4); unit.u32(abbrevOffset); unit.u8(8)
-        unit.bytes(dies)
-        return unit.data
-    }
+    /// A DWARF 4 unit of `dies` with its abbreviations at `abbrevOffset` (``DWARFAssembler``).
+    private func unit(abbrevOffset: UInt32 = 0, _ dies: [UInt8]) -> [UInt8] { A.unit(abbrevOffset: abbrevOffset, dies) }
 
-    /// An abbreviation: code, tag, children, then (attribute, form) pairs.
     private func abbrev(_ code: UInt64, tag: UInt64, children: Bool, _ specs: [(UInt64, UInt64)]) -> [UInt8] {
-        var b = A.Bytes()
-        b.uleb(code); b.uleb(tag); b.u8(children ? 1 : 0)
-        for (at, form) in specs { b.uleb(at); b.uleb(form) }
-        b.u8(0); b.u8(0)
-        return b.data
+        A.abbreviation(code, tag: tag, children: children, specs)
     }
 
     /// Reads `sections` on 1 and 2 threads, each within `seconds` of CPU per thread (CPU time,
