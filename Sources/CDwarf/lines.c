@@ -271,7 +271,7 @@ CDW_INTERNAL int fast_unit_lines(sink *s, abbrev_table *scratch, const dwarf_sec
         if (!row) continue;
         cdw_row *r;
         if (row == 1 && s->drop_unused_rows && s->r.row_count > sequence_start &&
-            cdw_row_address(&s->r.rows[s->r.row_count - 1]) == address) {
+            cdw_row_address(s->r.rows[s->r.row_count - 1]) == address) {
             // Of rows at one address a lookup takes the last (but for the end of a sequence,
             // which only says where it ends): this one takes the place of the one before.
             // gcc writes two rows of three so (cppcheck: 1.1 million of 1.6).

@@ -13,21 +13,17 @@
 // (DW_FORM_ref1/2/4/8/udata, and one past its unit is none: values.h). dsymutil's output and
 // LTO builds name entries of other units (DW_FORM_ref_addr), dwz's those of a supplementary
 // file: for those, nothing is dropped. Whether that holds is decided before the units are read,
-// from the abbreviation tables, which say the form of every attribute:
-// `references_stay_in_units` reads .debug_abbrev from end to end and checks that every unit's
-// table starts at an abbreviation it read.
+// from the abbreviation tables, which say the form of every attribute: survey_units decodes
+// every unit's table, and `names_other_units` looks at the forms of each.
 
-#include "cursor.h"
+#include "reader.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int offset_order(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static inline int is_unit_reference(uint64_t form) {
+// The forms of a reference within its unit: any other (DW_FORM_ref_addr, a supplementary
+// file's, DW_FORM_indirect) may name an entry of another unit.
+static inline int is_unit_reference(uint32_t form) {
     switch (form) {
     case DW_FORM_ref1:
     case DW_FORM_ref2:
@@ -40,43 +36,13 @@ static inline int is_unit_reference(uint64_t form) {
     }
 }
 
-CDW_INTERNAL int references_stay_in_units(const reader *rd) {
-    const span *abbrev = &rd->sections.abbrev;
-    uint32_t n = rd->unit_count;
-    if (n == 0 || !abbrev->data) return 0;
-    uint64_t *starts = malloc(n * sizeof(uint64_t));
-    if (!starts) return 0;
-    for (uint32_t u = 0; u < n; u++) starts[u] = rd->units[u].abbrev_offset;
-    qsort(starts, n, sizeof(uint64_t), offset_order);
-    // The unit tables' offsets, in order, are met as abbreviations start (or where the section
-    // ends, for an empty table there); one passed over is a table this reading did not see.
-    uint32_t next = 0;
-    int local = 1;
-    cursor c = {abbrev->data, abbrev->data + abbrev->size, rd->object->big_endian, 0};
-    while (local && c.p < c.end) {
-        uint64_t here = (uint64_t)(c.p - abbrev->data);
-        while (next < n && starts[next] < here) local = 0, next++;
-        while (next < n && starts[next] == here) next++;
-        if (!local) break;
-        uint64_t code = get_uleb(&c);
-        if (code == 0) continue;  // the end of a table
-        get_uleb(&c);             // the tag
-        skip_bytes(&c, 1);        // DW_CHILDREN_*
-        for (;;) {
-            uint64_t at = get_uleb(&c), form = get_uleb(&c);
-            if (c.bad) break;
-            if (at == 0 && form == 0) break;
-            if (form == DW_FORM_implicit_const) get_sleb(&c);
-            if ((at == DW_AT_abstract_origin || at == DW_AT_specification) && !is_unit_reference(form))
-                local = 0;
-        }
-        if (c.bad) local = 0;
+CDW_INTERNAL int names_other_units(const abbrev_table *t) {
+    for (uint32_t i = 0; i < t->spec_count; i++) {
+        uint32_t at = t->specs[i].at;
+        if ((at == DW_AT_abstract_origin || at == DW_AT_specification) && !is_unit_reference(t->specs[i].form))
+            return 1;
     }
-    uint64_t end = abbrev->size;
-    while (next < n && starts[next] == end) next++;
-    if (next < n) local = 0;  // a table past the section's end, or one not read
-    free(starts);
-    return local;
+    return 0;
 }
 
 // Room in the unit's scratch arrays for `count` entries.

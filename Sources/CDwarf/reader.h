@@ -129,6 +129,9 @@ typedef struct reader {
     uint64_t *string_base;  // per thread
     list_marks marks;       // range-list entries read so far, for every thread
     int units_dropped;      // some unit is skipped: its strings are to go (strings.c)
+    // Some abbreviation table gives DW_AT_abstract_origin or DW_AT_specification a form that
+    // may name an entry of another unit (survey_units): no function entry is dropped (prune.c).
+    int references_leave_units;
     // Releasing the .debug_info of units read (see unit_read), when the object allows it.
     atomic_uchar *tasks_done;  // per unit, 0 to 2
     pthread_mutex_t release_lock;
@@ -177,9 +180,10 @@ static inline const abbrev *find_abbrev(const abbrev_table *t, uint64_t code) {
 // Every unit's abbreviation table and line program owner, before threads read them (survey.c).
 CDW_INTERNAL int survey_units(reader *rd);
 
-// Function entries no lookup can use, dropped unit by unit (prune.c): whether every function's
-// references stay in its unit, and the dropping of the entries of a unit read from `first` on.
-CDW_INTERNAL int references_stay_in_units(const reader *rd);
+// Function entries no lookup can use, dropped unit by unit (prune.c): whether a decoded table
+// gives a function's references a form that may leave its unit, and the dropping of the
+// entries of a unit read from `first` on.
+CDW_INTERNAL int names_other_units(const abbrev_table *t);
 CDW_INTERNAL int drop_unused_functions(sink *s, uint64_t first);
 
 // Units and DIEs (units.c), line tables (lines.c).

@@ -1,5 +1,6 @@
 // What is known of every unit before the threads read them: the abbreviation tables several
-// units use, decoded once here and shared, and the unit that reads each line program.
+// units use, decoded once here and shared, whether any function may name an entry of another
+// unit (prune.c), and the unit that reads each line program.
 //
 // Both keep the work in proportion to the input whatever the units point at. A table several
 // units use is decoded once, however the units alternate between tables; and the tables decoded
@@ -101,6 +102,7 @@ CDW_INTERNAL int survey_units(reader *rd) {
             }
             budget -= table->bytes < budget ? table->bytes : budget;
             g->decoded = 1;
+            if (g->status == FAST_OK && names_other_units(table)) rd->references_leave_units = 1;
         }
         h->abbrev_status = g->status;
         h->abbrevs = g->shared >= 0 && g->status == FAST_OK ? table : NULL;

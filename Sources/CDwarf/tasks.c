@@ -158,7 +158,7 @@ int cdw_read_start(cdw_object *object, const cdw_read_options *options, cdw_resu
                 (rd->tasks_done || !object->release_base);
     for (uint32_t u = 0; ready && u < rd->unit_count; u++)
         rd->lines[u].thread = rd->functions[u].thread = -1;
-    int drop_functions = !options->keep_unused && references_stay_in_units(rd);
+    int drop_functions = !options->keep_unused && !rd->references_leave_units;
     for (uint32_t i = 0; ready && i < threads; i++) {
         rd->threads[i].reader = rd;
         rd->threads[i].index = i;

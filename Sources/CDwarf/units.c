@@ -237,6 +237,7 @@ static int reserve_pending(sink *s, uint64_t k) {
         s->pending_capacity = next;
     }
     s->pending_names[2 * k] = s->pending_names[2 * k + 1] = NULL;
+    s->pending_inline[2 * k] = s->pending_inline[2 * k + 1] = 0;
     return FAST_OK;
 }
 

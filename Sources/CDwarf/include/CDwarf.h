@@ -87,17 +87,15 @@ typedef struct cdw_row {
 
 #define CDW_ROW_END_SEQUENCE 0x80000000u
 
-static inline uint64_t cdw_row_address(const cdw_row *row) {
-    return (uint64_t)row->address_high << 32 | row->address_low;
-}
+static inline uint64_t cdw_row_address(cdw_row row) { return (uint64_t)row.address_high << 32 | row.address_low; }
 
 static inline void cdw_row_set_address(cdw_row *row, uint64_t address) {
     row->address_low = (uint32_t)address;
     row->address_high = (uint32_t)(address >> 32);
 }
 
-static inline uint32_t cdw_row_column(const cdw_row *row) { return row->column_and_end & ~CDW_ROW_END_SEQUENCE; }
-static inline int cdw_row_ends_sequence(const cdw_row *row) { return (row->column_and_end & CDW_ROW_END_SEQUENCE) != 0; }
+static inline uint32_t cdw_row_column(cdw_row row) { return row.column_and_end & ~CDW_ROW_END_SEQUENCE; }
+static inline uint32_t cdw_row_ends_sequence(cdw_row row) { return row.column_and_end >> 31; }
 
 /// Sets the column (its low 31 bits) and the end-of-sequence flag.
 static inline void cdw_row_set_column(cdw_row *row, uint64_t column, int end_sequence) {

@@ -202,10 +202,10 @@ enum DWARFReader {
 }
 
 extension cdw_row {
-    /// The row's address (the shim keeps it in two halves: `cdw_row_address`).
-    var address: UInt64 { UInt64(address_high) << 32 | UInt64(address_low) }
-    /// The row's column (`cdw_row_column`).
-    var column: UInt32 { column_and_end & ~CDW_ROW_END_SEQUENCE }
-    /// 1 when the row closes its sequence, else 0 (`cdw_row_ends_sequence`).
-    var end_sequence: UInt32 { column_and_end >> 31 }
+    /// The row's address (the shim keeps it in two halves).
+    var address: UInt64 { cdw_row_address(self) }
+    /// The row's column.
+    var column: UInt32 { cdw_row_column(self) }
+    /// 1 when the row closes its sequence, else 0.
+    var end_sequence: UInt32 { cdw_row_ends_sequence(self) }
 }

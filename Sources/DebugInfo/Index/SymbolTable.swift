@@ -196,9 +196,15 @@ struct SymbolTable: Sendable {
             start = end + 1
         }
         guard found else { return [] }
+        // The records whose C name is one of the names, compared in place (no String each).
         var starts: [UInt64] = []
         for record in records {
-            if let name = cName(record.name), names.contains(name) { starts.append(record.address) }
+            guard var name = strings.verifiedCString(at: record.name) else { continue }
+            if stripsUnderscore, name.pointee == UInt8(ascii: "_") { name += 1 }
+            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+            if spelled.contains(where: { $0.count == length && memcmp(name, $0, length) == 0 }) {
+                starts.append(record.address)
+            }
         }
         return starts
     }

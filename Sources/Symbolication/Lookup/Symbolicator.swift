@@ -213,7 +213,7 @@ public final class Symbolicator: @unchecked Sendable {
                                                                      debugFile: resolved.file, index: index,
                                                                      architecture: resolved.architecture)
                 else { continue }
-                if !resolved.trampolines.isEmpty, resolved.trampolines.contains(address) {
+                if resolved.trampolines.contains(address) {
                     afterTrampoline = true
                     result.signalTrampolines.insert(FrameKey(thread: t, frame: f))
                 }

@@ -89,14 +89,22 @@ final class UnusedFunctionTests: XCTestCase {
         XCTAssertEqual(names(read), ["used", "unused", "", "outer", "", "lonely", "inner", "orphan", ""])
     }
 
-    /// A unit whose abbreviation table does not start where .debug_abbrev, read from its start,
-    /// has an abbreviation: its forms are not known ahead, so nothing is left out.
-    func testNothingIsLeftOutWhenAUnitsTableWasNotSeen() throws {
-        let first = unit(dies())
-        let second = unit(abbrevOffset: 1, [1, 0])  // inside the first abbreviation
-        let sections: Sections = [(".debug_info", first + second), (".debug_abbrev", table(referenceForm: 0x13))]
+    /// Another unit whose own table gives DW_AT_specification the form DW_FORM_ref_addr could
+    /// name this unit's entries: nothing is left out of either.
+    func testNothingIsLeftOutWhenAnotherUnitsTableMayLeaveItsUnit() throws {
+        let local = table(referenceForm: 0x13)
+        let other = abbrev(1, tag: 0x11, children: true, []) + abbrev(3, tag: 0x2e, children: false, [(0x47, 0x10)]) + [0]
+        // The second unit: a definition naming "unused" of the first unit (offset 18: the
+        // header, the unit DIE, "used").
+        let second = unit(abbrevOffset: UInt32(local.count), [1, 3, 18, 0, 0, 0, 0])
+        let sections: Sections = [(".debug_info", unit(dies()) + second), (".debug_abbrev", local + other)]
         let read = try A.read(sections, keepUnused: false)
-        XCTAssertEqual(names(read), ["used", "unused", "", "outer", "", "lonely", "inner", "orphan", ""])
+        XCTAssertNil(read.problem)
+        XCTAssertEqual(names(read), ["used", "unused", "", "outer", "", "lonely", "inner", "orphan", "", ""])
+        XCTAssertEqual(read.functions.last?.specification, 18)
+        // Alone, the first unit is read without its unused entries.
+        let alone: Sections = [(".debug_info", unit(dies())), (".debug_abbrev", local + other)]
+        XCTAssertEqual(names(try A.read(alone, keepUnused: false)), ["used", "", "outer", ""])
     }
 
     /// A reference within a unit (DW_FORM_ref4) past the unit's end names none of its DIEs:
