@@ -70,7 +70,8 @@ final class OutputEscapingTests: XCTestCase {
         }
     }
 
-    /// The escaping as the rules in `OutputEscaping`'s documentation state it, one byte at a time.
+    /// The escaping as the rules in `OutputEscaping`'s documentation state it, one byte at a time,
+    /// UTF-8 decoded by the standard library's parser (not the one under test).
     private func byteByByte(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         var i = 0
@@ -87,7 +88,13 @@ final class OutputEscapingTests: XCTestCase {
                 escape(byte)
                 i += 1
             } else {
-                let length = OutputEscaping.validSequenceLength(bytes, at: i)
+                var parser = Unicode.UTF8.ForwardParser()
+                var rest = bytes[i...].makeIterator()
+                let length: Int
+                switch parser.parseScalar(from: &rest) {
+                case .valid(let scalar): length = scalar.count
+                case .error, .emptyInput: length = 0
+                }
                 if length == 0 {
                     escape(byte)
                     i += 1
