@@ -62,6 +62,27 @@ public struct LineRanges: RandomAccessCollection, Sendable, Equatable, Expressib
         return (k == 0 ? 0 : Int(narrow[k &- 1]))..<Int(narrow[k])
     }
 
+    /// Adds the lines of `bytes`, which follow the last line (they start at `offset`, where
+    /// it ends), as ``init(_:)-(UnsafeBufferPointer<UInt8>)`` finds them.
+    mutating func appendLines(of bytes: UnsafeBufferPointer<UInt8>, at offset: Int) {
+        precondition(offset == (isEmpty ? 0 : self[count - 1].upperBound), "lines must follow each other from byte 0")
+        bytes.forEachLine { line in
+            appendLine(endingAt: offset + line.upperBound)
+            return true
+        }
+    }
+
+    /// Makes room for `count` lines in all.
+    mutating func reserveCapacity(_ count: Int) {
+        if wide != nil { wide!.reserveCapacity(count) } else { narrow.reserveCapacity(count) }
+    }
+
+    /// Adds `count` empty lines at the end of the last one: lines whose text was let go.
+    mutating func appendEmptyLines(_ count: Int) {
+        let end = isEmpty ? 0 : self[self.count - 1].upperBound
+        for _ in 0..<count { appendLine(endingAt: end) }
+    }
+
     /// Adds the line that runs from the end of the last one to `end`.
     private mutating func appendLine(endingAt end: Int) {
         if wide == nil && end > Int(UInt32.max) { wide = narrow.map { Int($0) }; narrow = [] }

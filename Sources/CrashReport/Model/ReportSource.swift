@@ -9,7 +9,9 @@ public enum ReportSource: Sendable {
     /// resource reports, ...).
     case classic
     /// A JSON `.ips` report (bug_type 309, or a stackshot): the original document and where each
-    /// frame sits in it; `bytes` holds its translation into the classic form.
+    /// frame sits in it; `bytes` holds its translation into the classic form. A report read for
+    /// one of the two alone (``ReportUse``) holds a document without bytes, or a translation
+    /// whose threads' lines are empty.
     case ips(IPSDocument)
     /// A Linux crash-style log: glibc `backtrace_symbols` or sanitizer / LLVM frame lines.
     case linuxLog

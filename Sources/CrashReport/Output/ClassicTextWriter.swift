@@ -25,16 +25,62 @@ struct ClassicTextWriter {
         var countsEscapedKey: Bool
     }
 
-    /// The text written so far.
+    /// The text written so far, less what was let go (``dropText(from:)``).
     var text: [UInt8] = []
     /// The lines ended so far: the index of the line being written.
     private(set) var lineCount = 0
+    /// Once text was let go: the lines up to `linesEnd` of `text`, those let go among them as
+    /// empty lines.
+    private var keptLines: LineRanges?
+    private var linesEnd = 0
+    /// How many lines the text is expected to have, for the room of its lines once text is let
+    /// go (room a guess leaves unused is never touched).
+    var expectedLineCount = 0
     /// How fields are written.
     let fieldStyle: FieldStyle
 
     /// An empty text whose fields are written as `fieldStyle` says.
     init(fieldStyle: FieldStyle) {
         self.fieldStyle = fieldStyle
+    }
+
+    /// Lets go of the text from `start` (where a line starts, at or after the last text let go)
+    /// to the end, which ends a line: its lines stay counted, each an empty line at `start` in
+    /// ``lineRanges()``. A translator whose model is all that is read of some of its lines
+    /// writes them and lets them go, so that their text is never held whole. Text that does not
+    /// start and end lines there is kept.
+    mutating func dropText(from start: Int) {
+        guard start >= linesEnd, start < text.count, start == 0 || text[start - 1] == ASCII.newline,
+              text.last == ASCII.newline else { return }
+        var lines: LineRanges
+        if let kept = keptLines {
+            lines = kept
+        } else {
+            lines = LineRanges()
+            lines.reserveCapacity(expectedLineCount)
+        }
+        keptLines = nil
+        text.withUnsafeBufferPointer { b in
+            lines.appendLines(of: UnsafeBufferPointer(rebasing: b[linesEnd..<start]), at: linesEnd)
+            var dropped = 0
+            UnsafeBufferPointer(rebasing: b[start...]).forEachLine { _ in
+                dropped += 1
+                return true
+            }
+            lines.appendEmptyLines(dropped)
+        }
+        keptLines = lines
+        linesEnd = start
+        text.removeSubrange(start...)
+    }
+
+    /// The ranges of the lines of ``text``; a line let go (``dropText(from:)``) is empty.
+    func lineRanges() -> LineRanges {
+        guard var lines = keptLines else { return LineRanges(text) }
+        text.withUnsafeBufferPointer { b in
+            lines.appendLines(of: UnsafeBufferPointer(rebasing: b[linesEnd...]), at: linesEnd)
+        }
+        return lines
     }
 
     /// Ends the line being written with "\n".

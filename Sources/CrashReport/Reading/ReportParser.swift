@@ -31,7 +31,14 @@ public enum ReportParser {
     ///
     /// UTF-16 text (`UTF16Text`) is turned into UTF-8 first, and the report's `warnings` say so:
     /// it is written out as UTF-8.
-    public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
+    ///
+    /// `use` says what the report is read for (``ReportUse``): an `.ips` report read for its
+    /// text or for its document alone holds only that.
+    public static func parse(_ bytes: [UInt8], path: String, use: ReportUse = .any) throws -> CrashReport {
+        try parse(bytes, path: path, use: use, releasingInput: false)
+    }
+
+    private static func parse(_ bytes: [UInt8], path: String, use: ReportUse, releasingInput: Bool) throws -> CrashReport {
         var report: CrashReport
         if PLCrashParser.looksLikePLCrash(bytes) {
             return try PLCrashParser.parse(bytes, path: path)
@@ -41,10 +48,10 @@ public enum ReportParser {
         }
         if let encoding = UTF16Text.encoding(of: bytes) {
             let decoded = UTF16Text.decode(bytes, encoding)
-            report = try parseUTF8(decoded.utf8, path: path)
+            report = try parseUTF8(decoded.utf8, path: path, use: use, releasingInput: releasingInput)
             report.warnings.append(UTF16Text.note(path: path, encoding: encoding, replaced: decoded.replaced))
         } else {
-            report = try parseUTF8(bytes, path: path)
+            report = try parseUTF8(bytes, path: path, use: use, releasingInput: releasingInput)
         }
         // The room that growing one thread at a time left, given back (a report of many short
         // backtraces holds many threads).
@@ -54,7 +61,20 @@ public enum ReportParser {
         return report
     }
 
-    private static func parseUTF8(_ bytes: [UInt8], path: String) throws -> CrashReport {
+    /// Parses `bytes` as ``parse(_:path:use:)`` does, taking them: once the report is made,
+    /// `bytes` is left empty, and a JSON `.ips` report read for its text (``ReportUse/text``)
+    /// gives the pages of its JSON back to the system as it translates them, so that its JSON
+    /// and its text are never held whole at once. When the parse throws, `bytes` are left as
+    /// they were: the input can be written out unchanged.
+    public static func parse(taking bytes: inout [UInt8], path: String, use: ReportUse) throws -> CrashReport {
+        // Bytes shared with another array are copied first: the pages given back are theirs alone.
+        bytes.withUnsafeMutableBufferPointer { _ in }
+        let report = try parse(bytes, path: path, use: use, releasingInput: true)
+        bytes = []
+        return report
+    }
+
+    private static func parseUTF8(_ bytes: [UInt8], path: String, use: ReportUse, releasingInput: Bool) throws -> CrashReport {
         if IPSReportParser.looksLikeIPS(bytes) {
             let bugType = self.bugType(bytes)
             if bugType == "288" || StackshotParser.looksLikeStackshot(bytes),
@@ -63,7 +83,7 @@ public enum ReportParser {
             }
             let report = bugType != "309" && CallTreeReportParser.looksLikeCallTree(bytes)
                 ? try CallTreeReportParser.parse(bytes, path: path)
-                : try IPSReportParser.parse(bytes, path: path)
+                : try IPSReportParser.parse(bytes, path: path, use: use, releasingInput: releasingInput)
             if let bugType, let kind = NoBacktraceReport.kinds[bugType], NoBacktraceReport.hasNoFrames(report) {
                 return try NoBacktraceReport.report(bytes, path: path, kind: kind)
             }

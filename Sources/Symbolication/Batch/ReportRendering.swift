@@ -71,4 +71,23 @@ enum ReportRendering {
             self = .text
         }
     }
+
+    /// What a report written in `format` (to a file of its own with `toFile`) is read for: an
+    /// `.ips` report written back as `.ips` for its document, any other for its text.
+    static func use(format: OutputFormat, toFile: Bool) -> ReportUse {
+        switch format {
+        case .ips: .document
+        case .text: toFile ? .document : .text
+        case .metricKit, .kscrash, .json, .frames: .text
+        }
+    }
+}
+
+extension CrashReport {
+    /// The bytes the report holds for its output: its text, and an `.ips` report's document
+    /// (which is all a report read for its document holds).
+    var heldByteCount: Int {
+        if case .ips(let document) = source { return bytes.count + document.bytes.count }
+        return bytes.count
+    }
 }

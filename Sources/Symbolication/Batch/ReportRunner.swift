@@ -142,7 +142,7 @@ public final class ReportRunner {
 
         /// What it holds while it waits for the writer: its pieces, or the report to render.
         var weight: Int {
-            (pieces?.reduce(0) { $0 + $1.count } ?? 0) + (rendered?.report.bytes.count ?? 0)
+            (pieces?.reduce(0) { $0 + $1.count } ?? 0) + (rendered?.report.heldByteCount ?? 0)
         }
     }
 
@@ -320,7 +320,7 @@ public final class ReportRunner {
                 // The name escaped, then spelled with the bytes the file system gave it.
                 bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
             }
-            if symbolicated.report.bytes.count >= Self.renderedWhenWritten {
+            if symbolicated.report.heldByteCount >= Self.renderedWhenWritten {
                 return Outcome(pieces: [bytes], rendered: symbolicated, status: .success, tally: tally)
             }
             render(symbolicated, toFile: false, marked: options.markFrames, into: &bytes)
@@ -503,7 +503,7 @@ public final class ReportRunner {
     /// frame is found, with no warning saying why, is said to have no backtrace.
     private func read(_ job: Job, summarizing: Bool = false) -> ReadResult {
         let path = job.path == "-" ? "<stdin>" : job.path
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         do {
             // Input that is no text is refused from its first block (BinaryInput), before the
             // rest is read.
@@ -520,7 +520,9 @@ public final class ReportRunner {
             return .unread
         }
         do {
-            var report = try ReportParser.parse(bytes, path: path)
+            let use = summarizing ? ReportUse.text
+                : ReportRendering.use(format: options.format, toFile: options.destination != .stream)
+            var report = try ReportParser.parse(taking: &bytes, path: path, use: use)
             // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
             if options.format == .json { report.path = FileName.replacingRawBytes(report.path) }
             diagnostics.say(report.warnings)

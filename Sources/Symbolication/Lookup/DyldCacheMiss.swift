@@ -37,9 +37,8 @@ extension CrashReport {
     /// The UUID of the dyld shared cache an `.ips` report's process ran with (`sharedCache`), as
     /// 32 lowercase hex digits.
     var sharedCacheUUID: String? {
-        // An .ips report is read through its translation; its JSON is the IPS document's.
-        var bytes = self.bytes
-        if case .ips(let document) = source { bytes = document.bytes }
+        // An .ips report is read through its translation; its JSON gave the document its UUID.
+        if case .ips(let document) = source { return document.sharedCacheUUID }
         guard let key = bytes.firstRange(of: Array("\"sharedCache\"".utf8)),
               let uuidKey = bytes[key.upperBound...].firstRange(of: Array("\"uuid\"".utf8)) else { return nil }
         var digits: [UInt8] = []

@@ -60,21 +60,8 @@ final class ReportRenderingTests: XCTestCase {
 
     /// What writes `source` in `format`, to the stream and to a file: "stream / file".
     private func rendering(_ source: ReportSource, _ format: OutputFormat) -> String {
-        func name(_ rendering: ReportRendering) -> String {
-            switch rendering {
-            case .text: return "text"
-            case .callTree: return "call tree"
-            case .swiftBacktraceJSON: return "Swift JSON"
-            case .ips: return "ips"
-            case .metricKit: return "MetricKit"
-            case .kscrash: return "KSCrash"
-            case .jsonEntry: return "JSON entry"
-            case .jsonDocument: return "JSON document"
-            case .frames: return "frames"
-            }
-        }
-        return name(ReportRendering(source: source, format: format, toFile: false)) + " / "
-            + name(ReportRendering(source: source, format: format, toFile: true))
+        ReportRendering(source: source, format: format, toFile: false).caseName + " / "
+            + ReportRendering(source: source, format: format, toFile: true).caseName
     }
 
     func testEachSourceInEachFormat() throws {
@@ -104,6 +91,28 @@ final class ReportRenderingTests: XCTestCase {
         }
     }
 
+    /// An `.ips` report is read for its document exactly when it is written back as `.ips`, and
+    /// read that way, it is written as it is when read whole; read for its text, it is written
+    /// in every other format as it is when read whole.
+    func testAReportIsReadForWhatItsRenderingUses() throws {
+        let text = Array(Self.reports.first { $0.name == "ips" }!.text.utf8)
+        let whole = try ReportParser.parse(text, path: "ips")
+        for format in OutputFormat.allCases {
+            for toFile in [false, true] {
+                let use = ReportRendering.use(format: format, toFile: toFile)
+                let rendering = ReportRendering(source: whole.source, format: format, toFile: toFile)
+                if case .ips = rendering {
+                    XCTAssertEqual(use, .document, "\(format.rawValue), to a file: \(toFile)")
+                } else {
+                    XCTAssertEqual(use, .text, "\(format.rawValue), to a file: \(toFile)")
+                }
+                let read = try ReportParser.parse(text, path: "ips", use: use)
+                XCTAssertEqual(ReportRendering(source: read.source, format: format, toFile: toFile).caseName,
+                               rendering.caseName, "\(format.rawValue), to a file: \(toFile)")
+            }
+        }
+    }
+
     /// The name of the source's case, to check that each report above is read as it is named.
     private static func caseName(_ source: ReportSource) -> String {
         switch source {
@@ -118,6 +127,23 @@ final class ReportRenderingTests: XCTestCase {
         case .plcrash: return "plcrash"
         case .callTree: return "callTree"
         case .noBacktraces: return "noBacktraces"
+        }
+    }
+}
+
+extension ReportRendering {
+    /// What the rendering is, in a word or two.
+    var caseName: String {
+        switch self {
+        case .text: return "text"
+        case .callTree: return "call tree"
+        case .swiftBacktraceJSON: return "Swift JSON"
+        case .ips: return "ips"
+        case .metricKit: return "MetricKit"
+        case .kscrash: return "KSCrash"
+        case .jsonEntry: return "JSON entry"
+        case .jsonDocument: return "JSON document"
+        case .frames: return "frames"
         }
     }
 }

@@ -11,7 +11,8 @@
 /// `{"imageOffset":16900,"imageIndex":0}`. Frames of `asiBacktraces`, which are lines of text
 /// inside a JSON string, are found through `textBacktraces` instead.
 public struct IPSDocument: Sendable {
-    /// The file's bytes, unchanged.
+    /// The file's bytes, unchanged; none, and no frame objects, for a report read for its
+    /// text alone (``ReportUse/text``).
     public var bytes: [UInt8]
     /// For each frame that came from a JSON frame object (threads and the Last Exception
     /// Backtrace): the object's byte range in `bytes`, braces included.
@@ -22,6 +23,9 @@ public struct IPSDocument: Sendable {
     public var inlinedFrames: [FrameKey: [FrameKey]]
     /// The strings of `asiBacktraces`, in order.
     public var textBacktraces: [TextBacktrace]
+    /// The UUID of the dyld shared cache the process ran with (`sharedCache.uuid`), as 32
+    /// lowercase hex digits; nil when the report gives none.
+    public var sharedCacheUUID: String?
 
     /// One string of `asiBacktraces`: a backtrace printed as text inside the JSON document.
     public struct TextBacktrace: Sendable, Equatable {
@@ -80,10 +84,12 @@ public struct IPSDocument: Sendable {
 
     /// Creates a document over the file's bytes; with the defaults, one that knows no frames.
     public init(bytes: [UInt8], frameObjects: FrameObjects = FrameObjects(),
-                inlinedFrames: [FrameKey: [FrameKey]] = [:], textBacktraces: [TextBacktrace] = []) {
+                inlinedFrames: [FrameKey: [FrameKey]] = [:], textBacktraces: [TextBacktrace] = [],
+                sharedCacheUUID: String? = nil) {
         self.bytes = bytes
         self.frameObjects = frameObjects
         self.inlinedFrames = inlinedFrames
         self.textBacktraces = textBacktraces
+        self.sharedCacheUUID = sharedCacheUUID
     }
 }

@@ -26,77 +26,114 @@ public enum IPSRenderer {
                               into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
         let inlined = Set(document.inlinedFrames.values.joined())
-        // Where each edit goes, in document order; a frame object's new bytes are made when
-        // they are written, so that those of a large report are never all held at once.
-        var edits: [(range: Range<Int>, edit: Edit)] = []
+        /// The bytes the edit of frame `key` replaces, when it is a frame with an object that
+        /// is not itself inlined into another frame's edit.
+        func editRange(_ key: FrameKey) -> Range<Int>? {
+            guard report.threads.indices.contains(key.thread), report.threads[key.thread].frames.indices.contains(key.frame),
+                  !inlined.contains(key), let object = document.frameObjects[key] else { return nil }
+            return frameEditRange(document, key, object: object)
+        }
+        // The frames of the text backtraces, whose edits rewrite their strings; and whether
+        // the frame objects' edits come in document order, as they do but for odd documents.
         var textFrames: [Int: [(frame: Frame, sourceFrames: [SourceFrame])]] = [:]
+        var frameEdits = 0
+        var ordered = true
+        var last = 0
         for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
-            guard report.threads.indices.contains(key.thread),
-                  report.threads[key.thread].frames.indices.contains(key.frame),
-                  !inlined.contains(key)
-            else { continue }
-            let frame = report.threads[key.thread].frames[key.frame]
-            if let object = document.frameObjects[key] {
-                let inlinedObjects = (document.inlinedFrames[key] ?? []).compactMap { document.frameObjects[$0] }
-                if let range = frameEditRange(document.bytes, object: object, inlinedObjects: inlinedObjects) {
-                    edits.append((range, .frame(key)))
+            if let range = editRange(key) {
+                if range.lowerBound < last { ordered = false }
+                last = range.lowerBound
+                frameEdits += 1
+            } else if report.threads.indices.contains(key.thread),
+                      report.threads[key.thread].frames.indices.contains(key.frame),
+                      !inlined.contains(key), document.frameObjects[key] == nil {
+                let frame = report.threads[key.thread].frames[key.frame]
+                if let b = document.textBacktraces.firstIndex(where: { $0.lines.contains(frame.line) }) {
+                    textFrames[b, default: []].append((frame, sourceFrames))
                 }
-            } else if let b = document.textBacktraces.firstIndex(where: { $0.lines.contains(frame.line) }) {
-                textFrames[b, default: []].append((frame, sourceFrames))
             }
         }
-        for (b, frames) in textFrames {
-            let edit = textBacktraceEdit(document.textBacktraces[b], frames: frames, path: report.path, fullPath: fullPath)
-            edits.append((edit.range, .bytes(edit.bytes)))
+        var textEdits = textFrames.map { b, frames in
+            textBacktraceEdit(document.textBacktraces[b], frames: frames, path: report.path, fullPath: fullPath)
         }
-        edits.sort { $0.range.lowerBound < $1.range.lowerBound }
-        flush.reserve(document.bytes.count + edits.count * 256, in: &out)
+        textEdits.sort { $0.range.lowerBound < $1.range.lowerBound }
+        // The frame objects' edits in document order: as the frames come, or sorted, 16 bytes
+        // each. A frame object's new bytes are made when they are written, so that those of a
+        // large report are never all held at once.
+        var sorted: [FrameEdit] = []
+        if !ordered {
+            sorted.reserveCapacity(frameEdits)
+            for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
+                if let range = editRange(key), let edit = FrameEdit(range, key) { sorted.append(edit) }
+            }
+            sorted.sort { $0.start < $1.start }
+        }
+        flush.reserve(document.bytes.count + (frameEdits + textEdits.count) * 256, in: &out)
 
         document.bytes.withUnsafeBufferPointer { b in
             var splice = ByteSplice(b, flush: flush)
+            var t = 0
+            func writeTextEdits(before position: Int) {
+                while t < textEdits.count && textEdits[t].range.lowerBound < position {
+                    splice.replace(textEdits[t].range, with: textEdits[t].bytes, in: &out)
+                    t += 1
+                }
+            }
             // A frame's new objects are made only for an edit the splice will make; a frame
             // whose objects cannot be made is left as it is (its bytes are copied).
-            for (range, edit) in edits where splice.accepts(range) {
-                let bytes: [UInt8]
-                switch edit {
-                case .bytes(let made):
-                    bytes = made
-                case .frame(let key):
-                    let object = document.frameObjects[key]!
-                    let inlinedObjects = (document.inlinedFrames[key] ?? []).compactMap { document.frameObjects[$0] }
-                    guard let made = frameEdit(document.bytes, object: object, inlinedObjects: inlinedObjects,
-                                               sourceFrames: symbolicated.frames[key] ?? [], fullPath: fullPath)
-                    else { continue }
-                    bytes = made
-                }
-                splice.replace(range, with: bytes, in: &out)
+            func edit(_ range: Range<Int>, _ key: FrameKey) {
+                writeTextEdits(before: range.lowerBound)
+                guard splice.accepts(range), let object = document.frameObjects[key],
+                      let made = frameEdit(document, key, object: object, sourceFrames: symbolicated.frames[key] ?? [],
+                                           fullPath: fullPath)
+                else { return }
+                splice.replace(range, with: made, in: &out)
             }
+            if ordered {
+                for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
+                    if let range = editRange(key) { edit(range, key) }
+                }
+            } else {
+                for e in sorted { edit(Int(e.start)..<Int(e.end), FrameKey(thread: Int(e.thread), frame: Int(e.frame))) }
+            }
+            writeTextEdits(before: b.count + 1)
             splice.finish(in: &out)
         }
     }
 
-    /// What an edit writes: the new objects of a resolved frame, made when written, or bytes
-    /// made already.
-    private enum Edit {
-        case frame(FrameKey)
-        case bytes([UInt8])
+    /// A resolved frame's edit: the bytes its objects take (``frameEditRange(_:_:object:)``)
+    /// and its key, in 16 bytes (a document is read only up to 1 GiB).
+    private struct FrameEdit {
+        var start: UInt32
+        var end: UInt32
+        var thread: UInt32
+        var frame: UInt32
+
+        init?(_ range: Range<Int>, _ key: FrameKey) {
+            guard let start = UInt32(exactly: range.lowerBound), let end = UInt32(exactly: range.upperBound),
+                  let thread = UInt32(exactly: key.thread), let frame = UInt32(exactly: key.frame) else { return nil }
+            (self.start, self.end, self.thread, self.frame) = (start, end, thread, frame)
+        }
     }
 
     // MARK: Frame objects
 
-    /// The bytes a frame object and the inlined-frame objects before it take, which its edit
-    /// replaces; nil when they do not lie in the document in order.
-    private static func frameEditRange(_ bytes: [UInt8], object: Range<Int>, inlinedObjects: [Range<Int>]) -> Range<Int>? {
-        guard object.lowerBound >= 0, object.upperBound <= bytes.count,
+    /// The bytes a frame object (`object`, of frame `key`) and the inlined-frame objects
+    /// before it take, which its edit replaces; nil when they do not lie in the document in order.
+    private static func frameEditRange(_ document: IPSDocument, _ key: FrameKey, object: Range<Int>) -> Range<Int>? {
+        let inlinedObjects = (document.inlinedFrames[key] ?? []).compactMap { document.frameObjects[$0] }
+        guard object.lowerBound >= 0, object.upperBound <= document.bytes.count,
               inlinedObjects.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= object.lowerBound })
         else { return nil }
         return (inlinedObjects.map(\.lowerBound).min() ?? object.lowerBound)..<object.upperBound
     }
 
     /// The replacement of a frame object and the inlined-frame objects before it (the bytes
-    /// of ``frameEditRange(_:object:inlinedObjects:)``).
-    private static func frameEdit(_ bytes: [UInt8], object: Range<Int>, inlinedObjects: [Range<Int>],
+    /// of ``frameEditRange(_:_:object:)``).
+    private static func frameEdit(_ document: IPSDocument, _ key: FrameKey, object: Range<Int>,
                                   sourceFrames: [SourceFrame], fullPath: Bool) -> [UInt8]? {
+        let bytes = document.bytes
+        let inlinedObjects = (document.inlinedFrames[key] ?? []).compactMap { document.frameObjects[$0] }
         guard object.lowerBound >= 0, object.upperBound <= bytes.count,
               inlinedObjects.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= object.lowerBound }),
               let layout = ObjectLayout(bytes, object), let concrete = sourceFrames.last

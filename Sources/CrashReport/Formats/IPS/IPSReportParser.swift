@@ -37,12 +37,16 @@ public enum IPSReportParser {
         }
     }
 
-    /// Parses the `.ips` file at `path`.
+    /// Parses the `.ips` file at `path`, keeping what `use` reads (``ReportUse``): for `.text`,
+    /// a document without bytes; for `.document`, a text without the threads' lines. With
+    /// `releasingInput` (``ReportParser/parse(taking:path:use:)``) and `.text`, the pages of the
+    /// threads' JSON are given back to the system as they are translated (``InputRelease``).
     ///
     /// - Throws: `ReportError.invalidIPS` when the metadata line or a bug_type 309 body is not
     ///   valid JSON (a truncated file, most often), or the body is not an object; the errors of
     ///   `ClassicReportParser.parse` for other bug_types.
-    public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
+    public static func parse(_ bytes: [UInt8], path: String, use: ReportUse = .any,
+                             releasingInput: Bool = false) throws -> CrashReport {
         let start = bytes.withUnsafeBufferPointer { $0.byteOrderMarkLength }
         let metadata: JSONTree
         let metadataEnd: Int
@@ -69,11 +73,12 @@ public enum IPSReportParser {
         }
         // The tree of the body is let go once translated: the text is parsed without it.
         guard let translation = try translate(bytes, from: bodyStart, metadata: metadata, crashType: crashType,
-                                              path: path) else {
+                                              use: use, releasingInput: releasingInput, path: path) else {
             return try ClassicReportParser.parse(bytes, path: path)
         }
-        let document = IPSDocument(bytes: bytes, frameObjects: translation.frameObjects,
-                                   inlinedFrames: translation.inlinedFrames, textBacktraces: translation.textBacktraces)
+        let document = IPSDocument(bytes: use == .text ? [] : bytes, frameObjects: translation.frameObjects,
+                                   inlinedFrames: translation.inlinedFrames, textBacktraces: translation.textBacktraces,
+                                   sharedCacheUUID: translation.sharedCacheUUID)
         var report = CrashReport(path: path, bytes: translation.text, lines: translation.lines, header: translation.header,
                                  codeType: translation.codeType, crashedThread: translation.crashedThread,
                                  threads: translation.threads, images: translation.images, source: .ips(document))
@@ -86,7 +91,7 @@ public enum IPSReportParser {
     /// the file is read as a classic text report instead (a body of another bug_type than a
     /// crash's that is not JSON or holds no threads).
     private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree, crashType: Bool,
-                                  path: String) throws -> IPSTranslator.Translation? {
+                                  use: ReportUse, releasingInput: Bool, path: String) throws -> IPSTranslator.Translation? {
         let body: JSONTree
         do {
             body = try JSONScanner.parse(bytes, from: bodyStart, recordingDepth: IPSTranslator.recordingDepth).tree
@@ -100,7 +105,10 @@ public enum IPSReportParser {
         guard body.nodes[body.root].kind == .object else {
             throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
         }
-        return IPSTranslator.translate(metadata: metadata, body: body)
+        guard releasingInput && use == .text else { return IPSTranslator.translate(metadata: metadata, body: body, use: use) }
+        return bytes.withUnsafeBytes { input in
+            IPSTranslator.translate(metadata: metadata, body: body, use: use, release: InputRelease(input))
+        }
     }
 
     /// Whether the JSON `body` is an object with a `threads` array: the shape of a crash report.

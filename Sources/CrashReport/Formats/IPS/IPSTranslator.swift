@@ -56,6 +56,8 @@ struct IPSTranslator {
         /// The frames inlined into a frame, whose objects come right before its own.
         var inlinedFrames: [FrameKey: [FrameKey]]
         var textBacktraces: [IPSDocument.TextBacktrace]
+        /// `sharedCache.uuid`, as 32 lowercase hex digits.
+        var sharedCacheUUID: String?
     }
 
     private struct Image {
@@ -81,8 +83,22 @@ struct IPSTranslator {
     /// against a frame's 40 bytes of JSON).
     static let recordingDepth = 2
 
+    /// The text a thread's lines may take before they are let go, with ``ReportUse/document``.
+    static let droppedTextChunk = 1 << 16
+
     private let metadata: JSONTree
     private let body: JSONTree
+    /// What the translation is read for: the text of the threads is let go for `.document`,
+    /// the frames' objects are not noted for `.text`.
+    private let use: ReportUse
+    /// With `.document`, once the threads are written: where their text starts.
+    private var threadsTextStart: Int?
+    /// With `.text`, for an input the parser was handed to take: gives back each thread's JSON
+    /// once it is written, from the first frame on (before it, the report may turn out to have
+    /// none, and be read whole again as one without backtraces).
+    private var release: InputRelease?
+    /// The frames written so far.
+    private var frameCount = 0
     private var images: [Image] = []
     /// The text, its fields `Key:` padded to 21 columns and left out when they have no value.
     private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 21, skipsEmptyValues: true,
@@ -95,23 +111,39 @@ struct IPSTranslator {
     private var frameImageNames: [String?] = []
     private var textBacktraces: [IPSDocument.TextBacktrace] = []
 
-    /// Translates `body` (the report's JSON body) with `metadata` (its first line).
-    static func translate(metadata: JSONTree, body: JSONTree) -> Translation {
-        var translator = IPSTranslator(metadata: metadata, body: body)
+    /// Translates `body` (the report's JSON body) with `metadata` (its first line), for `use`.
+    static func translate(metadata: JSONTree, body: JSONTree, use: ReportUse = .any,
+                          release: InputRelease? = nil) -> Translation {
+        var translator = IPSTranslator(metadata: metadata, body: body, use: use)
+        translator.release = release
         translator.run()
         let text = translator.writer.text
-        let lines = LineRanges(text)
+        let lines = translator.writer.lineRanges()
         let made = translator.parts.finish(text: text, lines: lines, names: translator.names)
         let parts = translator.parts
         return Translation(text: text, lines: lines, header: parts.header, codeType: parts.codeType,
                            crashedThread: made.crashedThread, threads: made.threads, images: parts.images,
                            frameObjects: made.objects, inlinedFrames: made.inlined,
-                           textBacktraces: translator.textBacktraces)
+                           textBacktraces: translator.textBacktraces, sharedCacheUUID: translator.sharedCacheUUID())
     }
 
-    private init(metadata: JSONTree, body: JSONTree) {
+    private init(metadata: JSONTree, body: JSONTree, use: ReportUse) {
         self.metadata = metadata
         self.body = body
+        self.use = use
+    }
+
+    /// `sharedCache.uuid` of the body, its hex digits in lowercase; nil unless it has 32.
+    private func sharedCacheUUID() -> String? {
+        guard let text = body.text(body.member("uuid", of: member("sharedCache"))) else { return nil }
+        let digits = text.utf8.compactMap { byte -> UInt8? in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): byte
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte + 32
+            default: nil
+            }
+        }
+        return digits.count == 32 ? String(decoding: digits, as: UTF8.self) : nil
     }
 
     private func member(_ name: String) -> Int? {
@@ -138,14 +170,21 @@ struct IPSTranslator {
         // The crashed thread's members (kept), for its state.
         var crashed: (number: Int, thread: JSONTree)?
         if let threads, body.nodes[threads].kind == .array {
+            if use == .document { threadsTextStart = writer.text.count }
             var buffer: [JSONNode] = []
             for (number, thread) in body.children(of: threads).enumerated() {
                 // A thread's members, its frames left collapsed to be read one at a time.
                 guard let tree = body.expanded(thread, recordingDepth: 1, reusing: &buffer) else { continue }
                 if writeThread(tree.root, of: tree, number: number, faulting: faulting), crashed == nil {
+                    // Its state is read once every thread is written.
                     crashed = (number, tree)
+                    release?.keepFromHere()
+                } else if frameCount > 0 {
+                    release?.release(body.nodes[thread].range)
                 }
             }
+            dropThreadsText(atLeast: 0)
+            threadsTextStart = nil
         }
         // Its state, read whole.
         if let (number, thread) = crashed, let collapsed = thread.member("threadState", of: thread.root),
@@ -170,8 +209,12 @@ struct IPSTranslator {
         }
         parts.backtraces.reserveCapacity(threadCount + 1)
         parts.firstObject.reserveCapacity(threadCount + 1)
-        parts.objects.reserveCapacity(count)
-        writer.text.reserveCapacity(count * 100 + body.bytes.count / 8 + 4096)
+        if use != .text { parts.objects.reserveCapacity(count) }
+        // A line per frame, and a thread's header, name and blank line.
+        writer.expectedLineCount = count + 3 * threadCount + 1024
+        // The threads' text is let go a chunk at a time for a document.
+        writer.text.reserveCapacity(use == .document ? 2 * Self.droppedTextChunk + body.bytes.count / 8 + 4096
+                                                     : count * 100 + body.bytes.count / 8 + 4096)
     }
 
     /// A field of the header, written (``ClassicTextWriter/field(_:_:)``) and kept as the
@@ -309,7 +352,15 @@ struct IPSTranslator {
         writer.line("Thread \(number)\(crashed ? " Crashed" : ""):")
         if let frames = body.member("frames", of: thread) { writeFrames(of: frames, in: body) }
         writer.line("")
+        dropThreadsText(atLeast: Self.droppedTextChunk)
         return crashed
+    }
+
+    /// With ``ReportUse/document``, while the threads are written: lets go of their text once
+    /// it takes `bytes` or more (their model is made, and only it is read).
+    private mutating func dropThreadsText(atLeast bytes: Int) {
+        guard let start = threadsTextStart, writer.text.count - start >= bytes else { return }
+        writer.dropText(from: start)
     }
 
     /// Starts a backtrace whose frames the next `writeFrames` writes.
@@ -426,9 +477,14 @@ struct IPSTranslator {
             frame.form = form
         }
         parts.backtraces[b].frames.append(frame)
-        // The scanner reads no input past 4 GiB (reports are read up to 1 GiB).
-        let object = body.nodes[node].range
-        parts.objects.append((UInt32(truncatingIfNeeded: object.lowerBound), UInt32(truncatingIfNeeded: object.upperBound)))
+        frameCount += 1
+        if use != .text {
+            // The scanner reads no input past 4 GiB (reports are read up to 1 GiB).
+            let object = body.nodes[node].range
+            parts.objects.append((UInt32(truncatingIfNeeded: object.lowerBound),
+                                  UInt32(truncatingIfNeeded: object.upperBound)))
+        }
+        dropThreadsText(atLeast: Self.droppedTextChunk)
     }
 
     /// `asiBacktraces`: each string is a backtrace already printed as text.

@@ -12,19 +12,25 @@ import XCTest
 /// text), as it was when the text was read back; forms are tested with the renderers.
 final class IPSModelOracleTests: XCTestCase {
     func testTheFixturesModelsAreTheTextsReading() throws {
+        try Self.forEachJSONFixture { bytes, name in
+            try assertModelIsTheTextsReading(try ReportParser.parse(bytes, path: name), name)
+        }
+    }
+
+    /// Calls `body` with the bytes and name of every `.ips` fixture read as JSON (15 at least).
+    static func forEachJSONFixture(_ body: ([UInt8], String) throws -> Void) throws {
         guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
         let files = FileManager.default.enumerator(at: fixtures, includingPropertiesForKeys: nil)!
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "ips" }
         XCTAssertGreaterThanOrEqual(files.count, 20)
-        var compared = 0
+        var read = 0
         for url in files {
             let bytes = [UInt8](try Data(contentsOf: url))
-            let report = try ReportParser.parse(bytes, path: url.path)
-            guard case .ips = report.source else { continue }
-            try assertModelIsTheTextsReading(report, url.lastPathComponent)
-            compared += 1
+            guard case .ips = try ReportParser.parse(bytes, path: url.path).source else { continue }
+            try body(bytes, url.lastPathComponent)
+            read += 1
         }
-        XCTAssertGreaterThanOrEqual(compared, 15)
+        XCTAssertGreaterThanOrEqual(read, 15)
     }
 
     func testGeneratedReportsModelsAreTheTextsReading() throws {
@@ -72,8 +78,9 @@ final class IPSModelOracleTests: XCTestCase {
                                   "__pthread_kill", "<redacted>", "operator new(unsigned long)", "objc_msgSend",
                                   "specialized Array.subscript.getter"]
 
-    /// An `.ips` report of random but well-formed parts.
-    private static func generatedReport(_ g: inout SplitMix64) -> String {
+    /// An `.ips` report of random but well-formed parts, of `threads` threads; with `states`,
+    /// a triggered thread has a `threadState`.
+    static func generatedReport(_ g: inout SplitMix64, threads: ClosedRange<Int> = 1...5, states: Bool = false) -> String {
         var images: [[String: Any]] = []
         var base: UInt64 = 0x1_0000_0000
         for k in 0..<Int.random(in: 1...6, using: &g) {
@@ -109,13 +116,21 @@ final class IPSModelOracleTests: XCTestCase {
         var body: [String: Any] = ["procName": "App", "pid": 42, "cpuType": "ARM-64", "usedImages": images,
                                    "captureTime": "2024-05-01 10:00:00.0000 +0000",
                                    "exception": ["type": "EXC_CRASH", "signal": "SIGABRT"]]
-        let threadCount = Int.random(in: 1...5, using: &g)
+        let threadCount = Int.random(in: threads, using: &g)
         if Bool.random(using: &g) { body["faultingThread"] = Int.random(in: 0..<threadCount, using: &g) }
         body["threads"] = (0..<threadCount).map { k -> [String: Any] in
             var thread: [String: Any] = ["id": 1000 + k, "frames": frames()]
             if Bool.random(using: &g) { thread["queue"] = "com.apple.main-thread" }
             if Bool.random(using: &g) { thread["name"] = ["worker", " padded name ", "Ünïcode", ""].randomElement(using: &g)! }
             if Int.random(in: 0..<4, using: &g) == 0 { thread["triggered"] = true }
+            if states, thread["triggered"] != nil {
+                thread["threadState"] = ["flavor": "ARM_THREAD_STATE64",
+                                         "x": (0..<29).map { _ in ["value": UInt64.random(in: 0...UInt64(UInt32.max), using: &g)] },
+                                         "pc": ["value": 0x1_0400_4204], "lr": ["value": 0x1_0400_4f44],
+                                         "sp": ["value": 0x1_6b3f_f000], "fp": ["value": 0x1_6b3f_f010],
+                                         "cpsr": ["value": 0x6000_0000], "far": ["value": 0],
+                                         "esr": ["value": 0x9200_0006, "description": "(Data Abort) byte read Translation fault"]]
+            }
             return thread
         }
         if Int.random(in: 0..<3, using: &g) == 0 { body["lastExceptionBacktrace"] = frames() }
