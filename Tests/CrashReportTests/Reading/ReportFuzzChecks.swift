@@ -27,7 +27,30 @@ enum ReportFuzzChecks {
             broken += check(report, input: bytes)
         }
         guard let report = try? IPSReportParser.parse(bytes, path: "fuzz.ips") else { return broken }
-        return broken + check(report, input: bytes)
+        return broken + check(report, input: bytes) + ipsUses(bytes, whole: report)
+    }
+
+    /// The `.ips` report read for its text, its input given back as it is translated, and for
+    /// its document: the same model, and the same text or the same document as read whole.
+    private static func ipsUses(_ bytes: [UInt8], whole: CrashReport) -> [String] {
+        var broken: [String] = []
+        var taken = bytes
+        taken.withUnsafeMutableBufferPointer { _ in }  // its own copy, whose pages are given back
+        guard let text = try? IPSReportParser.parse(taken, path: "fuzz.ips", use: .text, releasingInput: true),
+              let document = try? IPSReportParser.parse(bytes, path: "fuzz.ips", use: .document)
+        else { return ["a report read whole is not read for its text or its document"] }
+        if text.bytes != whole.bytes || text.threads != whole.threads || text.images != whole.images {
+            broken.append("read for its text, the report differs from the report read whole")
+        }
+        if document.threads != whole.threads || document.images != whole.images
+            || document.lines.count != whole.lines.count {
+            broken.append("read for its document, the report's model differs from the report read whole")
+        }
+        if case .ips(let kept) = document.source, case .ips(let expected) = whole.source,
+           kept.bytes != expected.bytes || kept.frameObjects != expected.frameObjects {
+            broken.append("read for its document, the document differs from the one read whole")
+        }
+        return broken
     }
 
     /// The MetricKit parser, its translator and the MetricKit renderer.
