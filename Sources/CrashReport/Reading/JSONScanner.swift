@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // A small JSON reader for `.ips` reports that keeps every value's place in the input.
 //
 // `Foundation.JSONSerialization` gives dictionaries: key order, number spelling and the exact
@@ -149,15 +155,50 @@ struct JSONTree: Sendable {
         return nil
     }
 
+    /// The value nodes of the first members of object `node` whose keys are `names`, in the
+    /// order of `names` (nil for a name no member has), found in one pass over its members:
+    /// what `member(_:of:)` gives for each name, for an object read member by member.
+    func members(_ names: [StaticString], of node: Int) -> [Int?] {
+        var found = [Int?](repeating: nil, count: names.count)
+        guard nodes[node].kind == .object else { return found }
+        bytes.withUnsafeBufferPointer { b in
+            for child in children(of: node) {
+                let n = nodes[child]
+                guard n.keyStart >= 0, let base = b.baseAddress else { continue }
+                let key = base + n.keyStart + 1, count = n.keyEnd - 1 - (n.keyStart + 1)
+                let escaped = memchr(key, Int32(ASCII.backslash), count) != nil
+                for k in names.indices where found[k] == nil {
+                    let name = names[k]
+                    let equal = escaped ? keyEquals(child, name.description)
+                        : name.utf8CodeUnitCount == count && (count == 0 || memcmp(key, name.utf8Start, count) == 0)
+                    if equal {
+                        found[k] = child
+                        break
+                    }
+                }
+            }
+        }
+        return found
+    }
+
     /// Whether the key of member `node` is `name`.
+    ///
+    /// A key without an escape is its bytes, compared in place; one with an escape is decoded
+    /// first. (A key whose bytes are `name`'s has an escape only if `name` has a backslash.)
     func keyEquals(_ node: Int, _ name: String) -> Bool {
         let n = nodes[node]
         guard n.keyStart >= 0 else { return false }
-        let inner = (n.keyStart + 1)..<(n.keyEnd - 1)
-        if !bytes[inner].contains(ASCII.backslash) {
-            return bytes[inner].elementsEqual(name.utf8)
+        let start = n.keyStart + 1, count = n.keyEnd - 1 - start
+        var name = name
+        let plain: Bool? = bytes.withUnsafeBufferPointer { b in
+            name.withUTF8 { u in
+                guard let key = b.baseAddress.map({ $0 + start }) else { return nil }
+                let escaped = memchr(key, Int32(ASCII.backslash), count) != nil
+                if escaped { return nil }
+                return u.count == count && (count == 0 || memcmp(key, u.baseAddress!, count) == 0)
+            }
         }
-        return decodeString(n.keyStart..<n.keyEnd) == name
+        return plain ?? (decodeString(n.keyStart..<n.keyEnd) == name)
     }
 
     /// The decoded text of string `node`; nil if it is not a string.

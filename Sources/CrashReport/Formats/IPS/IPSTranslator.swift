@@ -380,10 +380,11 @@ struct IPSTranslator {
         var pendingInlined: [(frame: Int, place: Place?)] = []  // into the frames, and the JSON object's place
         tree.forEachElement(of: array) { object, node in
             guard object.nodes[node].kind == .object else { return }
-            let inlined = object.bool(object.member("inline", of: node)) == true
+            let members = FrameMembers(node, in: object)
+            let inlined = object.bool(members.inline) == true
             let f = parts.backtraces[b].frames.count
-            writeFrame(node, in: object, index: index, inlined: inlined, into: b)
-            let place = Place(node, in: object)
+            writeFrame(members, node, in: object, index: index, inlined: inlined, into: b)
+            let place = Place(members, in: object)
             if inlined {
                 pendingInlined.append((f, place))
                 return
@@ -400,34 +401,48 @@ struct IPSTranslator {
         }
     }
 
+    /// The members of a frame object the translator reads, found in one pass over them.
+    private struct FrameMembers {
+        static let names: [StaticString] = ["imageIndex", "imageOffset", "symbol", "symbolLocation", "sourceFile",
+                                            "sourceLine", "inline"]
+        var imageIndex, imageOffset, symbol, symbolLocation, sourceFile, sourceLine, inline: Int?
+
+        init(_ node: Int, in tree: JSONTree) {
+            let found = tree.members(Self.names, of: node)
+            (imageIndex, imageOffset, symbol, symbolLocation) = (found[0], found[1], found[2], found[3])
+            (sourceFile, sourceLine, inline) = (found[4], found[5], found[6])
+        }
+    }
+
     /// `imageIndex` and `imageOffset` of a frame object, for matching inlined frames to theirs.
     private struct Place: Equatable {
         var imageIndex: UInt64
         var offset: UInt64
 
         /// Nil when the object has no `imageOffset`.
-        init?(_ node: Int, in tree: JSONTree) {
-            guard let offset = tree.unsigned(tree.member("imageOffset", of: node)) else { return nil }
-            imageIndex = tree.unsigned(tree.member("imageIndex", of: node)) ?? UInt64.max
+        init?(_ members: FrameMembers, in tree: JSONTree) {
+            guard let offset = tree.unsigned(members.imageOffset) else { return nil }
+            imageIndex = tree.unsigned(members.imageIndex) ?? UInt64.max
             self.offset = offset
         }
     }
 
     /// Writes one frame line, `N   IMAGE   0xADDRESS REST`, and its frame into backtrace `b`:
-    /// the frame of object `node` of `tree`.
-    private mutating func writeFrame(_ node: Int, in body: JSONTree, index: Int, inlined: Bool, into b: Int) {
-        let imageIndex = body.int(body.member("imageIndex", of: node)).flatMap { images.indices.contains($0) ? $0 : nil }
+    /// the frame of object `node` of `tree`, whose members are `members`.
+    private mutating func writeFrame(_ members: FrameMembers, _ node: Int, in body: JSONTree, index: Int, inlined: Bool,
+                                     into b: Int) {
+        let imageIndex = body.int(members.imageIndex).flatMap { images.indices.contains($0) ? $0 : nil }
         let image = imageIndex.map { images[$0] }
-        let offset = body.unsigned(body.member("imageOffset", of: node))
+        let offset = body.unsigned(members.imageOffset)
         var address: UInt64?
         if let base = image?.base, let offset {
             let (sum, overflow) = base.addingReportingOverflow(offset)
             if !overflow { address = sum }
         }
-        let symbol = body.text(body.member("symbol", of: node))
-        let symbolLocation = body.unsigned(body.member("symbolLocation", of: node))
-        let file = body.text(body.member("sourceFile", of: node))
-        let sourceLine = body.int(body.member("sourceLine", of: node))
+        let symbol = body.text(members.symbol)
+        let symbolLocation = body.unsigned(members.symbolLocation)
+        let file = body.text(members.sourceFile)
+        let sourceLine = body.int(members.sourceLine)
 
         var rest: String
         let form: FrameForm
