@@ -1,4 +1,5 @@
 @testable import CrashReport
+import TestSupport
 import XCTest
 
 /// The byte-level JSON reader under the `.ips` parser: value ranges, keys, decoding, errors.
@@ -37,6 +38,26 @@ final class IPSJSONScannerTests: XCTestCase {
         XCTAssertEqual(tree.children(of: list).map { tree.nodes[$0].keyRange }, [nil, nil, nil, nil, nil])
         XCTAssertNil(tree.member("missing", of: tree.root))
         XCTAssertNil(tree.member("imageOffset", of: list), "arrays have no members")
+    }
+
+    /// `members(_:of:)` finds in one pass what `member(_:of:)` finds for each name: the first
+    /// member of that key, whether the key is spelled with escapes or not, and none for a key
+    /// that only starts like a name or is longer.
+    func testMembersFindWhatMemberFindsForEachName() throws {
+        let names: [StaticString] = ["symbol", "imageIndex", "inline", "", "sourceLine"]
+        let keys = ["symbol", #"\u0073ymbol"#, "imageIndex", "imageIndexes", "imageInde", "inline", #"in\u006cine"#,
+                    "", "sourceLine", "Symbol", #"\""#, "other"]
+        var generator = SplitMix64(seed: 0x4E7)
+        for _ in 0..<500 {
+            let members = (0..<Int.random(in: 0...8, using: &generator)).map { k in
+                #"""# + keys.randomElement(using: &generator)! + #"":"# + "\(k)"
+            }
+            let text = "{" + members.joined(separator: ",") + "}"
+            let tree = try tree(text)
+            XCTAssertEqual(tree.members(names, of: tree.root), names.map { tree.member($0.description, of: tree.root) }, text)
+        }
+        let array = try tree("[1]")
+        XCTAssertEqual(array.members(names, of: array.root), Array(repeating: nil, count: names.count))
     }
 
     func testTheValueEndsWhereItEnds() throws {
