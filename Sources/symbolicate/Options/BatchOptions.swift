@@ -4,7 +4,7 @@ import Symbolication
 /// Which reports a command reads and how many at once: the options of every command that
 /// goes over reports (`reports`, `group`).
 struct BatchOptions: ParsableArguments {
-    @Option(name: [.customShort("j"), .customLong("jobs")],
+    @Option(name: [.customShort("j", allowingJoined: true), .customLong("jobs")],
             help: ArgumentHelp("Reports symbolicated at once, 1 to \(BatchOptions.maximumJobs) (default: one per core).",
                                valueName: "n"))
     var jobs: Int = 0

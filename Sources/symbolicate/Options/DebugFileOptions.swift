@@ -6,7 +6,7 @@ import Symbolication
 /// Where debug files come from and how frames are resolved: the options of every command that
 /// symbolicates reports (`reports`, `group`), and the locator and symbolicator they make.
 struct DebugFileOptions: ParsableArguments {
-    @Option(name: [.customShort("d"), .customLong("debug-files")],
+    @Option(name: [.customShort("d", allowingJoined: true), .customLong("debug-files")],
             help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
                                valueName: "path"),
             completion: .file())

@@ -24,14 +24,14 @@ struct Atos: ParsableCommand {
         """
     )
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("The debug file or .dSYM bundle.", valueName: "file"),
+    @Option(name: .customShort("o", allowingJoined: true), help: ArgumentHelp("The debug file or .dSYM bundle.", valueName: "file"),
             completion: .file())
     var object: String
 
     @Option(help: ArgumentHelp("The slice of a universal file (arm64, x86_64, armv7, ...).", valueName: "arch"))
     var arch: Architecture?
 
-    @Option(name: .customShort("l"), help: ArgumentHelp("The image's load address: addresses are run-time addresses.",
+    @Option(name: .customShort("l", allowingJoined: true), help: ArgumentHelp("The image's load address: addresses are run-time addresses.",
                                                          valueName: "address"))
     var loadAddress: String?
 

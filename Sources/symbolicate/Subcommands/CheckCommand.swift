@@ -30,7 +30,7 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Output format: text (one tab-separated line per object) or json.")
     var format: Format = .text
 
-    @Option(name: [.customShort("j"), .customLong("jobs")],
+    @Option(name: [.customShort("j", allowingJoined: true), .customLong("jobs")],
             help: ArgumentHelp("Files read at once (default: one per core).", valueName: "n"))
     var jobs: Int = 0
 

@@ -30,13 +30,13 @@ struct IndexCommand: ParsableCommand {
         ])
     )
 
-    @Option(name: [.customShort("d"), .customLong("debug-files")],
+    @Option(name: [.customShort("d", allowingJoined: true), .customLong("debug-files")],
             help: ArgumentHelp("A debug file, a .dSYM or .xcarchive bundle, or a directory searched recursively (repeatable).",
                                valueName: "path"),
             completion: .file())
     var debugPaths: [String] = []
 
-    @Option(name: [.customShort("j"), .customLong("jobs")],
+    @Option(name: [.customShort("j", allowingJoined: true), .customLong("jobs")],
             help: ArgumentHelp("Debug files indexed at once (default: one per core).", valueName: "n"))
     var jobs: Int = 0
 

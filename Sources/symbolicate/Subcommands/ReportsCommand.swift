@@ -36,7 +36,7 @@ struct ReportsCommand: ParsableCommand {
         """)
     var format: OutputFormat = .text
 
-    @Option(name: [.customShort("o"), .customLong("output")],
+    @Option(name: [.customShort("o", allowingJoined: true), .customLong("output")],
             help: ArgumentHelp("Write one symbolicated file per report into this folder, mirroring the input tree.",
                                valueName: "dir"),
             completion: .directory)

@@ -173,7 +173,7 @@ final class ErrorTests: XCTestCase {
     }
 
     /// Report paths may come before, between and after options, with values attached or
-    /// not, and after `--`: the run is the same as with every option first. (Paths after the
+    /// not (`--format=frames`, `-j2`, `-dDIR`), and after `--`: the run is the same as with every option first. (Paths after the
     /// first are set aside before the argument parser, which is slow on thousands of them.)
     func testReportsAndOptionsInAnyOrder() throws {
         let macho = try Fixtures.path("macho")
@@ -186,6 +186,7 @@ final class ErrorTests: XCTestCase {
         for arguments in [
             [a, "-d", macho, b, "--format", "frames", "-q", c, "-j", "2"],
             [a, "--debug-files=" + macho, b, "--format=frames", c, "-qj", "2"],
+            [a, "-d" + macho, b, "--format=frames", c, "-q", "-j2"],
             ["-q", a, "--format", "frames", b, "--jobs", "2", c, "-d", macho],
             ["-d", macho, "--format", "frames", "-q", "-j", "2", "--", a, b, c],
         ] {
