@@ -58,15 +58,24 @@ final class WordReader {
                 }
                 (start, end) = (0, n)
             }
-            let byte = buffer[start]
-            if byte == 0x0a || byte == 0x20 || byte == 0x09 || byte == 0x0d {
-                if let item = finishWord() { return item }
-                start += 1
-                if byte == 0x0a { return .endOfLine }
-                continue
+            // The word's bytes up to the next blank or line end, a run at a time.
+            let (stop, separator) = buffer.withUnsafeBufferPointer { b -> (Int, UInt8?) in
+                for i in start..<end {
+                    let byte = b[i]
+                    if byte == 0x0a || byte == 0x20 || byte == 0x09 || byte == 0x0d { return (i, byte) }
+                }
+                return (end, nil)
             }
+            if stop > start {
+                let room = Self.maximumLength - word.count
+                if stop - start > room { overlong = true }
+                word.append(contentsOf: buffer[start..<start + min(room, stop - start)])
+                start = stop
+            }
+            guard let separator else { continue }
+            if let item = finishWord() { return item }
             start += 1
-            if word.count < Self.maximumLength { word.append(byte) } else { overlong = true }
+            if separator == 0x0a { return .endOfLine }
         }
     }
 

@@ -178,6 +178,33 @@ final class AtosTests: XCTestCase {
         XCTAssertEqual(piped.stdoutText, byArguments.stdoutText, "addresses from stdin should give what arguments give")
     }
 
+    /// Addresses read from a pipe are words whatever their place: across the reader's 64 KiB
+    /// chunks, before "\r\n", after runs of blanks, the last without a line end. A word too
+    /// long to be an address is named by its first 64 bytes, and the others are answered.
+    func testAddressesAreWordsWhereverTheyFall() throws {
+        let subject = try appArm64()
+        let addresses = sampleAddresses(subject).map { hex(subject.runtime($0)) }
+        let base = ["atos", "-o", subject.object, "-l", hex(subject.loadAddress), "--no-demangle"]
+        var expected: [String] = []
+        var input = ""
+        var k = 0
+        while input.utf8.count < 3 << 16 {
+            let address = addresses[k % addresses.count]
+            expected.append(address)
+            input += address + ["\n", " ", "\t\t", "\r\n", "   \n"][k % 5]
+            k += 1
+        }
+        let long = String(repeating: "7", count: 200)
+        input += long + "\n" + addresses[0]
+        expected.append(addresses[0])
+        let byArguments = try CLI.run(base + expected)
+        XCTAssertEqual(byArguments.status, .success, byArguments.summary(base))
+        let piped = try CLI.run(base, input: Data(input.utf8))
+        XCTAssertEqual(piped.status, .reportFailed, piped.summary(base + ["<", "(addresses)"]))
+        XCTAssertEqual(piped.stderrLines, ["symbolicate: atos: not an address: " + long.prefix(64) + "..."], piped.summary(base))
+        XCTAssertEqual(piped.stdoutText, byArguments.stdoutText, "\(expected.count) addresses from a pipe")
+    }
+
     /// A program that writes one address and waits for its answer before the next (as a
     /// sanitizer or a debugger drives a symbolizer) gets each answer at once: output goes out
     /// whenever the input read so far is answered, not only at the end.
