@@ -11,24 +11,26 @@ import Platform
 struct InputRelease {
     /// The input; valid while the translation runs.
     private let bytes: UnsafeRawBufferPointer
-    /// Where the last range given back ended.
+    /// Where the run of bytes given back ends; -1 when no run is on.
     private var consumedEnd = -1
-    /// Where the bytes read for the last time but not yet given back start (the part of a
-    /// page a range left): the next range that starts at `consumedEnd` goes on from here.
+    /// Where the run's bytes not yet given back start (the part of a page a range left): the
+    /// next range goes on from here.
     private var pendingStart = 0
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    /// Gives back `range` of the input, with what lies between it and the range given back
-    /// last, and what that one left of a page: every whole page of the run of bytes read for
-    /// the last time. (Between two elements of a JSON array lie only a comma and blanks.)
+    /// Gives back `range` of the input, and with it the run of bytes read for the last time
+    /// that the ranges given back since the run started make: what lies between them, which
+    /// the caller has read for the last time too (a comma between two elements of an array,
+    /// a thread's members before its frames), and what one left of a page. A range may hold
+    /// ranges given back before it (a thread, after its frames).
     mutating func release(_ range: Range<Int>) {
         guard range.lowerBound >= 0, range.upperBound <= bytes.count, !range.isEmpty,
               let base = bytes.baseAddress else { return }
-        let start = consumedEnd >= 0 && range.lowerBound >= consumedEnd ? pendingStart : range.lowerBound
-        consumedEnd = range.upperBound
+        let start = consumedEnd >= 0 ? pendingStart : range.lowerBound
+        consumedEnd = max(consumedEnd, range.upperBound)
         // The last partial page waits for the next range.
         let address = Int(bitPattern: base)
         let end = ((address + range.upperBound) & ~(System.pageSize - 1)) - address

@@ -45,4 +45,30 @@ final class InputReleaseTests: XCTestCase {
             XCTAssertFalse(kept.overlaps(first) || kept.overlaps(second))
         }
     }
+
+    /// Frames given back one by one, then their thread whole: the thread's whole pages are
+    /// given back once, from the first frame of the run on, and nothing before the run.
+    func testARangeHoldingRangesGivenBackGoesOnFromThem() {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var bytes = [UInt8](repeating: 0xAB, count: 16 * page)
+        bytes.withUnsafeMutableBytes { buffer in
+            let input = UnsafeRawBufferPointer(buffer)
+            var release = InputRelease(input)
+            // Threads of 700 bytes from byte 500 on: 100 bytes of members, then 10 frames of 60.
+            var thread = 500
+            while thread + 700 < 14 * page {
+                for f in 0..<10 { release.release(thread + 100 + 60 * f..<thread + 160 + 60 * f) }
+                release.release(thread..<thread + 700)
+                thread += 701
+            }
+            let address = Int(bitPattern: input.baseAddress!)
+            // From the first frame of the run, not the first thread's members.
+            let start = ((address + 600 + page - 1) & ~(page - 1)) - address
+            let end = ((address + thread - 1) & ~(page - 1)) - address
+            XCTAssertGreaterThan(end - start, 10 * page)
+            for k in 0..<buffer.count where buffer[k] != ((start..<end).contains(k) ? 0 : 0xAB) {
+                return XCTFail("byte \(k): \(buffer[k]); given back \(start..<end)")
+            }
+        }
+    }
 }

@@ -93,12 +93,15 @@ struct IPSTranslator {
     private let use: ReportUse
     /// With `.document`, once the threads are written: where their text starts.
     private var threadsTextStart: Int?
-    /// With `.text`, for an input the parser was handed to take: gives back each thread's JSON
-    /// once it is written, from the first frame on (before it, the report may turn out to have
-    /// none, and be read whole again as one without backtraces).
+    /// With `.text`, for an input the parser was handed to take: gives back each frame object
+    /// once it is read and each thread's JSON once it is written, from the first frame on
+    /// (before it, the report may turn out to have none, and be read whole again as one
+    /// without backtraces); the crashed thread's state stays.
     private var release: InputRelease?
     /// The frames written so far.
     private var frameCount = 0
+    /// Whether the crashed thread, whose state is read once every thread is written, was met.
+    private var crashedThreadMet = false
     private var images: [Image] = []
     /// The text, its fields `Key:` padded to 21 columns and left out when they have no value.
     private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 21, skipsEmptyValues: true,
@@ -350,7 +353,13 @@ struct IPSTranslator {
         let threadName = label.map(IPSReportParts.asWritten).flatMap { $0.isEmpty ? nil : $0 }
         startBacktrace(Backtrace(kind: .thread(number), name: threadName, crashed: crashed, headerLine: writer.lineCount))
         writer.line("Thread \(number)\(crashed ? " Crashed" : ""):")
-        if let frames = body.member("frames", of: thread) { writeFrames(of: frames, in: body) }
+        // The crashed thread's frames are given back one by one, the run of bytes given back
+        // starting afresh at them, so that its state (which may come before them) stays.
+        if crashed && !crashedThreadMet {
+            crashedThreadMet = true
+            release?.keepFromHere()
+        }
+        if let frames = body.member("frames", of: thread) { writeFrames(of: frames, in: body, releasing: true) }
         writer.line("")
         dropThreadsText(atLeast: Self.droppedTextChunk)
         return crashed
@@ -372,8 +381,10 @@ struct IPSTranslator {
     /// Writes the frame lines of a `frames` array of `tree`, the frames of the last backtrace
     /// started. Inlined frames are numbered like the concrete frame that follows them and tied
     /// to it when image and offset agree. A collapsed array (a thread's frames, which the body
-    /// is parsed without) is read a frame object at a time.
-    private mutating func writeFrames(of array: Int, in tree: JSONTree) {
+    /// is parsed without) is read a frame object at a time; with `releasing`, each is given
+    /// back once read (``InputRelease``: a thread of a million frames is not held beside its
+    /// text either).
+    private mutating func writeFrames(of array: Int, in tree: JSONTree, releasing: Bool = false) {
         guard tree.nodes[array].kind == .array, let b = parts.backtraces.indices.last else { return }
         parts.backtraces[b].frames.reserveCapacity(tree.elementCountEstimate(of: array))
         var index = 0
@@ -385,6 +396,7 @@ struct IPSTranslator {
             let f = parts.backtraces[b].frames.count
             writeFrame(members, node, in: object, index: index, inlined: inlined, into: b)
             let place = Place(members, in: object)
+            if releasing { release?.release(object.nodes[node].range) }
             if inlined {
                 pendingInlined.append((f, place))
                 return

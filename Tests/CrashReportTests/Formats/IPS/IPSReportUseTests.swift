@@ -31,6 +31,26 @@ final class IPSReportUseTests: XCTestCase {
         }
     }
 
+    /// A report whose crashed thread has 15,000 frames (a deep recursion), after a thread of
+    /// 300: its frames are given back as they are read, and its state, before or after them,
+    /// is written all the same.
+    func testOneThreadOfManyFramesReadForOneUseGivesTheSameOutput() throws {
+        let frames = (0..<15_000).map { k in
+            #"{"imageOffset":\#(16_000 + k % 977),"imageIndex":\#(k % 3)\#(k % 5 == 0 ? #","symbol":"recurse","symbolLocation":12"# : "")}"#
+        }.joined(separator: ",")
+        let state = #""threadState":{"flavor":"ARM_THREAD_STATE64","x":[{"value":1},{"value":2}],"pc":{"value":4372775428},"lr":{"value":4372775748},"sp":{"value":6094139152},"fp":{"value":6094139232},"cpsr":{"value":1610612736},"far":{"value":0}}"#
+        let images = #""usedImages":[{"base":4372758528,"size":65536,"uuid":"4c4c44c3-5555-3144-a19b-af60d4f21f14","name":"App","arch":"arm64"},{"base":7000000000,"size":1048576,"name":"libsystem_kernel.dylib"},{"base":8000000000,"size":1048576,"name":"libdyld.dylib"}]"#
+        let before = #"{"id":7,"frames":["# + (0..<300).map { #"{"imageOffset":\#(17_000 + $0),"imageIndex":0}"# }
+            .joined(separator: ",") + "]}"
+        for thread in [#"{"triggered":true,"# + state + #","frames":["# + frames + "]}",
+                       #"{"triggered":true,"frames":["# + frames + "]," + state + "}"] {
+            let text = #"{"bug_type":"309","os_version":"iPhone OS 17.0 (21A329)"}"# + "\n"
+                + #"{"procName":"App","cpuType":"ARM-64","threads":["# + before + "," + thread + "]," + images + "}"
+            XCTAssertGreaterThan(text.utf8.count, 512 << 10)
+            try assertUsesAgree(Array(text.utf8), "one thread, its state " + (thread.hasPrefix(#"{"triggered":true,"threadState""#) ? "first" : "last"))
+        }
+    }
+
     /// A report taken for its text is handed back whole when it cannot be parsed (it is then
     /// written out as it is), and read whole again when its threads have no frame at all (a
     /// report of a kind that holds none is passed through as it is).
