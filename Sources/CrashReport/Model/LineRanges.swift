@@ -80,7 +80,7 @@ public struct LineRanges: RandomAccessCollection, Sendable, Equatable, Expressib
     /// Adds `count` empty lines at the end of the last one: lines whose text was let go.
     mutating func appendEmptyLines(_ count: Int) {
         let end = isEmpty ? 0 : self[self.count - 1].upperBound
-        for _ in 0..<count { appendLine(endingAt: end) }
+        for _ in 0..<Swift.max(0, count) { appendLine(endingAt: end) }
     }
 
     /// Adds the line that runs from the end of the last one to `end`.

@@ -62,13 +62,9 @@ struct ClassicTextWriter {
         keptLines = nil
         text.withUnsafeBufferPointer { b in
             lines.appendLines(of: UnsafeBufferPointer(rebasing: b[linesEnd..<start]), at: linesEnd)
-            var dropped = 0
-            UnsafeBufferPointer(rebasing: b[start...]).forEachLine { _ in
-                dropped += 1
-                return true
-            }
-            lines.appendEmptyLines(dropped)
         }
+        // The lines let go are those ended since: the lines the frames were told they are on.
+        lines.appendEmptyLines(lineCount - lines.count)
         keptLines = lines
         linesEnd = start
         text.removeSubrange(start...)

@@ -155,12 +155,14 @@ struct JSONTree: Sendable {
         return nil
     }
 
-    /// The value nodes of the first members of object `node` whose keys are `names`, in the
-    /// order of `names` (nil for a name no member has), found in one pass over its members:
-    /// what `member(_:of:)` gives for each name, for an object read member by member.
-    func members(_ names: [StaticString], of node: Int) -> [Int?] {
-        var found = [Int?](repeating: nil, count: names.count)
-        guard nodes[node].kind == .object else { return found }
+    /// Sets `found` to the value nodes of the first members of object `node` whose keys are
+    /// `names`, in the order of `names` (nil for a name no member has), found in one pass over
+    /// its members: what `member(_:of:)` gives for each name, for objects read member by
+    /// member (`found` is the caller's, kept from one object to the next).
+    func members(_ names: [StaticString], of node: Int, into found: inout [Int?]) {
+        found.removeAll(keepingCapacity: true)
+        found.append(contentsOf: repeatElement(nil, count: names.count))
+        guard nodes[node].kind == .object else { return }
         bytes.withUnsafeBufferPointer { b in
             for child in children(of: node) {
                 let n = nodes[child]
@@ -178,7 +180,6 @@ struct JSONTree: Sendable {
                 }
             }
         }
-        return found
     }
 
     /// Whether the key of member `node` is `name`.

@@ -26,11 +26,14 @@ public enum IPSRenderer {
                               into out: inout [UInt8], flush: OutputFlush? = nil) {
         let report = symbolicated.report
         let inlined = Set(document.inlinedFrames.values.joined())
-        /// The bytes the edit of frame `key` replaces, when it is a frame with an object that
-        /// is not itself inlined into another frame's edit.
+        /// Whether frame `key` is a frame of the report that no other frame's edit takes in.
+        func editable(_ key: FrameKey) -> Bool {
+            report.threads.indices.contains(key.thread) && report.threads[key.thread].frames.indices.contains(key.frame)
+                && !inlined.contains(key)
+        }
+        /// The bytes the edit of frame `key` replaces, when it is an editable frame with an object.
         func editRange(_ key: FrameKey) -> Range<Int>? {
-            guard report.threads.indices.contains(key.thread), report.threads[key.thread].frames.indices.contains(key.frame),
-                  !inlined.contains(key), let object = document.frameObjects[key] else { return nil }
+            guard editable(key), let object = document.frameObjects[key] else { return nil }
             return frameEditRange(document, key, object: object)
         }
         // The frames of the text backtraces, whose edits rewrite their strings; and whether
@@ -39,14 +42,13 @@ public enum IPSRenderer {
         var frameEdits = 0
         var ordered = true
         var last = 0
-        for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty {
-            if let range = editRange(key) {
+        for (key, sourceFrames) in symbolicated.frames where !sourceFrames.isEmpty && editable(key) {
+            if let object = document.frameObjects[key] {
+                guard let range = frameEditRange(document, key, object: object) else { continue }
                 if range.lowerBound < last { ordered = false }
                 last = range.lowerBound
                 frameEdits += 1
-            } else if report.threads.indices.contains(key.thread),
-                      report.threads[key.thread].frames.indices.contains(key.frame),
-                      !inlined.contains(key), document.frameObjects[key] == nil {
+            } else {
                 let frame = report.threads[key.thread].frames[key.frame]
                 if let b = document.textBacktraces.firstIndex(where: { $0.lines.contains(frame.line) }) {
                     textFrames[b, default: []].append((frame, sourceFrames))
@@ -128,16 +130,13 @@ public enum IPSRenderer {
         return (inlinedObjects.map(\.lowerBound).min() ?? object.lowerBound)..<object.upperBound
     }
 
-    /// The replacement of a frame object and the inlined-frame objects before it (the bytes
-    /// of ``frameEditRange(_:_:object:)``).
+    /// The replacement of a frame object and the inlined-frame objects before it: the bytes
+    /// of ``frameEditRange(_:_:object:)``, for a frame it gives them for.
     private static func frameEdit(_ document: IPSDocument, _ key: FrameKey, object: Range<Int>,
                                   sourceFrames: [SourceFrame], fullPath: Bool) -> [UInt8]? {
         let bytes = document.bytes
         let inlinedObjects = (document.inlinedFrames[key] ?? []).compactMap { document.frameObjects[$0] }
-        guard object.lowerBound >= 0, object.upperBound <= bytes.count,
-              inlinedObjects.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= object.lowerBound }),
-              let layout = ObjectLayout(bytes, object), let concrete = sourceFrames.last
-        else { return nil }
+        guard let layout = ObjectLayout(bytes, object), let concrete = sourceFrames.last else { return nil }
         let separator = elementSeparator(bytes, object: object, previous: inlinedObjects.last)
         var replacement: [UInt8] = []
         for sourceFrame in sourceFrames.dropLast() {

@@ -102,6 +102,8 @@ struct IPSTranslator {
     private var frameCount = 0
     /// Whether the crashed thread, whose state is read once every thread is written, was met.
     private var crashedThreadMet = false
+    /// Where a frame object's members are found (``FrameMembers``), kept from one to the next.
+    private var memberScratch: [Int?] = []
     private var images: [Image] = []
     /// The text, its fields `Key:` padded to 21 columns and left out when they have no value.
     private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 21, skipsEmptyValues: true,
@@ -136,17 +138,9 @@ struct IPSTranslator {
         self.use = use
     }
 
-    /// `sharedCache.uuid` of the body, its hex digits in lowercase; nil unless it has 32.
+    /// `sharedCache.uuid` of the body, as 32 lowercase hex digits; nil unless it is a UUID.
     private func sharedCacheUUID() -> String? {
-        guard let text = body.text(body.member("uuid", of: member("sharedCache"))) else { return nil }
-        let digits = text.utf8.compactMap { byte -> UInt8? in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): byte
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte + 32
-            default: nil
-            }
-        }
-        return digits.count == 32 ? String(decoding: digits, as: UTF8.self) : nil
+        body.text(body.member("uuid", of: member("sharedCache"))).flatMap(ImageIdentity.compactUUID)
     }
 
     private func member(_ name: String) -> Int? {
@@ -391,7 +385,7 @@ struct IPSTranslator {
         var pendingInlined: [(frame: Int, place: Place?)] = []  // into the frames, and the JSON object's place
         tree.forEachElement(of: array) { object, node in
             guard object.nodes[node].kind == .object else { return }
-            let members = FrameMembers(node, in: object)
+            let members = FrameMembers(node, in: object, scratch: &memberScratch)
             let inlined = object.bool(members.inline) == true
             let f = parts.backtraces[b].frames.count
             writeFrame(members, node, in: object, index: index, inlined: inlined, into: b)
@@ -419,8 +413,9 @@ struct IPSTranslator {
                                             "sourceLine", "inline"]
         var imageIndex, imageOffset, symbol, symbolLocation, sourceFile, sourceLine, inline: Int?
 
-        init(_ node: Int, in tree: JSONTree) {
-            let found = tree.members(Self.names, of: node)
+        /// The members of frame object `node`, found with `scratch` (the translator's).
+        init(_ node: Int, in tree: JSONTree, scratch found: inout [Int?]) {
+            tree.members(Self.names, of: node, into: &found)
             (imageIndex, imageOffset, symbol, symbolLocation) = (found[0], found[1], found[2], found[3])
             (sourceFile, sourceLine, inline) = (found[4], found[5], found[6])
         }
