@@ -49,6 +49,47 @@ public enum System {
         return true
     }
 
+    /// Writes all of the `count` pieces at `pieces` to `fd`, in order, with `writev` (at most
+    /// 1,024 pieces a call, POSIX's least `IOV_MAX` and Linux's), again after an interruption or a short write; false as
+    /// ``writeAll(_:_:)`` says. The pieces' descriptions are changed as they are written.
+    @discardableResult
+    public static func writeAll(_ fd: Int32, gathering pieces: UnsafeMutablePointer<iovec>, count: Int) -> Bool {
+        var first = 0
+        while first < count {
+            if pieces[first].iov_len == 0 {
+                first += 1
+                continue
+            }
+            let n = writev(fd, pieces + first, Int32(min(count - first, 1024)))
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if n == 0 {
+                errno = ENOSPC
+                return false
+            }
+            first = skip(n, of: pieces, from: first, count: count)
+        }
+        return true
+    }
+
+    /// Moves past `written` bytes of the pieces from `first` on: past the pieces written whole,
+    /// and into the one written in part, whose description is changed to its rest. The first
+    /// piece left to write.
+    static func skip(_ written: Int, of pieces: UnsafeMutablePointer<iovec>, from first: Int, count: Int) -> Int {
+        var first = first, written = written
+        while first < count && written >= pieces[first].iov_len {
+            written -= pieces[first].iov_len
+            first += 1
+        }
+        if written > 0 && first < count {
+            pieces[first].iov_base += written
+            pieces[first].iov_len -= written
+        }
+        return first
+    }
+
     /// The modification and status-change times of `info`, in nanoseconds since the epoch.
     public static func times(of info: stat) -> (modified: Int64, changed: Int64) {
         #if canImport(Darwin)

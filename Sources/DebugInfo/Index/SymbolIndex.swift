@@ -55,7 +55,8 @@ public final class SymbolIndex: @unchecked Sendable {
     /// For an index mapped from the cache: its checks, and the index to answer from instead
     /// once they find damage.
     private let stored: StoredIndex?
-    /// Demangled names, by string offset: a batch meets the same functions over and over.
+    /// Names (demangled, or as stored) and paths, by string offset: a batch meets the same
+    /// functions over and over.
     private let names = NameCache()
     private let symbolAddressesLock = Lock()
     private var symbolAddresses: [String: UInt64] = [:]
@@ -232,22 +233,35 @@ public final class SymbolIndex: @unchecked Sendable {
     /// table's name where a symbol covers the address instead: it names clones such as
     /// `.isra.0` and functions the DWARF leaves without a linkage name, as llvm-symbolizer does.)
     private func name(_ offset: UInt32, demangle: NameStyle?) -> String {
-        guard let start = tables.strings.verifiedCString(at: offset) else { return "??" }
-        return name(at: start, key: UInt64(offset), demangle: demangle)
+        name(in: tables.strings, at: offset, key: UInt64(offset), droppingUnderscore: false, demangle: demangle) ?? "??"
     }
 
     /// The name of the symbol whose name is at `offset` of the symbol table's strings, as C
     /// spells it (Mach-O's leading underscore dropped).
     private func symbolName(_ offset: UInt32, demangle: NameStyle?) -> String {
-        guard var start = symbols.strings.verifiedCString(at: offset) else { return "" }
-        if symbols.stripsUnderscore, start.pointee == UInt8(ascii: "_") { start += 1 }
-        return name(at: start, key: UInt64(offset) | 1 << 32, demangle: demangle)
+        name(in: symbols.strings, at: offset, key: UInt64(offset) | 1 << 32, droppingUnderscore: symbols.stripsUnderscore,
+             demangle: demangle) ?? ""
     }
 
-    /// The NUL-terminated name at `start`, demangled once per `key` and style when it is mangled.
-    private func name(at start: UnsafePointer<UInt8>, key: UInt64, demangle: NameStyle?) -> String {
-        guard let style = demangle, Demangler.isMangled(start) else { return String(cString: start) }
-        return names.demangled(key, style) { Demangler.demangle(String(cString: start), style: style) }
+    /// The NUL-terminated name at `offset` of `strings` (nil for 0 and past the end), without
+    /// a leading underscore when `droppingUnderscore`. A mangled name is demangled once per
+    /// `key` and style and kept in ``names``, and found there before its bytes are read again:
+    /// for a C++ name of hundreds of bytes, that costs more than the lookup that found it. Only
+    /// its first bytes are read to tell (the strings end in a NUL); they are checked with the
+    /// rest (``FlatArray/verifiedCString(at:)``) when the name is made.
+    private func name(in strings: FlatArray<UInt8>, at offset: UInt32, key: UInt64, droppingUnderscore: Bool,
+                      demangle: NameStyle?) -> String? {
+        guard offset != 0, Int(offset) < strings.count, let base = strings.buffer.baseAddress else { return nil }
+        var start = base + Int(offset)
+        if droppingUnderscore, start.pointee == UInt8(ascii: "_") { start += 1 }
+        guard let style = demangle, Demangler.isMangled(start) else {
+            _ = strings.verifiedCString(at: offset)
+            return String(cString: start)
+        }
+        return names.demangled(key, style) {
+            _ = strings.verifiedCString(at: offset)
+            return Demangler.demangle(String(cString: start), style: style)
+        }
     }
 
     /// The block of the innermost out-of-line function whose ranges hold `address`.

@@ -58,6 +58,36 @@ public final class OutputWriter {
         if buffer.count >= capacity { flush() }
     }
 
+    /// Writes the `spans` of `text`, in their order: what ``write(_:)-(UnsafeBufferPointer<UInt8>)``
+    /// of each in turn writes, but with no copy of the spans (a batch of `atos` answers, made
+    /// in address order and written in the order they were asked, can be tens of megabytes).
+    /// What is buffered goes out first.
+    public func write(spans: [Range<Int>], of text: UnsafeBufferPointer<UInt8>) {
+        guard !closed, let base = text.baseAddress else { return }
+        flush()
+        let room = 1024
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: room) { pieces in
+            var count = 0, lastEnd = -1
+            func send() {
+                if !closed, count > 0, !System.writeAll(fd, gathering: pieces.baseAddress!, count: count) { stop() }
+                count = 0
+            }
+            for span in spans where !span.isEmpty {
+                precondition(span.lowerBound >= 0 && span.upperBound <= text.count, "span out of the text")
+                if count > 0 && span.lowerBound == lastEnd {
+                    pieces[count - 1].iov_len += span.count  // side by side: one piece
+                } else {
+                    if count == room { send() }
+                    pieces[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base + span.lowerBound),
+                                          iov_len: span.count)
+                    count += 1
+                }
+                lastEnd = span.upperBound
+            }
+            send()
+        }
+    }
+
     /// Appends `text` as UTF-8 (no copy of it is made first).
     public func write(_ text: String) {
         var text = text

@@ -157,10 +157,22 @@ public struct AtosLookup {
     /// uses again.
     public func forEachAnswer(to addresses: [UInt64], in answers: inout Answers,
                               _ write: (UnsafeBufferPointer<UInt8>) -> Void) {
+        answer(addresses, in: &answers) { text, spans in
+            for span in spans { write(UnsafeBufferPointer(rebasing: text[span])) }
+        }
+    }
+
+    /// ``forEachAnswer(to:in:_:)`` in one call: `write` gets every answer's text and, in the
+    /// order of `addresses`, the span of each one's lines in it (spans repeat for an address
+    /// that comes again), for a writer that gathers them without copying them first.
+    public func answer(_ addresses: [UInt64], in answers: inout Answers,
+                       _ write: (UnsafeBufferPointer<UInt8>, [Range<Int>]) -> Void) {
         answers.text.removeAll(keepingCapacity: true)
+        answers.spans.removeAll(keepingCapacity: true)
         guard addresses.count > 1 else {
             for address in addresses { appendLines(for: address, to: &answers.text) }
-            answers.text.withUnsafeBufferPointer(write)
+            answers.spans.append(0..<answers.text.count)
+            answers.text.withUnsafeBufferPointer { write($0, answers.spans) }
             return
         }
         // Each address with its position, sorted by address (4 GiB of addresses is no batch).
@@ -169,7 +181,6 @@ public struct AtosLookup {
             (address: addresses[$0], position: UInt32(truncatingIfNeeded: $0))
         })
         answers.order.sort { $0.address < $1.address }
-        answers.spans.removeAll(keepingCapacity: true)
         answers.spans.append(contentsOf: repeatElement(0..<0, count: addresses.count))
         var previous: (address: UInt64, span: Range<Int>)?
         for (address, position) in answers.order {
@@ -182,9 +193,7 @@ public struct AtosLookup {
             answers.spans[Int(position)] = start..<answers.text.count
             previous = (address, start..<answers.text.count)
         }
-        answers.text.withUnsafeBufferPointer { text in
-            for span in answers.spans { write(UnsafeBufferPointer(rebasing: text[span])) }
-        }
+        answers.text.withUnsafeBufferPointer { write($0, answers.spans) }
     }
 
     /// An address nothing is known of, printed back as atos does.

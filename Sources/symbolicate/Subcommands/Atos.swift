@@ -88,9 +88,9 @@ struct Atos: ParsableCommand {
         func answerBatch() {
             guard !batch.isEmpty else { return }
             var bytes = 0
-            lookup.forEachAnswer(to: batch, in: &answers) { answer in
-                bytes += answer.count
-                output.write(answer)
+            lookup.answer(batch, in: &answers) { text, spans in
+                bytes = spans.reduce(0) { $0 + $1.count }
+                output.write(spans: spans, of: text)
             }
             batchLimit = min(Self.batchSize, max(1024, Self.batchBytes / max(1, bytes / batch.count)))
             batch.removeAll(keepingCapacity: true)
