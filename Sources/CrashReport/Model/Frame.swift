@@ -89,6 +89,15 @@ public struct Frame: Sendable {
         self.inlined = inlined
     }
 
+    /// A frame whose image name is the string numbered `imageNameID` of `text` (-1: none),
+    /// for a parser that looks an image's name up once for all of its frames.
+    init(index: Int, imageNameID: Int32, address: UInt64, form: FrameForm, image: Int?, line: Int, restStart: Int?,
+         imageOffset: UInt64?, text: FrameText) {
+        self.init(index: index, imageName: nil, address: address, form: form, image: image, line: line,
+                  restStart: restStart, imageOffset: imageOffset, text: text)
+        self.imageNameID = imageNameID
+    }
+
     /// A frame of the given stored parts (``FrameList`` keeps frames in fewer bytes).
     init(address: UInt64, text: FrameText, storedImageOffset: UInt64, formOffset: UInt64, formValue: UInt64,
          storedIndex: Int32, storedLine: Int32, storedRestStart: Int32, storedImage: Int32, imageNameID: Int32,

@@ -138,9 +138,11 @@ private struct ParsedFrame {
     /// The printed frame number (`#N`); nil for glibc lines.
     var number: Int?
     var address: UInt64
-    /// The module path as printed; nil when the line names none.
-    var module: String?
-    var buildID: String?
+    /// Where the module path is in the log, as printed; nil when the line names none. (A
+    /// range, not a string: most frames name a module an earlier frame named.)
+    var module: Range<Int>?
+    /// Where the build-id's hexadecimal digits are in the log, as printed.
+    var buildID: Range<Int>?
     var imageOffset: UInt64?
     var form: FrameForm
     /// The function the line names (symbolized, or a dynamic symbol), for recognizing
@@ -251,7 +253,7 @@ private struct LineScanner {
                 ? .unreadable(.indexed, number: Int(number)) : nil
         }
         let nameEnd = digits - 3
-        let module = b.string(moduleStart, moduleEnd)
+        let module = moduleStart..<moduleEnd
         var frame = ParsedFrame(family: .indexed, number: Int(number), address: address, module: module, buildID: nil,
                                 imageOffset: nil, form: .unknown, function: nil, restStart: addressEnd - lineStart,
                                 sanitizer: false, isStrong: false)
@@ -264,7 +266,7 @@ private struct LineScanner {
             let name = b.string(nameStart, nameEnd)
             frame.function = name
             frame.form = .symbol(name: name, offset: offset)
-            frame.isStrong = module.hasSuffix(".so") || module.contains(".so.")
+            frame.isStrong = isSharedLibrary(module)
         }
         return frame
     }
@@ -294,7 +296,7 @@ private struct LineScanner {
             guard paren >= p else { return nil }
             let moduleStart = moduleStart(before: paren, p)
             guard moduleStart < paren else { return nil }
-            frame.module = b.string(moduleStart, paren)
+            frame.module = moduleStart..<paren
             frame.isStrong = true
             let inner = paren + 1
             let innerEnd = m - 1
@@ -324,10 +326,22 @@ private struct LineScanner {
         guard !isBlank(b[m - 1]), m == open else { return frame }
         // "MODULE[0xADDR]" (backtrace_symbols_fd, no symbol, load bias 0).
         let moduleStart = moduleStart(before: open, p)
-        frame.module = b.string(moduleStart, open)
+        frame.module = moduleStart..<open
         frame.imageOffset = address
         frame.isStrong = b[moduleStart..<open].contains(ASCII.slash)
         return frame
+    }
+
+    /// Whether the module at `module` is a shared library: its name ends in `.so` or has `.so.`.
+    private func isSharedLibrary(_ module: Range<Int>) -> Bool {
+        let e = module.upperBound
+        if e - module.lowerBound >= 3 && b.equals(".so", e - 3, e) { return true }
+        var i = module.lowerBound
+        while i + 4 <= e {
+            if b[i] == 0x2E /* . */ && b.equals(".so.", i, i + 4) { return true }
+            i += 1
+        }
+        return false
     }
 
     /// The start of the blank-free run that ends at `end`.
@@ -417,7 +431,7 @@ private struct LineScanner {
     /// is its module offset, the only one the line has; the replaced text starts at FUNCTION.
     private func threadSanitizerFrame(lineStart: Int, number: Int, _ q: Int, _ e: Int) -> ParsedFrame? {
         var end = e
-        var buildID: String?
+        var buildID: Range<Int>?
         if b[end - 1] == ASCII.closeParen, let (open, id) = self.buildID(q, end) {
             buildID = id
             end = b.trimEnd(q, open)
@@ -440,26 +454,30 @@ private struct LineScanner {
         return frame
     }
 
-    /// A trailing ` (BuildId: HEX)` ending at `e`: the position of `(` and the build-id in
-    /// lowercase.
-    private func buildID(_ p: Int, _ e: Int) -> (Int, String)? {
+    /// A trailing ` (BuildId: HEX)` ending at `e`: the position of `(` and where the digits are.
+    private func buildID(_ p: Int, _ e: Int) -> (Int, Range<Int>)? {
         var open = e - 2
         while open > p && hexDigitValue(b[open]) != nil { open -= 1 }
         guard open < e - 2, open >= p + 10, b[open] == ASCII.space else { return nil }
         let label = open - 9  // "(BuildId:" is 9 bytes
         guard b.matches("(BuildId:", at: label, end: open) else { return nil }
-        var digits: [UInt8] = []
-        digits.reserveCapacity(e - 2 - open)
-        for i in (open + 1)..<(e - 1) {
-            let byte = b[i]
-            digits.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+        return (label, (open + 1)..<(e - 1))
+    }
+
+    /// The build-id whose digits are at `digits`, in lowercase.
+    func buildID(at digits: Range<Int>) -> String {
+        String(unsafeUninitializedCapacity: digits.count) { out in
+            for (k, i) in digits.enumerated() {
+                let byte = b[i]
+                out[k] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+            }
+            return digits.count
         }
-        return (label, String(decoding: digits, as: UTF8.self))
     }
 
     /// A trailing `(MODULE+0xOFF)` ending at `e`, its `(` at `p` or after a blank: the
-    /// position of `(`, the module and the offset.
-    private func moduleOffset(_ p: Int, _ e: Int) -> (Int, String, UInt64)? {
+    /// position of `(`, where the module is and the offset.
+    private func moduleOffset(_ p: Int, _ e: Int) -> (Int, Range<Int>, UInt64)? {
         var x = e - 2
         while x > p && hexDigitValue(b[x]) != nil { x -= 1 }
         guard x < e - 2, x >= p + 3, b[x] == ASCII.lowerX, b[x - 1] == ASCII.zero, b[x - 2] == ASCII.plus,
@@ -469,7 +487,7 @@ private struct LineScanner {
         var open = plus - 1
         while open >= p && !(b[open] == ASCII.openParen && (open == p || isBlank(b[open - 1]))) { open -= 1 }
         guard open >= p, open + 1 < plus else { return nil }
-        return (open, b.string(open + 1, plus), offset)
+        return (open, (open + 1)..<plus, offset)
     }
 
     /// A trailing `(<unknown module>)`: the position of `(`.
@@ -519,7 +537,11 @@ private struct LogBuilder {
     var threads: [Backtrace] = []
     var images: [BinaryImage] = []
 
-    private var imageIndex: [String: Int] = [:]
+    /// The image of each module, by the number of its path in ``text``: a frame's module is
+    /// found by its bytes, with no string made for it.
+    private var imageOfName: [Int32: Int] = [:]
+    /// Per image: whether it is the vDSO (``isSignalTrampoline(function:vdso:)``).
+    private var imageIsVDSO: [Bool] = []
     /// The names of the log's frames, shared by the frames that print them.
     private let text = FrameText()
     /// The family of the run being read; nil between runs.
@@ -597,16 +619,22 @@ private struct LogBuilder {
 
     private mutating func add(_ parsed: ParsedFrame, line: Int) {
         var image: Int?
+        var imageNameID: Int32 = -1
         if let module = parsed.module {
-            if let existing = imageIndex[module] {
+            imageNameID = text.intern(b, module.lowerBound, module.upperBound)
+            if let existing = imageOfName[imageNameID] {
                 image = existing
-                if images[existing].uuid == nil, let id = parsed.buildID { images[existing].uuid = id }
+                if images[existing].uuid == nil, let id = parsed.buildID { images[existing].uuid = scanner.buildID(at: id) }
                 if images[existing].loadAddress == 0, let base = parsed.moduleBase { images[existing].loadAddress = base }
             } else {
+                // The image's path is the names table's string: one string for all the frames of a module.
+                let path = text[imageNameID]
                 image = images.count
-                imageIndex[module] = images.count
-                images.append(BinaryImage(loadAddress: parsed.moduleBase ?? 0, endAddress: 0, name: String(basename(module)),
-                                          uuid: parsed.buildID, path: module, line: line, format: .elf))
+                imageOfName[imageNameID] = images.count
+                images.append(BinaryImage(loadAddress: parsed.moduleBase ?? 0, endAddress: 0, name: String(basename(path)),
+                                          uuid: parsed.buildID.map { scanner.buildID(at: $0) }, path: path, line: line,
+                                          format: .elf))
+                imageIsVDSO.append(Self.vdsoModules.contains(basename(path)))
             }
         }
         let t = threads.count - 1
@@ -617,16 +645,14 @@ private struct LogBuilder {
                                                       restStart: nil, text: text))
             return
         }
-        // The image's path, not the line's copy of it: one string for all the frames of a module.
-        var frame = Frame(index: parsed.number ?? position, imageName: image.flatMap { images[$0].path } ?? parsed.module,
-                          address: parsed.address,
+        var frame = Frame(index: parsed.number ?? position, imageNameID: imageNameID, address: parsed.address,
                           form: parsed.form, image: image, line: line, restStart: parsed.restStart,
                           imageOffset: parsed.imageOffset, text: text)
         // A sanitizer's, LLVM's or ThreadSanitizer's name without a location or offset (a glibc
         // `SYMBOL-0xOFF` names a function the address is not in).
         if parsed.family == .numbered, case .unknown = parsed.form { frame.loggedName = parsed.function }
         if parsed.sanitizer { runIsSanitizer = true }
-        trampolines.append(Self.isSignalTrampoline(function: parsed.function, module: parsed.module))
+        trampolines.append(Self.isSignalTrampoline(function: parsed.function, vdso: image.map { imageIsVDSO[$0] } ?? false))
         threads[t].frames.append(frame)
     }
 
@@ -674,9 +700,8 @@ private struct LogBuilder {
     /// A frame in the kernel's signal return path: by its function name, or a vDSO frame that
     /// does not itself follow a trampoline (vDSO code calls nothing, so in a backtrace it is
     /// either the sigreturn trampoline or a PC interrupted by a signal).
-    static func isSignalTrampoline(function: String?, module: String?) -> Bool {
+    static func isSignalTrampoline(function: String?, vdso: Bool) -> Bool {
         if let function, SignalTrampoline.names.contains(function) { return true }
-        if let module, vdsoModules.contains(basename(module)) { return true }
-        return false
+        return vdso
     }
 }

@@ -211,9 +211,19 @@ final class LinuxLogParserTests: XCTestCase {
             linux-vdso.so.1(__kernel_rt_sigreturn+0x0)[0xffff8e5f07a0]
             ./prog(+0x1388)[0x55d0c0a01388]
             ./prog(+0x1324)[0x55d0c0a01324]
+            a vDSO frame without a name, after the vDSO named before:
+            ./prog(handler+0x20)[0x55d0c0a01020]
+            linux-vdso.so.1(+0x7a0)[0xffff8e5f07a0]
+            ./prog(+0x1388)[0x55d0c0a01388]
+            ./prog(+0x1324)[0x55d0c0a01324]
+            and by its other name, first met here:
+            ./prog(handler+0x20)[0x55d0c0a01020]
+            [vdso](+0x7a0)[0xffff8e5f07a0]
+            ./prog(+0x1388)[0x55d0c0a01388]
+            ./prog(+0x1324)[0x55d0c0a01324]
             """
         let report = try parseLog(text)
-        XCTAssertEqual(report.threads.count, 2)
+        XCTAssertEqual(report.threads.count, 4)
         XCTAssertEqual(report.threads[1].name, "backtrace of another crash:")
         XCTAssertFalse(report.threads[1].crashed)
         for thread in report.threads {
