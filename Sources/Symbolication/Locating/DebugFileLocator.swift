@@ -60,6 +60,15 @@ public final class DebugFileLocator: @unchecked Sendable {
         return namedFiles
     }
 
+    /// The dyld shared caches found so far, by path: asked for every report whose system
+    /// images have no debug file, so kept as they are found, not picked out of every file.
+    public var dyldCachePaths: Set<String> {
+        lock.lock()
+        defer { lock.unlock() }
+        return dyldCaches
+    }
+    private var dyldCaches: Set<String> = []
+
     /// Every debug file found so far.
     public var debugFiles: [DebugFile] {
         lock.lock()
@@ -229,6 +238,7 @@ public final class DebugFileLocator: @unchecked Sendable {
             return
         }
         byIdentifier[identifier, default: []].append(file)
+        if file.format == .dyldCache { dyldCaches.insert(file.path) }
     }
 
     private func absolute(_ path: String) -> String {

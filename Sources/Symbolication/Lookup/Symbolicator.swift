@@ -262,13 +262,14 @@ public final class Symbolicator: @unchecked Sendable {
     /// reason each such image gives in JSON (`other_os_build`).
     private func explainOtherDyldCache(_ report: CrashReport, missing: Set<Int>,
                                        framed: Set<Int>) -> [Int: UnresolvedImage] {
+        let caches = locator.dyldCachePaths
+        guard !caches.isEmpty else { return [:] }
         let processPath = report.header.first { $0.key == "Path" }?.value
         let system = missing.filter {
             framed.contains($0) && report.images[$0].uuid != nil
                 && !Symbolicator.isAppImage(report.images[$0], processPath: processPath, hasDebugFile: false)
         }
         guard !system.isEmpty else { return [:] }
-        let caches = Set(locator.debugFiles.filter { $0.format == .dyldCache }.map(\.path))
         guard let miss = Symbolicator.dyldCacheMiss(report: report, missing: system.sorted(), caches: Array(caches))
         else { return [:] }
         let os = report.header.first { $0.key == "OS Version" }?.value ?? ""
