@@ -21,7 +21,7 @@ import Platform
 ///   each pointing at its function's block;
 /// - line sequences, sorted by start, and their rows, delta-encoded in blocks of 32
 ///   (``LineRows``);
-/// - a ``Fence`` (every 128th key) over each sorted table, searched first;
+/// - a ``Fence`` (every 8th key) over each sorted table, searched first;
 /// - the strings the blocks name, once each, and a table of the source paths.
 ///
 /// A lookup is a search for the concrete function, a search in its block's inline segments and
