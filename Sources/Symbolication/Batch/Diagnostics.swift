@@ -37,12 +37,13 @@ public final class Diagnostics: @unchecked Sendable {
     }
 
     /// Says `line` unless a line with the same `key` was said before: for warnings about one
-    /// thing (an image) that name the first of several places it was met (a report).
-    public func warn(_ line: String, once key: String) {
+    /// thing (an image) that name the first of several places it was met (a report). The line
+    /// is made only when it is said (a batch meets the same image in report after report).
+    public func warn(_ line: @autoclosure () -> String, once key: String) {
         lock.lock()
         let isNew = said.insert(key).inserted
         lock.unlock()
-        if isNew { sink(OutputEscaping.escaped(line)) }
+        if isNew { sink(OutputEscaping.escaped(line())) }
     }
 
     /// Says each of `lines`, however often they were said before.

@@ -401,19 +401,20 @@ public final class Symbolicator: @unchecked Sendable {
             else { continue }
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
             let architectureName = architecture?.name ?? "unknown arch"
-            let identity: String
-            let idWord = image.format == .machO ? "UUID" : "build-id"
-            if let uuid = image.uuid {
-                identity = image.format == .machO ? "UUID \(ImageIdentity.dashedUUID(uuid)), \(architectureName)"
-                    : "build-id \(uuid)"
-            } else if image.format == .elf, lineless[i] != nil {
-                identity = "no build-id in the log"
-            } else if image.format == .elf {
-                identity = options.modulePaths ? "no build-id in the log, and no usable object file at that path"
-                    : "no build-id in the log; --no-module-paths"
-            } else {
-                identity = "no UUID in the report"
+            // Made when said (once per image in a run) or when its reason is first made.
+            func identity() -> String {
+                if let uuid = image.uuid {
+                    return image.format == .machO ? "UUID \(ImageIdentity.dashedUUID(uuid)), \(architectureName)"
+                        : "build-id \(uuid)"
+                } else if image.format == .elf, lineless[i] != nil {
+                    return "no build-id in the log"
+                } else if image.format == .elf {
+                    return options.modulePaths ? "no build-id in the log, and no usable object file at that path"
+                        : "no build-id in the log; --no-module-paths"
+                }
+                return "no UUID in the report"
             }
+            let idWord = image.format == .machO ? "UUID" : "build-id"
             let key = "\(image.uuid ?? image.path ?? image.name) \(architectureName)"
             if let reason = contradicted[i] {  // said when it was found
                 result[i] = reason.unresolvedImage(idWord: idWord, architecture: architecture)
@@ -423,18 +424,19 @@ public final class Symbolicator: @unchecked Sendable {
                                      identity: identity)
             let explained = reason.unresolvedImage(idWord: idWord, architecture: architecture)
             result[i] = explained
-            let line: String
-            switch reason {
-            case .noIdentifier:
-                line = "no debug file for \(image.name) (\(identity)); its frames are left as they are"
-            case .symbolTableOnly:
-                line = "no debug file for \(image.name) (\(identity)) but \(explained.message)"
-            case .partlyRead:
-                line = "\(image.name) (\(identity)): \(explained.message)"
-            default:
-                line = "no debug file for \(image.name) (\(identity)): \(explained.message); its frames are left as they are"
+            func line() -> String {
+                switch reason {
+                case .noIdentifier:
+                    return "no debug file for \(image.name) (\(identity())); its frames are left as they are"
+                case .symbolTableOnly:
+                    return "no debug file for \(image.name) (\(identity())) but \(explained.message)"
+                case .partlyRead:
+                    return "\(image.name) (\(identity())): \(explained.message)"
+                default:
+                    return "no debug file for \(image.name) (\(identity())): \(explained.message); its frames are left as they are"
+                }
             }
-            diagnostics.warn("\(report.path): \(line)", once: "no debug file \(key)")
+            diagnostics.warn("\(report.path): \(line())", once: "no debug file \(key)")
         }
         return result
     }
@@ -442,7 +444,7 @@ public final class Symbolicator: @unchecked Sendable {
     /// Why `image` is left without lines: what went wrong with the file `matched` for it, or
     /// (none matched) what the locator met instead. Computed once per `key`.
     private func reason(for image: BinaryImage, matched: DebugFile?, architecture: Architecture?, key: String,
-                        identity: String) -> MissReason {
+                        identity: () -> String) -> MissReason {
         lock.lock()
         if let known = reasons[key] {
             lock.unlock()
@@ -479,7 +481,7 @@ public final class Symbolicator: @unchecked Sendable {
                 reason = .damaged(path: matched.path, reason: error.reason, matched: true)
             }
         } else if image.uuid == nil {
-            reason = .noIdentifier(identity)
+            reason = .noIdentifier(identity())
         } else {
             reason = locator.missReason(imageNames: [image.name, image.path ?? ""], identifier: image.uuid,
                                         architecture: architecture)

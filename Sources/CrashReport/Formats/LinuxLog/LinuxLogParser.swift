@@ -552,6 +552,14 @@ private struct LogBuilder {
     /// for setting return addresses once the run is complete (a flag, not the names: a run can
     /// be most of a large log).
     private var trampolines: [Bool] = []
+    /// The first frame of the run made with its return-address flag already cleared, the run
+    /// being a sanitizer's when it was added; nil while none was.
+    private var sanitizerFrom: Int?
+    /// Whether a frame of the run has the address of the one before it (an inlined frame of a
+    /// symbolized log, a recursion): only then are inlined frames looked for.
+    private var repeatsAddress = false
+    /// The address of the run's last frame.
+    private var lastAddress: UInt64 = 0
     /// Weak glibc lines seen outside a run, kept until a strong line confirms them.
     private var pending: [(line: Int, frame: ParsedFrame)] = []
     /// The last line that was neither blank nor a frame, while it is the line just read.
@@ -639,10 +647,15 @@ private struct LogBuilder {
         }
         let t = threads.count - 1
         let position = threads[t].frames.count
+        let address = parsed.unreadable ? 0 : parsed.address
+        if position > 0, lastAddress == address { repeatsAddress = true }
+        lastAddress = address
         if parsed.unreadable {
             trampolines.append(false)
-            threads[t].frames.append(Frame.unreadable(index: parsed.number ?? position, imageName: nil, line: line,
-                                                      restStart: nil, text: text))
+            var frame = Frame.unreadable(index: parsed.number ?? position, imageName: nil, line: line, restStart: nil,
+                                         text: text)
+            if runIsSanitizer { frame.returnAddress = false }
+            threads[t].frames.append(frame)
             return
         }
         var frame = Frame(index: parsed.number ?? position, imageNameID: imageNameID, address: parsed.address,
@@ -652,6 +665,11 @@ private struct LogBuilder {
         // `SYMBOL-0xOFF` names a function the address is not in).
         if parsed.family == .numbered, case .unknown = parsed.form { frame.loggedName = parsed.function }
         if parsed.sanitizer { runIsSanitizer = true }
+        if runIsSanitizer {
+            // Set now, not read back and changed at the end of the run.
+            frame.returnAddress = false
+            if sanitizerFrom == nil { sanitizerFrom = position }
+        }
         trampolines.append(Self.isSignalTrampoline(function: parsed.function, vdso: image.map { imageIsVDSO[$0] } ?? false))
         threads[t].frames.append(frame)
     }
@@ -665,15 +683,18 @@ private struct LogBuilder {
             runFamily = nil
             runIsSanitizer = false
             trampolines.removeAll()
+            sanitizerFrom = nil
+            repeatsAddress = false
         }
         guard runFamily != nil, let t = threads.indices.last else { return }
-        markInlinedFrames(of: t)
+        if repeatsAddress { markInlinedFrames(of: t) }
+        if runIsSanitizer {
+            // Those added before a line showed the run was a sanitizer's.
+            for f in 0..<(sanitizerFrom ?? threads[t].frames.count) { threads[t].frames[f].returnAddress = false }
+            return
+        }
         var afterTrampoline = false
         for f in threads[t].frames.indices {
-            if runIsSanitizer {
-                threads[t].frames[f].returnAddress = false
-                continue
-            }
             threads[t].frames[f].returnAddress = !afterTrampoline
             afterTrampoline = !afterTrampoline && trampolines[f]
         }

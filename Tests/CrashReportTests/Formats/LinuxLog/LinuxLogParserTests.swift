@@ -454,6 +454,26 @@ final class LinuxLogParserTests: XCTestCase {
         XCTAssertEqual(report.threads[0].frames.map(\.returnAddress), [true, true, false, true])
     }
 
+    /// A run is a sanitizer's when any of its lines has a sanitizer's marks, the first or a
+    /// later one: every frame of it is looked up as printed, those before that line too, and
+    /// a frame whose address cannot be read among them.
+    func testARunIsASanitizersFromAnyOfItsLines() throws {
+        let text = """
+            #0 0x000055d0c0a01234 (/usr/bin/prog+0x1234)
+            #1 0x1ffffffffffffffffff (/usr/bin/prog+0x1300)
+            #2 0x000055d0c0a01500 (/usr/bin/prog+0x1500)
+            #3 0x000055d0c0a01600  (/usr/bin/prog+0x1600) (BuildId: 4f2c0a1b)
+            #4 0x000055d0c0a01700 (/usr/bin/prog+0x1700)
+            """
+        let report = try parseLog(text)
+        XCTAssertEqual(report.threads.count, 1)
+        XCTAssertEqual(report.threads[0].frames.map(\.returnAddress), [false, false, false, false, false])
+        XCTAssertEqual(report.threads[0].frames.map(\.addressUnknown), [false, true, false, false, false])
+        // Without the sanitizer's line, LLVM's return addresses.
+        let llvm = try parseLog(text.split(separator: "\n").filter { !$0.contains("BuildId") }.joined(separator: "\n"))
+        XCTAssertEqual(llvm.threads[0].frames.map(\.returnAddress), [true, true, true, true])
+    }
+
     // MARK: Text, detection, damage
 
     func testMixedRunsAndVerbatimText() throws {
