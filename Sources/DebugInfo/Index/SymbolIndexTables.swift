@@ -43,14 +43,41 @@ struct AddressRange: BitwiseCopyable, Equatable {
 
 /// A range of an out-of-line function, in a table sorted by `low`; `maxHigh` is the largest
 /// `high` up to this one, so that a search for ranges holding an address can stop early.
+///
+/// 24 bytes: the range's length and `maxHigh` are kept as 32-bit distances from `low`. A
+/// range is shorter than 4 GiB (the tables leave longer ones out, as no function or line
+/// sequence is), so `maxHigh − low`, the end of a range that starts at or before `low`, is
+/// too. Read from a damaged index, the fields give wrong ranges, never a fault.
 struct SortedRange: BitwiseCopyable, Equatable {
     var low: UInt64
-    var high: UInt64
-    var maxHigh: UInt64
-    /// The function entry (concrete ranges) or the first row (line sequences).
+    /// `high − low`.
+    private var length: UInt32
+    /// `maxHigh − low`.
+    private var reach: UInt32
+    /// The function's block (concrete ranges: `first..<end` of the function bytes) or its
+    /// line blocks (line sequences: `first..<end`).
     var first: Int32
-    /// Line sequences: one past the last row. 0 for concrete ranges.
     var end: Int32
+
+    var high: UInt64 { low &+ UInt64(length) }
+    var maxHigh: UInt64 {
+        get { low &+ UInt64(reach) }
+        set { reach = UInt32(truncatingIfNeeded: newValue &- low) }
+    }
+
+    /// A range of less than 4 GiB, `low ≤ high ≤ maxHigh < low + 4 GiB` (kept modulo 4 GiB otherwise).
+    init(low: UInt64, high: UInt64, maxHigh: UInt64, first: Int32, end: Int32) {
+        self.low = low
+        length = UInt32(truncatingIfNeeded: high &- low)
+        reach = UInt32(truncatingIfNeeded: maxHigh &- low)
+        self.first = first
+        self.end = end
+    }
+
+    /// Whether `low..<high` can be kept: not empty, and shorter than 4 GiB.
+    static func fits(low: UInt64, high: UInt64) -> Bool {
+        low < high && high - low <= UInt64(UInt32.max)
+    }
 }
 
 /// A line-table row as the DWARF pass leaves it, before it is encoded (``LineRows``): from
@@ -307,7 +334,11 @@ extension SymbolIndex {
                     firstRange: f.first_range, rangeCount: f.range_count,
                     inlined: f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0, firstSegment: 0, segmentCount: 0)
                 if f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
-                    for r in ownRanges(i) { concrete.append((ranges[r].low, ranges[r].high, Int32(n))) }
+                    // An empty or inverted range holds no address; one of 4 GiB or more is no
+                    // function's (and does not fit a ``SortedRange``).
+                    for r in ownRanges(i) where SortedRange.fits(low: ranges[r].low, high: ranges[r].high) {
+                        concrete.append((ranges[r].low, ranges[r].high, Int32(n)))
+                    }
                 }
             }
             // Subtree ends: children come after their parents.
@@ -509,14 +540,14 @@ extension SymbolIndex {
         ///
         /// The rows are converted where the raw ones lie (16 bytes written behind each 20 read),
         /// sequence after sequence as they come: only the sequence records are sorted. Returns
-        /// the rows and the sequences, sorted, `first..<end` being their rows (`maxHigh` unset).
+        /// the rows and the sequences, sorted, `first..<end` being their rows (`maxHigh` their own `high`).
         private static func plainLines(_ raw: consuming FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>)
             -> (FlatArray<PlainLineRow>, [SortedRange]) {
             var sequences: [(low: UInt64, high: UInt64, first: Int32, last: Int32)] = []
             var first = 0
             for i in 0..<raw.count where raw[i].end_sequence != 0 {
                 let low = raw[first].address, high = raw[i].address
-                if i > first, low < high, high - low <= UInt64(UInt32.max) {
+                if i > first, SortedRange.fits(low: low, high: high) {
                     sequences.append((low, high, Int32(first), Int32(i)))
                 }
                 first = i + 1
@@ -559,7 +590,8 @@ extension SymbolIndex {
                 return x.low != y.low ? x.low < y.low : x.high != y.high ? x.high > y.high : x.first > y.first
             }
             let sorted = order.map { k in
-                SortedRange(low: sequences[k].low, high: sequences[k].high, maxHigh: 0, first: placed[k].start, end: placed[k].end)
+                SortedRange(low: sequences[k].low, high: sequences[k].high, maxHigh: sequences[k].high, first: placed[k].start,
+                            end: placed[k].end)
             }
             return (rows, sorted)
         }
