@@ -174,7 +174,7 @@ public final class Symbolicator: @unchecked Sendable {
         guard resolvedCount > 0 else {
             if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
                 result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
-                                                                  contradicted: contradicted, in: report)
+                                                                  contradicted: contradicted, framed: framed, in: report)
             }
             result.unresolvedImages.merge(notInCaches) { explained, _ in explained }
             return result
@@ -251,7 +251,7 @@ public final class Symbolicator: @unchecked Sendable {
         }
         if !missing.isEmpty || !lineless.isEmpty || !contradicted.isEmpty {
             result.unresolvedImages = explainUnresolvedImages(missing: missing, lineless: lineless,
-                                                              contradicted: contradicted, in: report)
+                                                              contradicted: contradicted, framed: framed, in: report)
         }
         result.unresolvedImages.merge(notInCaches) { explained, _ in explained }
         return result
@@ -382,15 +382,10 @@ public final class Symbolicator: @unchecked Sendable {
     /// used — with the UUID (as Xcode and App Store Connect print it) and architecture to
     /// search for; returns the reasons by image. System images are passed over: their symbols
     /// come from the device's own tables.
+    /// `framed`: the images some frame points into.
     private func explainUnresolvedImages(missing: Set<Int>, lineless: [Int: DebugFile],
-                                         contradicted: [Int: MissReason] = [:],
+                                         contradicted: [Int: MissReason] = [:], framed: Set<Int>,
                                          in report: CrashReport) -> [Int: UnresolvedImage] {
-        var framed: Set<Int> = []
-        for thread in report.threads {
-            for frame in thread.frames {
-                if let image = frame.image { framed.insert(image) }
-            }
-        }
         let processPath = report.header.first { $0.key == "Path" }?.value
         var result: [Int: UnresolvedImage] = [:]
         for i in missing.union(lineless.keys).union(contradicted.keys).sorted() {
