@@ -36,22 +36,17 @@ public enum System {
         var offset = 0
         while offset < bytes.count {
             let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            if n == 0 {
-                errno = ENOSPC
-                return false
-            }
+            guard let progressed = wrote(n) else { continue }
+            guard progressed else { return false }
             offset += n
         }
         return true
     }
 
     /// Writes all of the `count` pieces at `pieces` to `fd`, in order, with `writev` (at most
-    /// 1,024 pieces a call, POSIX's least `IOV_MAX` and Linux's), again after an interruption or a short write; false as
-    /// ``writeAll(_:_:)`` says. The pieces' descriptions are changed as they are written.
+    /// 1,024 pieces a call, POSIX's least `IOV_MAX` and Linux's), again after an interruption
+    /// or a short write; false as ``writeAll(_:_:)`` says. The pieces' descriptions are
+    /// changed as they are written.
     @discardableResult
     public static func writeAll(_ fd: Int32, gathering pieces: UnsafeMutablePointer<iovec>, count: Int) -> Bool {
         var first = 0
@@ -61,15 +56,21 @@ public enum System {
                 continue
             }
             let n = writev(fd, pieces + first, Int32(min(count - first, 1024)))
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            if n == 0 {
-                errno = ENOSPC
-                return false
-            }
+            guard let progressed = wrote(n) else { continue }
+            guard progressed else { return false }
             first = skip(n, of: pieces, from: first, count: count)
+        }
+        return true
+    }
+
+    /// What a write that returned `n` means: nil to try again (it was interrupted), false when
+    /// the descriptor refuses the bytes (`errno` says why; a write that makes no progress
+    /// without an error is taken as a full device, ENOSPC), true when `n` bytes went.
+    private static func wrote(_ n: Int) -> Bool? {
+        if n < 0 { return errno == EINTR ? nil : false }
+        if n == 0 {
+            errno = ENOSPC
+            return false
         }
         return true
     }
