@@ -77,13 +77,19 @@ public final class FrameText: @unchecked Sendable {
     /// The key with number `number` (one ``key(_:)`` gave).
     func nameKey(_ number: UInt16) -> NameKey { nameKeys[Int(number)] }
 
-    /// The index of the name spelled by the UTF-8 bytes `start..<end` of `bytes`, added if new.
-    /// Finding a name already held costs no allocation.
+    /// The index of the name spelled by the UTF-8 bytes `start..<end` of `bytes` (bytes that
+    /// are not UTF-8: of the name they decode to), added if new. Finding a name already held
+    /// costs no allocation.
     func intern(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int32 {
         let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
         switch find(name) {
         case .found(let id): return id
-        case .free(let slot): return insert(String(decoding: name, as: UTF8.self), at: slot)
+        case .free(let slot):
+            let string = String(decoding: name, as: UTF8.self)
+            // Bytes that are not UTF-8 decode to others (U+FFFD): the string is found or kept
+            // as it decodes, which every spelling of it shares.
+            guard string.utf8.elementsEqual(name) else { return intern(string) }
+            return insert(string, at: slot)
         }
     }
 

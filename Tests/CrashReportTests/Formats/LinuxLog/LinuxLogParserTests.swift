@@ -231,6 +231,28 @@ final class LinuxLogParserTests: XCTestCase {
         }
     }
 
+    /// A module is one image however its path is spelled: in UTF-8, in ASCII, or in bytes
+    /// that are not UTF-8 (which two frames of one module spell alike), and two paths that
+    /// differ only in such bytes are one path as the report holds them.
+    func testFramesOfOneModuleShareItsImageWhateverItsBytes() throws {
+        var bytes: [UInt8] = []
+        for (k, module) in ["/srv/ünïcode/app", "/srv/app", "/srv/\u{FFFD}/app"].enumerated() {
+            for n in 0..<3 {
+                var path = Array(module.utf8)
+                if k == 2 { path = Array("/srv/".utf8) + [n == 2 ? 0xFE : 0xFF] + Array("/app".utf8) }
+                bytes += Array("    #\(n) 0x55c9f9e4943d  (".utf8) + path + Array("+0x17443\(n)) (BuildId: ab)\n".utf8)
+            }
+            bytes += Array("\n".utf8)
+        }
+        let report = try LinuxLogParser.parse(bytes, path: "test.log")
+        XCTAssertEqual(report.threads.count, 3)
+        XCTAssertEqual(report.images.map(\.path), ["/srv/ünïcode/app", "/srv/app", "/srv/\u{FFFD}/app"])
+        XCTAssertEqual(report.threads.map { $0.frames.map(\.image) }, [[0, 0, 0], [1, 1, 1], [2, 2, 2]])
+        XCTAssertEqual(frames(report).map(\.imageName), report.threads.indices.flatMap { t in
+            Array(repeating: report.images[t].path, count: 3)
+        })
+    }
+
     func testCRLFAndAByteOrderMark() throws {
         let text = "\u{FEFF}./prog(+0x1279)[0x55fd7aec4279]\r\n./prog(+0x1388) [0x55fd7aec4388]  \r\n"
         let report = try parseLog(text)
