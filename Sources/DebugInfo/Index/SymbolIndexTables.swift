@@ -94,11 +94,11 @@ struct PlainLineRow: BitwiseCopyable, Equatable {
 /// Every ``stride``th key of a sorted table, so that a search reads this small array and
 /// then one block of the table: a couple of pages instead of one per halving.
 ///
-/// A stride of 8 keeps the block searched in one place (8 ranges of 32 bytes: 4 cache lines),
+/// A stride of 8 keeps the block searched in one place (8 ranges of 24 bytes: 3 cache lines),
 /// where the halvings through 128 of them each waited for memory; the fence, an eighth of its
 /// table's keys, stays in the processor's caches over a batch. A warm batch of 1,000 reports
-/// over an 85 MB dSYM (44,571 functions) at `-j 1`: 209 ms with 128, 183 with 16, 176 with 8.
-/// The fences add 8 bytes per 8 entries to the index (0.6% of that one).
+/// over an 85 MB dSYM (44,571 functions) at `-j 1`, ranges of 32 bytes then: 209 ms with 128,
+/// 183 with 16, 176 with 8. The fences add 8 bytes per 8 entries to the index (0.6% of that one).
 enum Fence {
     static let stride = 8
 
