@@ -147,7 +147,7 @@ public final class SymbolIndex: @unchecked Sendable {
             if let symbol = symbols.position(containing: address) {
                 let record = symbols[symbol]
                 return [Location(function: symbolName(record.name, demangle: demangle), functionStart: record.address,
-                                       file: rowFile ?? symbols.string(record.file),
+                                       file: rowFile ?? symbols.string(symbols.file(at: symbol)),
                                        line: rowLine, column: rowColumn, inlined: false)]
             }
             guard row != nil else { return [] }

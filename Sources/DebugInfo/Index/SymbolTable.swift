@@ -7,14 +7,16 @@ import Darwin
 /// The function symbols of an object file (Mach-O nlist entries, ELF `.symtab` or
 /// `.dynsym`), sorted by address, for addresses the DWARF does not cover.
 ///
-/// Flat, like ``SymbolIndex``: per symbol a record of its address, its end and two offsets
-/// into one string table (its name, and for ELF local symbols the STT_FILE name before it),
-/// and a ``Fence`` over the addresses, so the table can be stored in and mapped from the
-/// index cache as it is. Names are decoded only for the symbol a lookup finds:
+/// Flat, like ``SymbolIndex``: per symbol a record of its address, its size and the offset of
+/// its name in one string table; for ELF tables with local symbols, beside the records, the
+/// offset of the STT_FILE name before each; and a ``Fence`` over the addresses, so the table
+/// can be stored in and mapped from the index cache as it is. Names are decoded only for the
+/// symbol a lookup finds:
 ///
 ///     strings   "\0main\0crash.c\0helper\0"     offset 0 is "no string"
-///     records   0x1130-0x1148 name 1 file 0      "main"
-///               0x1150-0x1170 name 14 file 6     "helper", in "crash.c"
+///     records   0x1130-0x1148 name 1             "main"
+///               0x1150-0x1170 name 14            "helper"
+///     files     0, 6                             "helper" in "crash.c"
 struct SymbolTable: Sendable {
     struct Symbol: Sendable {
         var address: UInt64
@@ -25,16 +27,28 @@ struct SymbolTable: Sendable {
         var file: String? = nil
     }
 
-    /// One symbol: `[address, end)`, and the offsets of its name and file in `strings` (0
-    /// for none; an STT_FILE with an empty name has an offset of its own).
+    /// One symbol in 16 bytes: `[address, end)` and the offset of its name in `strings` (0
+    /// for none). An extent of 4 GiB or more, which no function has, is cut to 4 GiB less a
+    /// byte; one that ends before it starts holds nothing.
     struct Record: BitwiseCopyable, Equatable {
         var address: UInt64
-        var end: UInt64
+        private var size: UInt32
         var name: UInt32
-        var file: UInt32
+
+        var end: UInt64 { address &+ UInt64(size) }
+
+        init(address: UInt64, end: UInt64, name: UInt32) {
+            self.address = address
+            size = end > address ? UInt32(clamping: end - address) : 0
+            self.name = name
+        }
     }
 
     private(set) var records: FlatArray<Record>
+    /// Per record, the offset in `strings` of the source file of an ELF local symbol (0 for
+    /// none; an STT_FILE with an empty name has an offset of its own); empty when no record
+    /// has one (always for Mach-O).
+    private(set) var files: FlatArray<UInt32>
     private(set) var fence: FlatArray<UInt64>
     /// NUL-terminated strings; offset 0 is the empty string standing for none.
     private(set) var strings: FlatArray<UInt8>
@@ -54,7 +68,7 @@ struct SymbolTable: Sendable {
             stripsUnderscore = false
             builder.readELF(image, mapped)
         }
-        (records, strings) = builder.finish(endingAtNextSymbol: stripsUnderscore)
+        (records, files, strings) = builder.finish(endingAtNextSymbol: stripsUnderscore)
         let records = self.records
         fence = Fence.make(count: records.count) { records[$0].address }
     }
@@ -74,14 +88,14 @@ struct SymbolTable: Sendable {
         builder.entries = entries.map { Builder.Entry(address: $0.address, end: $0.end, name: $0.name, file: 0) }
         builder.strings = strings
         stripsUnderscore = true
-        (records, self.strings) = builder.finish(endingAtNextSymbol: true)
+        (records, files, self.strings) = builder.finish(endingAtNextSymbol: true)
         let records = self.records
         fence = Fence.make(count: records.count) { records[$0].address }
     }
 
     /// An empty table, to be filled by ``visit(_:)`` (``IndexCache``).
     init(stripsUnderscore: Bool) {
-        (records, fence, strings) = (FlatArray(), FlatArray(), FlatArray([0]))
+        (records, files, fence, strings) = (FlatArray(), FlatArray(), FlatArray(), FlatArray([0]))
         self.stripsUnderscore = stripsUnderscore
     }
 
@@ -90,12 +104,14 @@ struct SymbolTable: Sendable {
         visitor.visit(32, &records)
         visitor.visit(33, &fence)
         visitor.visit(34, &strings)
+        visitor.visit(35, &files)
     }
 
     /// Whether the fence fits the records and `strings` ends in a NUL: all the lookups need,
     /// since they check each offset before reading the string at it.
     var hasConsistentShape: Bool {
         strings.last == 0 && strings.count <= Int(UInt32.max) && Fence.fits(fence, count: records.count)
+            && (files.isEmpty || files.count == records.count)
     }
 
     /// Whether, beyond ``hasConsistentShape``, every name and file offset lies in `strings`,
@@ -104,7 +120,7 @@ struct SymbolTable: Sendable {
         guard hasConsistentShape else { return false }
         let limit = UInt32(strings.count)
         for (i, record) in records.enumerated() {
-            guard record.name < limit, record.file < limit, i == 0 || records[i - 1].address <= record.address,
+            guard record.name < limit, file(at: i) < limit, i == 0 || records[i - 1].address <= record.address,
                   i % Fence.stride != 0 || fence[i / Fence.stride] == record.address
             else { return false }
         }
@@ -115,6 +131,9 @@ struct SymbolTable: Sendable {
     var symbols: [Symbol] { (0..<count).map(symbol(at:)) }
 
     subscript(position: Int) -> Record { records[position] }
+
+    /// The offset in `strings` of the source file of the symbol at `position` (0 for none).
+    func file(at position: Int) -> UInt32 { files.isEmpty ? 0 : files[position] }
 
     /// The position of the symbol whose extent holds `address`.
     func position(containing address: UInt64) -> Int? {
@@ -131,7 +150,7 @@ struct SymbolTable: Sendable {
 
     private func symbol(at i: Int) -> Symbol {
         let record = records[i]
-        return Symbol(address: record.address, end: record.end, name: string(record.name) ?? "", file: string(record.file))
+        return Symbol(address: record.address, end: record.end, name: string(record.name) ?? "", file: string(file(at: i)))
     }
 
     /// The string at `offset` of the table; nil for 0 or an offset outside it.
@@ -248,7 +267,7 @@ struct SymbolTable: Sendable {
         /// several at one address the last, which is the largest, and of equally large ones the
         /// last in the table. Mach-O symbols, which have no size, are first cut at the next
         /// symbol's address.
-        func finish(endingAtNextSymbol: Bool) -> (FlatArray<Record>, FlatArray<UInt8>) {
+        func finish(endingAtNextSymbol: Bool) -> (FlatArray<Record>, FlatArray<UInt32>, FlatArray<UInt8>) {
             var sorted = entries
             for i in sorted.indices { sorted[i].position = UInt32(truncatingIfNeeded: i) }
             sorted.sort { x, y in
@@ -268,9 +287,9 @@ struct SymbolTable: Sendable {
             for entry in sorted {
                 if let last = kept.last, last.address == entry.address { kept[kept.count - 1] = entry } else { kept.append(entry) }
             }
-            return (FlatArray(count: kept.count) { Record(address: kept[$0].address, end: kept[$0].end,
-                                                          name: kept[$0].name, file: kept[$0].file) },
-                    FlatArray(strings))
+            let files = kept.contains { $0.file != 0 } ? FlatArray(count: kept.count) { kept[$0].file } : FlatArray()
+            return (FlatArray(count: kept.count) { Record(address: kept[$0].address, end: kept[$0].end, name: kept[$0].name) },
+                    files, FlatArray(strings))
         }
 
         /// The length of the NUL-terminated string at `offset` of `bytes`, up to their end.

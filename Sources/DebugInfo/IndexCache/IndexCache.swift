@@ -38,7 +38,7 @@ import Platform
 /// it holds on any machine that has the same debug file, whatever its path, inode or mtime
 /// there:
 ///
-///     4c4c44e855553144a1883033e49ba05b-arm64-0-c5a3e_9f2b4c1d0e6a7b38-v12.index
+///     4c4c44e855553144a1883033e49ba05b-arm64-0-c5a3e_9f2b4c1d0e6a7b38-v13.index
 ///     (identifier, architecture, slice offset, "c" file size _ content hash, version)
 ///
 /// `symbolicate index` writes these (``storeShareable(_:)``). A lookup tries the

@@ -81,7 +81,7 @@ struct DebugFileStamp: Equatable, Sendable {
 enum IndexCacheFormat {
     static let magic: [UInt8] = Array("SYMIDX\0\n".utf8)
     /// Raised whenever the layout or the meaning of a table changes.
-    static let version: UInt32 = 12
+    static let version: UInt32 = 13
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let fixedHeaderSize = 104
     static let sectionEntrySize = 24

@@ -139,7 +139,7 @@ final class IndexCacheTests: XCTestCase {
         let addresses = try IndexSamples.sample(file, count: 300)
         let headerSize = Int(original.withUnsafeBytes { $0.load(fromByteOffset: 24, as: UInt64.self) })
         let sections = IndexSamples.sections(of: original)
-        XCTAssertEqual(sections.count, 12)
+        XCTAssertEqual(sections.count, 13)
         let entry = IndexCacheFormat.fixedHeaderSize, entrySize = IndexCacheFormat.sectionEntrySize
 
         var generator = SplitMix64(seed: 7)
@@ -165,8 +165,10 @@ final class IndexCacheTests: XCTestCase {
         variants.append(("misaligned section", IndexCacheTests.resealed(original) {
             $0.store(UInt64(sections[1].offset + 4), at: entry + entrySize + 8)
         }))
-        // Fences that do not fit their tables, strings cut before their final NUL.
-        for (s, section) in sections.enumerated() where [1, 5, 7, 33, 34].contains(section.kind) && section.length > 0 {
+        // Fences that do not fit their tables, strings cut before their final NUL, symbols'
+        // records and files of different lengths.
+        let shaped: [UInt32] = [1, 5, 7, 33, 34, 35] + (sections.contains { $0.kind == 35 && $0.length > 0 } ? [32] : [])
+        for (s, section) in sections.enumerated() where shaped.contains(section.kind) && section.length > 0 {
             variants.append(("section \(section.kind) one element shorter", IndexCacheTests.shortened(original, section: s)))
         }
         var unterminated = original
@@ -262,14 +264,16 @@ final class IndexCacheTests: XCTestCase {
 
     /// Tables one element shorter than the indexes pointing into them, with a header made to
     /// agree (a forgery, not damage: no checksum tells it from a file written so): every
-    /// lookup returns, none faults or hangs.
+    /// lookup returns, none faults or hangs. (Those whose length the shape checks are refused
+    /// instead: the strings, the fences, and the symbols' records and their files, which must
+    /// be as many.)
     func testForgedTableLengthsNeverFaultOrHang() throws {
         let (file, store, _, stamp, path, original) = try storedFixture()
         var addresses = try IndexSamples.sample(file, count: 200)
         addresses += [0, 1, UInt64.max, UInt64.max - 1] + (addresses.map { $0 &+ 0x10_000 })
         var variants = 0
         for (s, section) in IndexSamples.sections(of: original).enumerated()
-        where section.length > 0 && ![1, 5, 7, 33, 34].contains(section.kind) {
+        where section.length > 0 && ![1, 5, 7, 32, 33, 34, 35].contains(section.kind) {
             try Data(IndexCacheTests.shortened(original, section: s)).write(to: URL(fileURLWithPath: path))
             guard let loaded = try? store.load(file, stamp: stamp) else {
                 XCTFail("section \(section.kind) one element shorter: refused, though its shape is whole")
