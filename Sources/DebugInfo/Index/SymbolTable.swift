@@ -107,8 +107,9 @@ struct SymbolTable: Sendable {
         visitor.visit(35, &files)
     }
 
-    /// Whether the fence fits the records and `strings` ends in a NUL: all the lookups need,
-    /// since they check each offset before reading the string at it.
+    /// Whether the fence fits the records, the files (when kept) are as many as the records,
+    /// and `strings` ends in a NUL: all the lookups need, since they check each offset before
+    /// reading the string at it.
     var hasConsistentShape: Bool {
         strings.last == 0 && strings.count <= Int(UInt32.max) && Fence.fits(fence, count: records.count)
             && (files.isEmpty || files.count == records.count)
