@@ -258,9 +258,11 @@ final class OwnLogEvidenceTests: XCTestCase {
         let stripped = run.appendingPathComponent("race").path
         let objcopy = try LinuxToolchain.tool("objcopy", ["/usr/bin/objcopy", "/opt/swift/usr/bin/llvm-objcopy"])
         XCTAssertEqual(try runProcess(objcopy, ["--strip-debug", full, stripped]).status, 0)
-        let log = try LinuxToolchain.crashLog(stripped, [], label: "tsan names")
+        let log = try LinuxToolchain.crashLog(stripped, [], label: "tsan names",
+                                              attempts: LinuxToolchain.threadSanitizerAttempts)
         XCTAssertTrue(log.contains(" <null> (race+0x"), "frames named without a location:\n\(log)")
-        let symbolized = try LinuxToolchain.crashLog(full, [], label: "tsan symbolized")
+        let symbolized = try LinuxToolchain.crashLog(full, [], label: "tsan symbolized",
+                                                     attempts: LinuxToolchain.threadSanitizerAttempts)
         let (result, arguments) = try Evidence.symbolicate(log, name: "race.log", in: scratch, extra: ["-d", full])
         XCTAssertEqual(Evidence.contradictionLines(result), [], result.summary(arguments))
         let expected = ThreadSanitizerTests.framesByModuleOffset(symbolized, module: "race")

@@ -17,8 +17,10 @@ final class ThreadSanitizerTests: XCTestCase {
         let probe = try runProcess("/usr/bin/gcc", ["-fsanitize=thread", "-O1", "-g", "-o", binary,
                                                      LinuxToolchain.sources.appendingPathComponent("race.c").path])
         guard probe.status == 0 else { throw XCTSkip("gcc's ThreadSanitizer does not link here: \(probe.stderrText)") }
-        let raw = try LinuxToolchain.crashLog(binary, [], environment: ["TSAN_OPTIONS": "symbolize=0"], label: "tsan raw")
-        let symbolized = try LinuxToolchain.crashLog(binary, [], label: "tsan symbolized")
+        let raw = try LinuxToolchain.crashLog(binary, [], environment: ["TSAN_OPTIONS": "symbolize=0"], label: "tsan raw",
+                                              attempts: LinuxToolchain.threadSanitizerAttempts)
+        let symbolized = try LinuxToolchain.crashLog(binary, [], label: "tsan symbolized",
+                                                     attempts: LinuxToolchain.threadSanitizerAttempts)
         let log = dir.appendingPathComponent("race.log").path
         try raw.write(toFile: log, atomically: true, encoding: .utf8)
 
