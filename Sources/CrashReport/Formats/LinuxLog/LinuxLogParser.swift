@@ -335,13 +335,7 @@ private struct LineScanner {
     /// Whether the module at `module` is a shared library: its name ends in `.so` or has `.so.`.
     private func isSharedLibrary(_ module: Range<Int>) -> Bool {
         let e = module.upperBound
-        if e - module.lowerBound >= 3 && b.equals(".so", e - 3, e) { return true }
-        var i = module.lowerBound
-        while i + 4 <= e {
-            if b[i] == 0x2E /* . */ && b.equals(".so.", i, i + 4) { return true }
-            i += 1
-        }
-        return false
+        return (e - module.lowerBound >= 3 && b.equals(".so", e - 3, e)) || b.firstIndex(of: ".so.", in: module) != nil
     }
 
     /// The start of the blank-free run that ends at `end`.
