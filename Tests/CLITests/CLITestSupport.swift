@@ -659,7 +659,20 @@ enum MachOSections {
 
 // MARK: - Temporary folders
 
-func makeTemporaryDirectory(_ label: String) throws -> URL {
+extension XCTestCase {
+    /// A new, empty folder of the system's temporary folder, named after `label`, removed with
+    /// what it holds when the test ends (passed or failed): a test leaves nothing behind that
+    /// another could see.
+    func makeTemporaryDirectory(_ label: String) throws -> URL {
+        let url = try makeUnownedTemporaryDirectory(label)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+}
+
+/// A new, empty folder of the system's temporary folder, named after `label`, which the caller
+/// removes: for code that runs outside a test (a probe made once for a test class).
+func makeUnownedTemporaryDirectory(_ label: String) throws -> URL {
     let url = FileManager.default.temporaryDirectory
         .appendingPathComponent("symbolicate-cli-\(label)-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

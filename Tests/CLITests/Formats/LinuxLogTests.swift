@@ -370,7 +370,7 @@ enum LinuxToolchain {
 
     /// The compilers whose AddressSanitizer runtime links and runs here; skips when none does.
     static func asanCompilers() throws -> [Compiler] {
-        let dir = try makeTemporaryDirectory("asan-probe")
+        let dir = try makeUnownedTemporaryDirectory("asan-probe")
         defer { try? FileManager.default.removeItem(at: dir) }
         let probe = dir.appendingPathComponent("probe.cpp")
         try "int main() { return 0; }\n".write(to: probe, atomically: true, encoding: .utf8)

@@ -17,7 +17,7 @@ final class BatchTests: XCTestCase {
         var reports: [(path: String, relative: String, source: String)]
     }
 
-    static func makeBatch(_ count: Int, label: String) throws -> Batch {
+    func makeBatch(_ count: Int, label: String) throws -> Batch {
         let sources = try Fixtures.reports() + [try Fixtures.path("ips/App-arm64.ips"), try Fixtures.path("ips/App-x86_64.ips")]
         let root = try makeTemporaryDirectory(label)
         var reports: [(String, String, String)] = []
@@ -49,7 +49,7 @@ final class BatchTests: XCTestCase {
     }
 
     func testAThousandReportsOnStandardOutputInInputOrder() throws {
-        let batch = try Self.makeBatch(1000, label: "batch-stdout")
+        let batch = try makeBatch(1000, label: "batch-stdout")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let singles = try Self.singles(batch, [])
         var expected = Data()
@@ -95,7 +95,7 @@ final class BatchTests: XCTestCase {
     }
 
     func testOutputFolderMirrorsTheTree() throws {
-        let batch = try Self.makeBatch(1000, label: "batch-o")
+        let batch = try makeBatch(1000, label: "batch-o")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let singles = try Self.singles(batch, [])
         let singlesIPS = try Self.singles(batch, ["--format", "ips"])
@@ -160,7 +160,7 @@ final class BatchTests: XCTestCase {
     }
 
     func testInPlaceReplacesEachReport() throws {
-        let batch = try Self.makeBatch(1000, label: "batch-in-place")
+        let batch = try makeBatch(1000, label: "batch-in-place")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let singles = try Self.singles(batch, [])
         let singlesIPS = try Self.singles(batch, ["--format", "ips"])
@@ -195,7 +195,7 @@ final class BatchTests: XCTestCase {
         }
         let binary = try CLI.binary()
         let macho = try Fixtures.path("macho")
-        let batch = try Self.makeBatch(1000, label: "batch-kill")
+        let batch = try makeBatch(1000, label: "batch-kill")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let singles = try Self.singles(batch, [])
         let singlesIPS = try Self.singles(batch, ["--format", "ips"])
@@ -246,7 +246,7 @@ final class BatchTests: XCTestCase {
     }
 
     func testFramesFormatHasOneLinePerFrame() throws {
-        let batch = try Self.makeBatch(200, label: "batch-frames")
+        let batch = try makeBatch(200, label: "batch-frames")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let macho = try Fixtures.path("macho")
         let arguments = ["-d", macho, "--format", "frames", batch.root.path]
@@ -288,7 +288,7 @@ final class BatchTests: XCTestCase {
     }
 
     func testJSONIsOneDocumentWithEveryReport() throws {
-        let batch = try Self.makeBatch(300, label: "batch-json")
+        let batch = try makeBatch(300, label: "batch-json")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let macho = try Fixtures.path("macho")
         let result = try CLI.run(["-d", macho, "--format", "json", batch.root.path])
@@ -308,7 +308,7 @@ final class BatchTests: XCTestCase {
     /// The summary on stderr: reports, frames resolved and not, and the app images that had no
     /// debug file with the frames they cost and why — counted independently from the frame lines.
     func testSummaryCountsFramesAndMissingImages() throws {
-        let batch = try Self.makeBatch(50, label: "batch-summary")
+        let batch = try makeBatch(50, label: "batch-summary")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let frames = try CLI.run(["--format", "frames", "-q", batch.root.path])
         XCTAssertFalse(frames.stderrText.contains(" reports, "), "--quiet: no summary")
@@ -339,7 +339,7 @@ final class BatchTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             throw XCTSkip("script(1) is not installed: cannot give the tool a terminal")
         }
-        let batch = try Self.makeBatch(40, label: "batch-progress")
+        let batch = try makeBatch(40, label: "batch-progress")
         defer { try? FileManager.default.removeItem(at: batch.root) }
         let binary = try CLI.binary()
         let macho = try Fixtures.path("macho")
