@@ -187,6 +187,28 @@ struct FlatArrayWriter<Element: BitwiseCopyable> {
         guard let block, let base, count > 0 else { return FlatArray() }
         return FlatArray(start: UnsafeRawPointer(base), count: count, owner: block)
     }
+
+    /// The first `count` elements, the whole pages past them given back when
+    /// `releasingTheRest` (for room that was written to and is no longer needed).
+    func array(first count: Int, releasingTheRest: Bool) -> FlatArray<Element> {
+        #if os(Linux)
+        if releasingTheRest, let base {
+            let page = Int(getpagesize()), start = Int(bitPattern: base)
+            let from = (start + count * MemoryLayout<Element>.stride + page - 1) / page * page
+            let to = (start + self.count * MemoryLayout<Element>.stride) / page * page
+            if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
+        }
+        #endif
+        return array(first: count)
+    }
+
+    /// Moves the elements of `range` (written) to start at `destination`, which may overlap it.
+    func moveElements(_ range: Range<Int>, to destination: Int) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count && destination >= 0
+                     && destination + range.count <= count)
+        guard let base, !range.isEmpty else { return }
+        memmove(base + destination, base + range.lowerBound, range.count * MemoryLayout<Element>.stride)
+    }
 }
 
 /// Memory allocated for one ``FlatArray``, freed with the last array that shares it.

@@ -1,4 +1,5 @@
 import CDwarf
+import Platform
 
 /// One subprogram or inlined-subroutine entry of a ``SymbolIndex``, in DIE order: the
 /// entries inlined into a function follow it, up to `end`. One record holds all a lookup
@@ -184,6 +185,19 @@ extension SymbolIndex {
         /// index is checked for, so that a fault of the DWARF pass is an error, not a wrong answer.
         var isWellFormed: Bool {
             guard hasConsistentShape, files.allSatisfy({ Int($0) < strings.count }) else { return false }
+            // The line tables are checked on a thread of their own while the function blocks
+            // are, when they are large and there is a core for it.
+            let lines = LineTablesCheck(self)
+            let worker = lineBytes.count >= 1 << 20 && Tables.hasASecondCore
+                ? WorkerThread { lines.run() } : nil
+            let functionsAreWellFormed = functionTablesAreWellFormed
+            if let worker { worker.join() } else if functionsAreWellFormed { lines.run() }
+            return functionsAreWellFormed && lines.passed
+        }
+
+        /// Whether the function blocks decode and the sorted ranges of functions and their
+        /// fence agree.
+        private var functionTablesAreWellFormed: Bool {
             var checked = Set<Int64>()
             for (i, c) in concrete.enumerated() {
                 guard i % Fence.stride != 0 || concreteFence[i / Fence.stride] == c.low,
@@ -195,6 +209,11 @@ extension SymbolIndex {
                     else { return false }
                 }
             }
+            return true
+        }
+
+        /// Whether the line sequences and their fence agree and every line block decodes.
+        var lineTablesAreWellFormed: Bool {
             for (i, s) in sequences.enumerated() {
                 guard s.high &- s.low <= UInt64(UInt32.max), i % Fence.stride != 0 || sequenceFence[i / Fence.stride] == s.low,
                       i == 0 || sequences[i - 1].low <= s.low
@@ -212,21 +231,18 @@ extension SymbolIndex {
         init(_ raw: consuming RawDWARF) {
             var kept = StringsKept(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
             raw.strings = []
-            // The line rows first: converted in place, they shrink by a third or more before
-            // the function records are made.
-            let rawFiles = raw.files
-            rawFiles.withUnsafeBufferPointer { files in encodeLines(&raw.rows, files, &kept) }
-
-            let (records, ranges, concrete) = raw.functions.withUnsafeBufferPointer { functions in
-                raw.ranges.withUnsafeBufferPointer { ranges in
-                    raw.files.withUnsafeBufferPointer { files in
-                        Tables.functionRecords(functions, ranges, files)
-                    }
-                }
-            }
+            // The function records and their inline segments use no strings: they are made
+            // on a thread of their own while the line rows are encoded, when there is a core
+            // for it. Alone, the line rows come first: converted in place, they shrink by a
+            // third or more before the function records are made.
+            let functionTables = FunctionTables(functions: raw.functions, ranges: raw.ranges, files: raw.files)
             raw.functions = []
             raw.ranges = []
-            let segments = Tables.inlineSegments(records, ranges)
+            let worker = functionTables.worthAThread ? WorkerThread { functionTables.make() } : nil
+            let rawFiles = raw.files
+            rawFiles.withUnsafeBufferPointer { files in encodeLines(&raw.rows, files, &kept) }
+            if let worker { worker.join() } else { functionTables.make() }
+            let (records, ranges, concrete, segments) = functionTables.made!
             // One block per out-of-line function, in address order.
             var writer = FunctionBlockWriter(recordCount: records.count)
             var placed = [Range<Int>?](repeating: nil, count: records.count)
@@ -282,7 +298,7 @@ extension SymbolIndex {
         /// functions sorted (`first` is the function record). An entry none of whose
         /// descendants has an address range (a declaration, an abstract instance) can never be
         /// part of an answer, and half the entries of a C++ program are such.
-        private static func functionRecords(_ functions: UnsafeBufferPointer<cdw_function>,
+        static func functionRecords(_ functions: UnsafeBufferPointer<cdw_function>,
                                             _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>)
             -> (FlatArrayWriter<FunctionRecord>, FlatArray<AddressRange>, [SortedRange]) {
             let count = functions.count
@@ -358,100 +374,6 @@ extension SymbolIndex {
                 return SortedRange(low: range.low, high: range.high, maxHigh: maximum, first: range.function, end: 0)
             }
             return (records, addressRanges, sorted)
-        }
-
-        /// The ``InlineSegment``s of every out-of-line function with inlined calls, written
-        /// into its record. The calls that count are those reached from the function through
-        /// inlined calls only (a function nested in it is not part of its code), each as deep
-        /// as the inlined calls around it; a sweep over their ranges' ends keeps, between two
-        /// ends, the deepest call holding the addresses, the first in DIE order of equals.
-        private static func inlineSegments(_ records: FlatArrayWriter<FunctionRecord>,
-                                           _ ranges: FlatArray<AddressRange>) -> FlatArray<InlineSegment> {
-            // At most two segments per range of an inlined call: written in place, the pages
-            // beyond the last one never touched.
-            var bound = 0
-            for i in 0..<records.count where records[i].inlined != 0 { bound += 2 * Int(records[i].rangeCount) }
-            let segments = FlatArrayWriter<InlineSegment>(count: bound)
-            var made = 0
-            // Per function, reused: the calls' ranges, the points where the answer may change,
-            // and a max-heap of the ranges that have begun, by (depth, earlier entry first).
-            var pieces: [(low: UInt64, high: UInt64, depth: Int32, entry: Int32)] = []
-            var points: [UInt64] = []
-            var heap: [(high: UInt64, depth: Int32, entry: Int32)] = []
-            var openEnds: [Int32] = []  // subtree ends of the inlined calls around the one at hand
-            func before(_ a: (high: UInt64, depth: Int32, entry: Int32), _ b: (high: UInt64, depth: Int32, entry: Int32)) -> Bool {
-                a.depth != b.depth ? a.depth > b.depth : a.entry < b.entry
-            }
-            func push(_ element: (high: UInt64, depth: Int32, entry: Int32)) {
-                heap.append(element)
-                var i = heap.count - 1
-                while i > 0, before(heap[i], heap[(i - 1) / 2]) {
-                    heap.swapAt(i, (i - 1) / 2)
-                    i = (i - 1) / 2
-                }
-            }
-            func pop() {
-                heap.swapAt(0, heap.count - 1)
-                heap.removeLast()
-                var i = 0
-                while true {
-                    let l = 2 * i + 1, r = l + 1
-                    var best = i
-                    if l < heap.count, before(heap[l], heap[best]) { best = l }
-                    if r < heap.count, before(heap[r], heap[best]) { best = r }
-                    if best == i { break }
-                    heap.swapAt(i, best)
-                    i = best
-                }
-            }
-            let count = records.count
-            for function in 0..<count where records[function].inlined == 0 && records[function].rangeCount > 0 {
-                pieces.removeAll(keepingCapacity: true)
-                openEnds.removeAll(keepingCapacity: true)
-                var i = function + 1
-                let end = Int(records[function].end)
-                while i < end {
-                    while let last = openEnds.last, i >= last { openEnds.removeLast() }
-                    let record = records[i]
-                    guard record.inlined != 0 else {
-                        i = max(Int(record.end), i + 1)
-                        continue
-                    }
-                    let first = min(Int(record.firstRange), ranges.count)
-                    for r in first..<min(first + Int(record.rangeCount), ranges.count) where ranges[r].low < ranges[r].high {
-                        pieces.append((ranges[r].low, ranges[r].high, Int32(openEnds.count + 1), Int32(i)))
-                    }
-                    openEnds.append(record.end)
-                    i += 1
-                }
-                guard !pieces.isEmpty else { continue }
-                pieces.sort { $0.low < $1.low }
-                points.removeAll(keepingCapacity: true)
-                for piece in pieces {
-                    points.append(piece.low)
-                    points.append(piece.high)
-                }
-                points.sort()
-                heap.removeAll(keepingCapacity: true)
-                let firstSegment = made
-                var next = 0, previousPoint = UInt64.max
-                for point in points where point != previousPoint {
-                    previousPoint = point
-                    while next < pieces.count, pieces[next].low <= point {
-                        push((pieces[next].high, pieces[next].depth, pieces[next].entry))
-                        next += 1
-                    }
-                    while let top = heap.first, top.high <= point { pop() }
-                    let entry = heap.first?.entry ?? -1
-                    if made == firstSegment ? entry != -1 : segments[made - 1].entry != entry {
-                        segments[made] = InlineSegment(start: point, entry: entry)
-                        made += 1
-                    }
-                }
-                records[function].firstSegment = UInt32(firstSegment)
-                records[function].segmentCount = UInt32(made - firstSegment)
-            }
-            return segments.array(first: made)
         }
 
         /// For each entry, the entry its name comes from when it has none itself: its
