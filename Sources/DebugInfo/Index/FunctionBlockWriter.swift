@@ -16,6 +16,14 @@ struct FunctionBlockWriter {
     /// The blocks written, as the index's table; the writer is left empty.
     mutating func takeBytes() -> FlatArray<UInt8> { bytes.take() }
 
+    /// The number of bytes of the blocks written so far.
+    var byteCount: Int { bytes.count }
+
+    /// Appends the blocks `other` wrote, which then begin at the ``byteCount`` before.
+    mutating func appendBlocks(of other: FunctionBlockWriter) {
+        bytes.append(contentsOf: other.bytes)
+    }
+
     /// Appends the block of out-of-line function `function` (a record with ranges) and returns
     /// where it lies in the bytes. `name` and `file` give a string's offset in the strings
     /// kept and a path's index in the file table.

@@ -243,22 +243,8 @@ extension SymbolIndex {
             rawFiles.withUnsafeBufferPointer { files in encodeLines(&raw.rows, files, &kept) }
             if let worker { worker.join() } else { functionTables.make() }
             let (records, ranges, concrete, segments) = functionTables.made!
-            // One block per out-of-line function, in address order.
-            var writer = FunctionBlockWriter(recordCount: records.count)
-            var placed = [Range<Int>?](repeating: nil, count: records.count)
-            self.concrete = FlatArray(count: concrete.count) { i in
-                var range = concrete[i]
-                let function = Int(range.first)
-                if placed[function] == nil {
-                    placed[function] = writer.append(function: function, records: records, ranges: ranges, segments: segments,
-                                                     name: { kept.name($0) }, file: { kept.file($0) })
-                }
-                range.first = Int32(truncatingIfNeeded: placed[function]!.lowerBound)
-                range.end = Int32(truncatingIfNeeded: placed[function]!.upperBound)
-                return range
-            }
+            (functionBytes, self.concrete) = Tables.functionBlocks(records, ranges, segments, concrete, &kept)
             concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
-            functionBytes = writer.takeBytes()
             strings = FlatArray(kept.strings)
             files = FlatArray(kept.files)
         }

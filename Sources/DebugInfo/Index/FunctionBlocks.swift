@@ -1,0 +1,114 @@
+import Platform
+
+extension SymbolIndex.Tables {
+    /// The ``FunctionBlock``s of the out-of-line functions, one per function in the order
+    /// their first ranges come in address order, and `concrete` with each range pointing at its
+    /// function's block.
+    ///
+    /// The names and paths the blocks use are put in `kept` first, in the order the blocks name
+    /// them, and written into the records (which are then the index's, not the DWARF pass's).
+    /// The blocks, which then read nothing shared that changes, are written in two parts when
+    /// there are many and a second core, the second on a thread of its own, and put together:
+    /// the same bytes as one writer makes.
+    static func functionBlocks(_ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
+                               _ segments: FlatArray<InlineSegment>, _ concrete: [SortedRange],
+                               _ kept: inout StringsKept, splittingFrom minimum: Int = 4096)
+        -> (bytes: FlatArray<UInt8>, concrete: FlatArray<SortedRange>) {
+        // The functions in the order their first range comes.
+        var order: [Int32] = []
+        var seen = [Bool](repeating: false, count: records.count)
+        for range in concrete where !seen[Int(range.first)] {
+            seen[Int(range.first)] = true
+            order.append(range.first)
+        }
+        seen = []
+        keepNames(of: order, records, &kept)
+
+        // Cut where about half the records of the functions' subtrees lie before.
+        var total = 0
+        for function in order { total += Int(records[Int(function)].end) - Int(function) }
+        var cut = order.count, before = 0
+        for (k, function) in order.enumerated() {
+            if 2 * before >= total {
+                cut = k
+                break
+            }
+            before += Int(records[Int(function)].end) - Int(function)
+        }
+        let split = order.count >= minimum && cut > 0 && cut < order.count && (hasASecondCore || minimum <= 1)
+        let second = BlockPart(order[(split ? cut : order.count)...], records, ranges, segments)
+        let worker = split ? WorkerThread { second.write() } : nil
+        let first = BlockPart(order[..<(split ? cut : order.count)], records, ranges, segments)
+        first.write()
+        if let worker { worker.join() } else { second.write() }
+
+        // The second part's blocks follow the first's.
+        let shift = first.writer.byteCount
+        var blocks = [Range<Int>](repeating: 0..<0, count: records.count)
+        for (function, place) in zip(first.functions, first.places) { blocks[Int(function)] = place }
+        for (function, place) in zip(second.functions, second.places) {
+            blocks[Int(function)] = (place.lowerBound + shift)..<(place.upperBound + shift)
+        }
+        first.writer.appendBlocks(of: second.writer)
+        second.writer = FunctionBlockWriter(recordCount: 0)
+        let pointing = FlatArray(count: concrete.count) { i -> SortedRange in
+            var range = concrete[i]
+            let block = blocks[Int(range.first)]
+            range.first = Int32(truncatingIfNeeded: block.lowerBound)
+            range.end = Int32(truncatingIfNeeded: block.upperBound)
+            return range
+        }
+        return (first.writer.takeBytes(), pointing)
+    }
+
+    /// Puts the names and paths the blocks of `functions` use in `kept`, in the order their
+    /// blocks name them (each function's inlined calls in DIE order, each call's name and then
+    /// its path, then the function's name), and writes their new offsets into the records.
+    private static func keepNames(of functions: [Int32], _ records: FlatArrayWriter<FunctionRecord>,
+                                  _ kept: inout StringsKept) {
+        for f in functions {
+            let function = Int(f)
+            var i = function + 1
+            let end = min(Int(records[function].end), records.count)
+            while i < end {
+                let call = records[i]
+                guard call.inlined != 0 else {
+                    i = max(Int(call.end), i + 1)
+                    continue
+                }
+                records[i].name = kept.name(call.name)
+                records[i].callFile = kept.file(call.callFile)
+                i += 1
+            }
+            records[function].name = kept.name(records[function].name)
+        }
+    }
+
+    /// The blocks of some functions, written by ``write()`` on whichever thread calls it.
+    private final class BlockPart: @unchecked Sendable {
+        let functions: ArraySlice<Int32>
+        private let records: FlatArrayWriter<FunctionRecord>
+        private let ranges: FlatArray<AddressRange>
+        private let segments: FlatArray<InlineSegment>
+        var writer: FunctionBlockWriter
+        /// Where each function's block lies in the writer's bytes, once written.
+        private(set) var places: [Range<Int>] = []
+
+        init(_ functions: ArraySlice<Int32>, _ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
+             _ segments: FlatArray<InlineSegment>) {
+            self.functions = functions
+            self.records = records
+            self.ranges = ranges
+            self.segments = segments
+            writer = FunctionBlockWriter(recordCount: functions.isEmpty ? 0 : records.count)
+        }
+
+        func write() {
+            places.reserveCapacity(functions.count)
+            for function in functions {
+                places.append(writer.append(function: Int(function), records: records, ranges: ranges, segments: segments,
+                                            name: { $0 }, file: { $0 }))
+            }
+        }
+    }
+}
