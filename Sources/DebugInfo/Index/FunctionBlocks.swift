@@ -1,29 +1,29 @@
 import Platform
 
 extension SymbolIndex.Tables {
-    /// The ``FunctionBlock``s of the out-of-line functions, one per function in the order
-    /// their first ranges come in address order, and `concrete` with each range pointing at its
-    /// function's block.
-    ///
-    /// The names and paths the blocks use are put in `kept` first, in the order the blocks name
-    /// them, and written into the records (which are then the index's, not the DWARF pass's).
-    /// The blocks, which then read nothing shared that changes, are written in two parts when
-    /// there are many and a second core, the second on a thread of its own, and put together:
-    /// the same bytes as one writer makes.
-    static func functionBlocks(_ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
-                               _ segments: FlatArray<InlineSegment>, _ concrete: [SortedRange],
-                               _ kept: inout StringsKept, splittingFrom minimum: Int = 4096)
-        -> (bytes: FlatArray<UInt8>, concrete: FlatArray<SortedRange>) {
-        // The functions in the order their first range comes.
+    /// The out-of-line functions in the order their first ranges come in `concrete` (sorted
+    /// by address): the order of their ``FunctionBlock``s.
+    static func blockOrder(_ concrete: [SortedRange], functionCount: Int) -> [Int32] {
         var order: [Int32] = []
-        var seen = [Bool](repeating: false, count: records.count)
+        var seen = [Bool](repeating: false, count: functionCount)
         for range in concrete where !seen[Int(range.first)] {
             seen[Int(range.first)] = true
             order.append(range.first)
         }
-        seen = []
-        keepNames(of: order, records, &kept)
+        return order
+    }
 
+    /// The ``FunctionBlock``s of the out-of-line functions `order` lists (``blockOrder(_:functionCount:)``),
+    /// and `concrete` with each range pointing at its function's block. The records' names and
+    /// paths must be those kept (``keepNames(of:_:_:)``).
+    ///
+    /// The blocks, which then read nothing shared that changes, are written in two parts when
+    /// there are many and a second core, the second on a thread of its own, and put together:
+    /// the same bytes as one writer makes.
+    static func functionBlocks(_ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
+                               _ segments: FlatArray<InlineSegment>, _ concrete: [SortedRange], order: [Int32],
+                               splittingFrom minimum: Int = 4096)
+        -> (bytes: FlatArray<UInt8>, concrete: FlatArray<SortedRange>) {
         // Cut where about half the records of the functions' subtrees lie before.
         var total = 0
         for function in order { total += Int(records[Int(function)].end) - Int(function) }
@@ -63,9 +63,10 @@ extension SymbolIndex.Tables {
 
     /// Puts the names and paths the blocks of `functions` use in `kept`, in the order their
     /// blocks name them (each function's inlined calls in DIE order, each call's name and then
-    /// its path, then the function's name), and writes their new offsets into the records.
-    private static func keepNames(of functions: [Int32], _ records: FlatArrayWriter<FunctionRecord>,
-                                  _ kept: inout StringsKept) {
+    /// its path, then the function's name), and writes their new offsets into the records:
+    /// those fields alone, so that another thread may write their segments' meanwhile.
+    static func keepNames(of functions: [Int32], _ records: FlatArrayWriter<FunctionRecord>,
+                          _ kept: inout StringsKept) {
         for f in functions {
             let function = Int(f)
             var i = function + 1
@@ -76,11 +77,13 @@ extension SymbolIndex.Tables {
                     i = max(Int(call.end), i + 1)
                     continue
                 }
-                records[i].name = kept.name(call.name)
-                records[i].callFile = kept.file(call.callFile)
+                let record = records.element(i)
+                record.pointee.name = kept.name(call.name)
+                record.pointee.callFile = kept.file(call.callFile)
                 i += 1
             }
-            records[function].name = kept.name(records[function].name)
+            let record = records.element(function)
+            record.pointee.name = kept.name(record.pointee.name)
         }
     }
 

@@ -39,7 +39,7 @@ extension SymbolIndex.Tables {
         if shift > 0 {
             segments.moveElements(cut.bound..<second.end, to: made)
             for function in cut.record..<records.count where records[function].segmentCount > 0 {
-                records[function].firstSegment -= UInt32(shift)
+                records.element(function).pointee.firstSegment -= UInt32(shift)
             }
         }
         return segments.array(first: made + count, releasingTheRest: true)
@@ -112,7 +112,8 @@ struct InlineSegmentSweep {
 
     /// Writes the segments of the out-of-line functions among `functions` into `segments`
     /// from `start`, and their places into their records; returns the end of what it wrote.
-    /// Reads only the records of those functions' subtrees, and writes only the functions'.
+    /// Reads only the records of those functions' subtrees, and writes only the functions'
+    /// segment fields.
     mutating func run(_ functions: Range<Int>, _ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
                       into segments: FlatArrayWriter<InlineSegment>, from start: Int) -> Int {
         var made = start
@@ -159,8 +160,9 @@ struct InlineSegmentSweep {
                     made += 1
                 }
             }
-            records[function].firstSegment = UInt32(firstSegment)
-            records[function].segmentCount = UInt32(made - firstSegment)
+            let record = records.element(function)
+            record.pointee.firstSegment = UInt32(firstSegment)
+            record.pointee.segmentCount = UInt32(made - firstSegment)
         }
         return made
     }

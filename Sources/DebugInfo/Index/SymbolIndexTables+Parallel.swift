@@ -11,22 +11,25 @@ extension SymbolIndex.Tables {
     static let hasASecondCore = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
 
     /// The function records of the DWARF pass's entries, their address ranges, the sorted
-    /// ranges of the out-of-line functions and their inline segments: the part of the tables
-    /// that reads no strings, made once by ``make()``, on whichever thread calls it.
+    /// ranges of the out-of-line functions (``makeRecords()``) and their inline segments
+    /// (``makeSegments()``): the part of the tables that reads no strings, each made once, on
+    /// whichever thread calls it.
     ///
     /// It holds the only references to the raw entries and ranges, and lets them go as soon
     /// as the records are made, as the tables did when they made them in line.
     final class FunctionTables: @unchecked Sendable {
         private var functions: [cdw_function]
-        private var ranges: [cdw_range]
+        private var rawRanges: [cdw_range]
         private let files: [UInt32]
-        /// What ``make()`` made; nil before.
-        private(set) var made: (records: FlatArrayWriter<FunctionRecord>, ranges: FlatArray<AddressRange>,
-                                concrete: [SortedRange], segments: FlatArray<InlineSegment>)?
+        /// What ``makeRecords()`` made; nil before.
+        private(set) var records: (records: FlatArrayWriter<FunctionRecord>, ranges: FlatArray<AddressRange>,
+                                   concrete: [SortedRange])?
+        /// What ``makeSegments()`` made.
+        private(set) var segments = FlatArray<InlineSegment>()
 
         init(functions: [cdw_function], ranges: [cdw_range], files: [UInt32]) {
             self.functions = functions
-            self.ranges = ranges
+            rawRanges = ranges
             self.files = files
         }
 
@@ -36,17 +39,23 @@ extension SymbolIndex.Tables {
             functions.count >= 4096 && SymbolIndex.Tables.hasASecondCore
         }
 
-        func make() {
-            let (records, addressRanges, concrete) = functions.withUnsafeBufferPointer { functions in
-                ranges.withUnsafeBufferPointer { ranges in
+        func makeRecords() {
+            records = functions.withUnsafeBufferPointer { functions in
+                rawRanges.withUnsafeBufferPointer { ranges in
                     files.withUnsafeBufferPointer { files in
                         SymbolIndex.Tables.functionRecords(functions, ranges, files)
                     }
                 }
             }
             functions = []
-            ranges = []
-            made = (records, addressRanges, concrete, SymbolIndex.Tables.inlineSegments(records, addressRanges))
+            rawRanges = []
+        }
+
+        /// Writes only the records' segment fields, so that their names may be kept at once
+        /// (``SymbolIndex/Tables/keepNames(of:_:_:)``, which writes only their names and paths).
+        func makeSegments() {
+            guard let (records, ranges, _) = records else { return }
+            segments = SymbolIndex.Tables.inlineSegments(records, ranges)
         }
     }
 }

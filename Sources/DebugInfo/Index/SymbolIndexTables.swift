@@ -228,22 +228,32 @@ extension SymbolIndex {
         ///
         /// Each of `raw`'s arrays is freed once used (when the caller hands over its last
         /// reference), so the raw and the finished arrays of a large file are not all held at once.
-        init(_ raw: consuming RawDWARF) {
+        ///
+        /// `parallel` says whether parts are made on threads of their own (nil: when the file
+        /// is large and there is a second core); the tables are the same either way.
+        init(_ raw: consuming RawDWARF, parallel: Bool? = nil) {
             var kept = StringsKept(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
             raw.strings = []
-            // The function records and their inline segments use no strings: they are made
-            // on a thread of their own while the line rows are encoded, when there is a core
-            // for it. Alone, the line rows come first: converted in place, they shrink by a
-            // third or more before the function records are made.
+            // The function records and their inline segments use no strings: the records are
+            // made on a thread of their own while the line rows are encoded, and the segments
+            // while the names the function blocks use are kept, when there is a core for it.
+            // Alone, the line rows come first: converted in place, they shrink by a third or
+            // more before the function records are made.
             let functionTables = FunctionTables(functions: raw.functions, ranges: raw.ranges, files: raw.files)
             raw.functions = []
             raw.ranges = []
-            let worker = functionTables.worthAThread ? WorkerThread { functionTables.make() } : nil
+            let parallel = parallel ?? functionTables.worthAThread
+            let recordsWorker = parallel ? WorkerThread { functionTables.makeRecords() } : nil
             let rawFiles = raw.files
             rawFiles.withUnsafeBufferPointer { files in encodeLines(&raw.rows, files, &kept) }
-            if let worker { worker.join() } else { functionTables.make() }
-            let (records, ranges, concrete, segments) = functionTables.made!
-            (functionBytes, self.concrete) = Tables.functionBlocks(records, ranges, segments, concrete, &kept)
+            if let recordsWorker { recordsWorker.join() } else { functionTables.makeRecords() }
+            let (records, ranges, concrete) = functionTables.records!
+            let segmentsWorker = parallel ? WorkerThread { functionTables.makeSegments() } : nil
+            let order = Tables.blockOrder(concrete, functionCount: records.count)
+            Tables.keepNames(of: order, records, &kept)
+            if let segmentsWorker { segmentsWorker.join() } else { functionTables.makeSegments() }
+            (functionBytes, self.concrete) = Tables.functionBlocks(records, ranges, functionTables.segments, concrete,
+                                                                   order: order)
             concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
             strings = FlatArray(kept.strings)
             files = FlatArray(kept.files)

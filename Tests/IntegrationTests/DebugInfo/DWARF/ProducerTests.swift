@@ -135,7 +135,7 @@ final class ProducerTests: XCTestCase {
 }
 
 /// The bytes of every section of an index's tables, in order.
-private struct SectionBytes: IndexSectionVisitor {
+struct SectionBytes: IndexSectionVisitor {
     struct Section: Equatable {
         var kind: UInt32
         var bytes: [UInt8]

@@ -7,11 +7,11 @@ import XCTest
 /// put together: the inline segments and the function blocks are the same, in the same places,
 /// as made in one part, for the debug files of every producer on this machine.
 final class ParallelTablesTests: XCTestCase {
-    /// The DWARF pass's reading of `file`.
+    /// The DWARF pass's reading of `file` (on one thread, the same strings every time).
     private func raw(_ file: DebugFile) throws -> RawDWARF {
         let mapped = try MappedFile(path: file.path)
         return try mapped.reading {
-            try DWARFReader.read(file, layout: try ObjectLayout(file, in: mapped), in: mapped, options: .init(threads: 2))
+            try DWARFReader.read(file, layout: try ObjectLayout(file, in: mapped), in: mapped, options: .init(threads: 1))
         }
     }
 
@@ -91,7 +91,9 @@ final class ParallelTablesTests: XCTestCase {
                 let (records, ranges, concrete) = functionRecords(raw)
                 let segments = SymbolIndex.Tables.inlineSegments(records, ranges)
                 var kept = StringsKept(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
-                let (bytes, pointing) = SymbolIndex.Tables.functionBlocks(records, ranges, segments, concrete, &kept,
+                let order = SymbolIndex.Tables.blockOrder(concrete, functionCount: records.count)
+                SymbolIndex.Tables.keepNames(of: order, records, &kept)
+                let (bytes, pointing) = SymbolIndex.Tables.functionBlocks(records, ranges, segments, concrete, order: order,
                                                                            splittingFrom: minimum)
                 made.append((Array(bytes), Array(pointing), kept.strings, kept.files))
                 functions = Set(concrete.map(\.first)).count
@@ -109,5 +111,33 @@ final class ParallelTablesTests: XCTestCase {
         print("ParallelTablesTests: \(files) debug files, \(split) of them with blocks written in two parts")
         guard files > 0 else { throw XCTSkip("no debug files with DWARF on this machine") }
         XCTAssertGreaterThan(split, files / 2, "too few files written in two parts to test it")
+    }
+
+    /// The whole tables, made with their parts on threads of their own (the records beside
+    /// the line rows, the segments beside the names kept, the blocks in two parts) and all
+    /// in one thread: the same bytes, section by section.
+    func testTablesMadeOnThreadsAreTheTablesMadeInOne() throws {
+        var files = 0, large = 0
+        for (file, label) in debugFiles() {
+            var made: [[SectionBytes.Section]] = []
+            var functions = 0
+            for parallel in [false, true] {
+                let raw = try raw(file)
+                functions = raw.functions.count
+                var tables = SymbolIndex.Tables(raw, parallel: parallel)
+                XCTAssertTrue(tables.isWellFormed, label)
+                var sections = SectionBytes()
+                tables.visit(&sections)
+                made.append(sections.sections)
+            }
+            XCTAssertEqual(made[1].map(\.kind), made[0].map(\.kind), label)
+            for (one, two) in zip(made[0], made[1]) where one != two {
+                XCTFail("\(label): section \(one.kind) differs made on threads (\(two.bytes.count) against \(one.bytes.count) bytes)")
+            }
+            files += 1
+            if functions >= 4096 { large += 1 }
+        }
+        print("ParallelTablesTests: \(files) debug files' tables made on threads and in one, \(large) of them large")
+        guard files > 0 else { throw XCTSkip("no debug files with DWARF on this machine") }
     }
 }
