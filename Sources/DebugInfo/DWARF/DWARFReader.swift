@@ -8,7 +8,8 @@ import Darwin
 /// The result of one pass over a debug file's DWARF, as flat arrays (see CDwarf.h).
 struct RawDWARF {
     var functions: [cdw_function]
-    var ranges: [cdw_range]
+    /// In memory of its own, which the index takes over for its address ranges.
+    var ranges: FlatArray<cdw_range>
     /// In memory of its own, which the index takes over for its line rows.
     var rows: FlatArray<cdw_row>
     /// Per entry of `cdw_result.files`, the offset in `strings` of its path, joined as
@@ -103,20 +104,17 @@ enum DWARFReader {
         }
         // The large arrays are copied once, by the reading threads, straight into ours.
         let functionCount = Int(result.function_count), rangeCount = Int(result.range_count), rowCount = Int(result.row_count)
-        var ranges: [cdw_range] = []
+        let rangeWriter = FlatArrayWriter<cdw_range>(count: rangeCount)
         let rowWriter = FlatArrayWriter<cdw_row>(count: rowCount)
         let functions = [cdw_function](unsafeUninitializedCapacity: functionCount) { functionBuffer, functionsMade in
-            ranges = [cdw_range](unsafeUninitializedCapacity: rangeCount) { rangeBuffer, rangesMade in
-                cdw_read_finish(reading, functionBuffer.baseAddress, rangeBuffer.baseAddress, rowWriter.baseAddress)
-                rangesMade = rangeCount
-            }
+            cdw_read_finish(reading, functionBuffer.baseAddress, rangeWriter.baseAddress, rowWriter.baseAddress)
             functionsMade = functionCount
         }
         let (files, strings) = joinedPaths(of: result)
         cdw_result_free(&result)  // before the arrays are handed on, so that their copies do not add up
         return RawDWARF(
             functions: functions,
-            ranges: ranges,
+            ranges: rangeWriter.array,
             rows: rowWriter.array,
             files: files,
             strings: strings,
@@ -129,7 +127,7 @@ enum DWARFReader {
         let rows = FlatArray(count: Int(result.row_count)) { result.rows[$0] }
         let (files, strings) = joinedPaths(of: result)
         return RawDWARF(functions: Array(buffer(result.functions, result.function_count)),
-                        ranges: Array(buffer(result.ranges, result.range_count)),
+                        ranges: FlatArray(Array(buffer(result.ranges, result.range_count))),
                         rows: rows, files: files, strings: strings, problem: problem)
     }
 

@@ -120,7 +120,7 @@ public final class SymbolIndex: @unchecked Sendable {
         debugFile = file
         self.symbols = symbols
         stored = nil
-        let raw = raw ?? RawDWARF(functions: [], ranges: [], rows: FlatArray(), files: [], strings: [0], problem: nil)
+        let raw = raw ?? RawDWARF(functions: [], ranges: FlatArray(), rows: FlatArray(), files: [], strings: [0], problem: nil)
         problem = raw.problem
         tables = Tables(consume raw)
         guard tables.isWellFormed, symbols.isWellFormed else {

@@ -19,7 +19,7 @@ extension SymbolIndex.Tables {
     /// as the records are made, as the tables did when they made them in line.
     final class FunctionTables: @unchecked Sendable {
         private var functions: [cdw_function]
-        private var rawRanges: [cdw_range]
+        private var rawRanges: FlatArray<cdw_range>
         private let files: [UInt32]
         /// What ``makeRecords()`` made; nil before.
         private(set) var records: (records: FlatArrayWriter<FunctionRecord>, ranges: FlatArray<AddressRange>,
@@ -27,7 +27,7 @@ extension SymbolIndex.Tables {
         /// What ``makeSegments()`` made.
         private(set) var segments = FlatArray<InlineSegment>()
 
-        init(functions: [cdw_function], ranges: [cdw_range], files: [UInt32]) {
+        init(functions: [cdw_function], ranges: FlatArray<cdw_range>, files: [UInt32]) {
             self.functions = functions
             rawRanges = ranges
             self.files = files
@@ -40,15 +40,15 @@ extension SymbolIndex.Tables {
         }
 
         func makeRecords() {
-            records = functions.withUnsafeBufferPointer { functions in
-                rawRanges.withUnsafeBufferPointer { ranges in
-                    files.withUnsafeBufferPointer { files in
-                        SymbolIndex.Tables.functionRecords(functions, ranges, files)
-                    }
+            let (made, concrete) = functions.withUnsafeBufferPointer { functions in
+                files.withUnsafeBufferPointer { files in
+                    SymbolIndex.Tables.functionRecords(functions, rawRanges.buffer, files)
                 }
             }
             functions = []
-            rawRanges = []
+            let ranges = rawRanges
+            rawRanges = FlatArray()
+            records = (made, SymbolIndex.Tables.addressRanges(ranges), concrete)
         }
 
         /// Writes only the records' segment fields, so that their names may be kept at once

@@ -241,11 +241,16 @@ extension SymbolIndex {
             // more before the function records are made.
             let functionTables = FunctionTables(functions: raw.functions, ranges: raw.ranges, files: raw.files)
             raw.functions = []
-            raw.ranges = []
+            raw.ranges = FlatArray()
             let parallel = parallel ?? functionTables.worthAThread
-            let recordsWorker = parallel ? WorkerThread { functionTables.makeRecords() } : nil
+            var recordsWorker: WorkerThread?
             let rawFiles = raw.files
-            rawFiles.withUnsafeBufferPointer { files in encodeLines(&raw.rows, files, &kept) }
+            rawFiles.withUnsafeBufferPointer { files in
+                encodeLines(&raw.rows, files, &kept) {
+                    // Once the rows have shrunk.
+                    if parallel { recordsWorker = WorkerThread { functionTables.makeRecords() } }
+                }
+            }
             if let recordsWorker { recordsWorker.join() } else { functionTables.makeRecords() }
             let (records, ranges, concrete) = functionTables.records!
             let segmentsWorker = parallel ? WorkerThread { functionTables.makeSegments() } : nil
@@ -262,9 +267,10 @@ extension SymbolIndex {
         /// The line sequences, their blocks and their bytes, from the DWARF pass's rows, which
         /// are taken (their plain form is freed on return, before the function records are made).
         private mutating func encodeLines(_ rawRows: inout FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>,
-                                          _ kept: inout StringsKept) {
+                                          _ kept: inout StringsKept, converted: () -> Void) {
             let (rows, sorted) = Tables.plainLines(rawRows, files)
             rawRows = FlatArray()  // the plain rows now own the memory: freed on return
+            converted()
             var blocks: [LineBlock] = [], lineWriter = LEB128Writer()
             var maximum: UInt64 = 0
             var sequences: [SortedRange] = []
@@ -289,14 +295,23 @@ extension SymbolIndex {
         /// Empty tables, to be filled by ``visit(_:)``.
         init() {}
 
+        /// The DWARF pass's address ranges as the index keeps them, in their own memory (the
+        /// two have the same layout): `ranges` must be the last array reading it.
+        static func addressRanges(_ ranges: consuming FlatArray<cdw_range>) -> FlatArray<AddressRange> {
+            precondition(MemoryLayout<cdw_range>.stride == MemoryLayout<AddressRange>.stride
+                         && MemoryLayout<cdw_range>.offset(of: \.high) == MemoryLayout<AddressRange>.offset(of: \.high))
+            let count = ranges.count
+            return ranges.reusingMemory(as: AddressRange.self) { _ in count }
+        }
+
         /// The function records (to which the segments are still to be added) of the entries
-        /// whose subtree has code, their address ranges, and the ranges of the out-of-line
-        /// functions sorted (`first` is the function record). An entry none of whose
+        /// whose subtree has code, and the ranges of the out-of-line functions sorted (`first`
+        /// is the function record); the records' ranges are `ranges` (``addressRanges(_:)``). An entry none of whose
         /// descendants has an address range (a declaration, an abstract instance) can never be
         /// part of an answer, and half the entries of a C++ program are such.
         static func functionRecords(_ functions: UnsafeBufferPointer<cdw_function>,
                                             _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>)
-            -> (FlatArrayWriter<FunctionRecord>, FlatArray<AddressRange>, [SortedRange]) {
+            -> (FlatArrayWriter<FunctionRecord>, [SortedRange]) {
             let count = functions.count
             func ownRanges(_ i: Int) -> Range<Int> {
                 let first = min(Int(functions[i].first_range), ranges.count)
@@ -358,8 +373,6 @@ extension SymbolIndex {
                 let up = Int(records[n].parent)
                 if up >= 0, records[up].end < records[n].end { records[up].end = records[n].end }
             }
-            let addressRanges = FlatArray(count: ranges.count) { AddressRange(low: ranges[$0].low, high: ranges[$0].high) }
-
             // Of equal ranges the later function comes later, as a stable sort leaves them.
             concrete.sort {
                 $0.low != $1.low ? $0.low < $1.low : $0.high != $1.high ? $0.high > $1.high : $0.function < $1.function
@@ -369,7 +382,7 @@ extension SymbolIndex {
                 maximum = max(maximum, range.high)
                 return SortedRange(low: range.low, high: range.high, maxHigh: maximum, first: range.function, end: 0)
             }
-            return (records, addressRanges, sorted)
+            return (records, sorted)
         }
 
         /// For each entry, the entry its name comes from when it has none itself: its

@@ -51,7 +51,7 @@ final class SortedRangeTests: XCTestCase {
                                        function(7, firstRange: 1, count: 4, offset: 0x20),
                                        function(12, firstRange: 5, count: 1, offset: 0x30),
                                        function(16, firstRange: 6, count: 1, offset: 0x40)],
-                           ranges: ranges, rows: FlatArray(), files: [0], strings: strings, problem: nil)
+                           ranges: FlatArray(ranges), rows: FlatArray(), files: [0], strings: strings, problem: nil)
         let tables = SymbolIndex.Tables(raw)
         XCTAssertTrue(tables.isWellFormed)
         let kept = tables.concrete.map { [$0.low, $0.high, $0.maxHigh] }

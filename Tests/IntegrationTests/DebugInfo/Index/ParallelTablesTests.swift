@@ -23,11 +23,11 @@ final class ParallelTablesTests: XCTestCase {
 
     /// The records and ranges of `raw`'s functions and the sorted ranges of the out-of-line ones.
     private func functionRecords(_ raw: RawDWARF) -> (FlatArrayWriter<FunctionRecord>, FlatArray<AddressRange>, [SortedRange]) {
-        raw.functions.withUnsafeBufferPointer { functions in
-            raw.ranges.withUnsafeBufferPointer { ranges in
-                raw.files.withUnsafeBufferPointer { files in SymbolIndex.Tables.functionRecords(functions, ranges, files) }
-            }
+        let (records, concrete) = raw.functions.withUnsafeBufferPointer { functions in
+            raw.files.withUnsafeBufferPointer { files in SymbolIndex.Tables.functionRecords(functions, raw.ranges.buffer, files) }
         }
+        // A copy of the ranges: they are read again.
+        return (records, SymbolIndex.Tables.addressRanges(FlatArray(Array(raw.ranges))), concrete)
     }
 
     /// The debug files of the fixtures and the producers, and two large C++ libraries when
