@@ -175,7 +175,7 @@ seed_kind() {
     case $1 in
         zip_archive) echo archives ;;
         demangle) echo names ;;
-        dwarf_sections) echo sections ;;
+        dwarf_sections|dwarf_tables) echo sections ;;
         object_identity|dwarf_*) echo objects ;;
         index_file) echo indexes ;;
         dyld_cache) echo caches ;;

@@ -465,8 +465,9 @@ extension SymbolIndex {
         /// Line sequences: rows up to and including an end_sequence row, sorted by address.
         ///
         /// Rows a lookup can never return are left out (half the rows of gcc's line tables):
-        /// of rows at one address a lookup finds the last, and a row that says what the row
-        /// before it said (file, line and column) answers nothing that row does not. A
+        /// of rows at one address a lookup finds the last, a row that says what the row
+        /// before it said (file, line and column) answers nothing that row does not, and a row
+        /// at the sequence's end or below the row before it (out of order) holds no address. A
         /// sequence longer than 4 GiB (row offsets are 32 bits) is left out.
         ///
         /// The rows are converted where the raw ones lie (16 bytes written behind each 20 read),
@@ -491,18 +492,25 @@ extension SymbolIndex {
                 for (s, sequence) in sequences.enumerated() {
                     let start = n, last = Int(sequence.last)
                     var previous: (file: UInt32, line: UInt32, column: UInt32)?
+                    var lastOffset: UInt64?
                     var row = memory.load(fromByteOffset: Int(sequence.first) * rowStride, as: cdw_row.self)
                     for r in Int(sequence.first)..<last {
                         // Read ahead before anything is written over this row.
                         let following = memory.load(fromByteOffset: (r + 1) * rowStride, as: cdw_row.self)
                         defer { row = following }
                         if r + 1 < last, following.address == row.address { continue }
+                        // A row at the sequence's end (a row the end repeats) holds no code, and
+                        // one below the row before it is out of order: no lookup finds either.
+                        let offset = row.address &- sequence.low
+                        guard row.address >= sequence.low, offset < sequence.high - sequence.low,
+                              lastOffset.map({ offset > $0 }) ?? true else { continue }
+                        lastOffset = offset
                         let file = Int(row.file) < files.count ? files[Int(row.file)] : 0
                         if let previous, previous.file == file, previous.line == row.line, previous.column == row.column {
                             continue
                         }
                         previous = (file, row.line, row.column)
-                        memory.storeBytes(of: PlainLineRow(offset: UInt32(truncatingIfNeeded: row.address &- sequence.low), file: file,
+                        memory.storeBytes(of: PlainLineRow(offset: UInt32(truncatingIfNeeded: offset), file: file,
                                                       line: row.line, column: row.column),
                                           toByteOffset: n * lineStride, as: PlainLineRow.self)
                         n += 1

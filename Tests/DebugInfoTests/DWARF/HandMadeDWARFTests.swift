@@ -77,4 +77,29 @@ final class HandMadeDWARFTests: XCTestCase {
         }
         XCTAssertEqual(CanonicalDWARF(try A.read(all)).rows.count, 5)
     }
+
+    /// A row at the address its sequence ends at (the end repeating the last row's address)
+    /// holds no code: the index leaves it out, and the file is read, not refused. The index
+    /// called its tables inconsistent and the whole file unusable while it kept such a row.
+    func testARowAtTheEndOfItsSequenceLeavesTheIndexWhole() throws {
+        var b = A.Bytes()
+        b.u8(0); b.uleb(9); b.u8(2); b.u64(0x1000)  // DW_LNE_set_address 0x1000
+        b.u8(1)                                     // a row at 0x1000, line 1
+        b.u8(2); b.uleb(4); b.u8(3); b.uleb(1)      // 0x1004, line 2
+        b.u8(1)                                     // a row at 0x1004
+        b.u8(2); b.uleb(8); b.u8(3); b.uleb(5)      // 0x100c, line 7
+        b.u8(1)                                     // a row at 0x100c: the end's address
+        b.u8(0); b.uleb(1); b.u8(1)                 // the end, at 0x100c
+        let raw = try A.read(sections(line: A.lineTable4(files: ["a.c"], program: b.data)), keepUnused: false)
+        XCTAssertEqual(raw.rows.map(\.address), [0x1000, 0x1004, 0x100c, 0x100c])
+        let tables = SymbolIndex.Tables(raw)
+        XCTAssertTrue(tables.isWellFormed)
+        let file = DebugFile(path: "<sections>", format: .elf, architecture: nil, identifier: nil, textVMAddress: 0,
+                             sliceOffset: 0, sliceSize: 0, hasDWARF: true)
+        let index = try XCTUnwrap(SymbolIndex(file: file, problem: nil, tables: tables,
+                                              symbols: SymbolTable(stripsUnderscore: false)))
+        XCTAssertEqual(index.lookup(0x1002, demangle: false).last?.line, 1)
+        XCTAssertEqual(index.lookup(0x100b, demangle: false).last?.line, 2)
+        XCTAssertEqual(index.lookup(0x100c, demangle: false).last?.line ?? 0, 0, "past the function and its lines")
+    }
 }
