@@ -121,11 +121,21 @@ public final class SymbolIndex: @unchecked Sendable {
         self.symbols = symbols
         stored = nil
         let raw = raw ?? RawDWARF(functions: [], ranges: FlatArray(), rows: FlatArray(), files: [], strings: [0], problem: nil)
-        problem = raw.problem
-        tables = Tables(consume raw)
-        guard tables.isWellFormed, symbols.isWellFormed else {
+        let problem = raw.problem
+        guard symbols.isWellFormed, let (tables, tablesProblem) = Self.usable(Tables(consume raw), besides: symbols) else {
             throw DebugInfoError.corruptDWARF(path: file.path, reason: "inconsistent function, range or line tables")
         }
+        self.tables = tables
+        self.problem = tablesProblem ?? problem
+    }
+
+    /// `tables` when they are well formed; else, when `symbols` can answer, empty tables and
+    /// why: a fault of the tables made of a file's DWARF (which they are made never to have)
+    /// costs its lines and inlined frames, not the file. Nil when neither can be used.
+    static func usable(_ tables: Tables, besides symbols: SymbolTable) -> (Tables, problem: String?)? {
+        if tables.isWellFormed { return (tables, nil) }
+        guard !symbols.isEmpty else { return nil }
+        return (Tables(), "the function, range or line tables made of it are inconsistent: its symbol table is used alone")
     }
 
     private func string(_ offset: UInt32) -> String? { tables.strings.cString(at: offset) }

@@ -102,4 +102,27 @@ final class HandMadeDWARFTests: XCTestCase {
         XCTAssertEqual(index.lookup(0x100b, demangle: false).last?.line, 2)
         XCTAssertEqual(index.lookup(0x100c, demangle: false).last?.line ?? 0, 0, "past the function and its lines")
     }
+
+    /// Tables made of a file's DWARF that are not well formed (which they are made never to
+    /// be: a fault of the index's own) cost the file its lines and inlined frames, not the
+    /// file: its symbol table is used alone, and the index says why. Without symbols either,
+    /// nothing of the file is usable.
+    func testInconsistentTablesLeaveTheSymbolTable() throws {
+        let raw = try A.read(sections(line: A.lineTable4(files: ["a.c"], program: A.program())), keepUnused: false)
+        var tables = SymbolIndex.Tables(raw)
+        XCTAssertTrue(tables.isWellFormed)
+        XCTAssertNil(SymbolIndex.usable(tables, besides: SymbolTable(stripsUnderscore: false))?.problem)
+        tables.functionBytes = FlatArray([0xFF, 0xFF])  // the blocks the function ranges point at, gone
+        XCTAssertFalse(tables.isWellFormed)
+        let symbols = SymbolTable(machOEntries: [.init(address: 0x1000, end: 0x1010, name: 1)], strings: Array("\0f\0".utf8))
+        let (kept, problem) = try XCTUnwrap(SymbolIndex.usable(tables, besides: symbols))
+        XCTAssertTrue(kept.isWellFormed)
+        XCTAssertTrue(kept.concrete.isEmpty && kept.sequences.isEmpty)
+        XCTAssertEqual(problem, "the function, range or line tables made of it are inconsistent: its symbol table is used alone")
+        XCTAssertNil(SymbolIndex.usable(tables, besides: SymbolTable(stripsUnderscore: false)))
+        let file = DebugFile(path: "<sections>", format: .machO, architecture: nil, identifier: nil, textVMAddress: 0,
+                             sliceOffset: 0, sliceSize: 0, hasDWARF: true)
+        let index = try XCTUnwrap(SymbolIndex(file: file, problem: problem, tables: kept, symbols: symbols))
+        XCTAssertEqual(index.lookup(0x1004, demangle: false).map { $0.function }, ["f"])
+    }
 }
