@@ -70,16 +70,16 @@ extension SymbolIndex.Tables {
         for f in functions {
             let function = Int(f)
             var i = function + 1
-            let end = min(Int(records[function].end), records.count)
+            let end = min(Int(records.element(function).pointee.end), records.count)
             while i < end {
-                let call = records[i]
-                guard call.inlined != 0 else {
-                    i = max(Int(call.end), i + 1)
+                // Fields read one by one: another thread may be writing the records' segments.
+                let call = records.element(i)
+                guard call.pointee.inlined != 0 else {
+                    i = max(Int(call.pointee.end), i + 1)
                     continue
                 }
-                let record = records.element(i)
-                record.pointee.name = kept.name(call.name)
-                record.pointee.callFile = kept.file(call.callFile)
+                call.pointee.name = kept.name(call.pointee.name)
+                call.pointee.callFile = kept.file(call.pointee.callFile)
                 i += 1
             }
             let record = records.element(function)

@@ -38,7 +38,7 @@ extension SymbolIndex.Tables {
         let shift = cut.bound - made, count = second.end - cut.bound
         if shift > 0 {
             segments.moveElements(cut.bound..<second.end, to: made)
-            for function in cut.record..<records.count where records[function].segmentCount > 0 {
+            for function in cut.record..<records.count where records.element(function).pointee.segmentCount > 0 {
                 records.element(function).pointee.firstSegment -= UInt32(shift)
             }
         }
@@ -56,9 +56,10 @@ extension SymbolIndex.Tables {
         for i in 0..<records.count {
             if i >= topLevelEnd {
                 boundaries.append((i, bound))
-                topLevelEnd = max(Int(records[i].end), i + 1)
+                topLevelEnd = max(Int(records.element(i).pointee.end), i + 1)
             }
-            if records[i].inlined != 0 { bound += 2 * Int(records[i].rangeCount) }
+            let record = records.element(i)
+            if record.pointee.inlined != 0 { bound += 2 * Int(record.pointee.rangeCount) }
         }
         let cut = boundaries.min { abs(2 * $0.bound - bound) < abs(2 * $1.bound - bound) } ?? (records.count, bound)
         return (bound, cut)
@@ -117,23 +118,25 @@ struct InlineSegmentSweep {
     mutating func run(_ functions: Range<Int>, _ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
                       into segments: FlatArrayWriter<InlineSegment>, from start: Int) -> Int {
         var made = start
-        for function in functions where records[function].inlined == 0 && records[function].rangeCount > 0 {
+        for function in functions
+        where records.element(function).pointee.inlined == 0 && records.element(function).pointee.rangeCount > 0 {
             pieces.removeAll(keepingCapacity: true)
             openEnds.removeAll(keepingCapacity: true)
             var i = function + 1
-            let end = Int(records[function].end)
+            let end = Int(records.element(function).pointee.end)
             while i < end {
                 while let last = openEnds.last, i >= last { openEnds.removeLast() }
-                let record = records[i]
-                guard record.inlined != 0 else {
-                    i = max(Int(record.end), i + 1)
+                // Fields read one by one: another thread may be writing the records' names.
+                let record = records.element(i)
+                guard record.pointee.inlined != 0 else {
+                    i = max(Int(record.pointee.end), i + 1)
                     continue
                 }
-                let first = min(Int(record.firstRange), ranges.count)
-                for r in first..<min(first + Int(record.rangeCount), ranges.count) where ranges[r].low < ranges[r].high {
+                let first = min(Int(record.pointee.firstRange), ranges.count)
+                for r in first..<min(first + Int(record.pointee.rangeCount), ranges.count) where ranges[r].low < ranges[r].high {
                     pieces.append((ranges[r].low, ranges[r].high, Int32(openEnds.count + 1), Int32(i)))
                 }
-                openEnds.append(record.end)
+                openEnds.append(record.pointee.end)
                 i += 1
             }
             guard !pieces.isEmpty else { continue }

@@ -122,8 +122,11 @@ public final class SymbolIndex: @unchecked Sendable {
         stored = nil
         let raw = raw ?? RawDWARF(functions: [], ranges: FlatArray(), rows: FlatArray(), files: [], strings: [0], problem: nil)
         let problem = raw.problem
-        guard symbols.isWellFormed, let (tables, tablesProblem) = Self.usable(Tables(consume raw), besides: symbols) else {
-            throw DebugInfoError.corruptDWARF(path: file.path, reason: "inconsistent function, range or line tables")
+        guard symbols.isWellFormed else {
+            throw DebugInfoError.corruptDWARF(path: file.path, reason: "inconsistent symbol table")
+        }
+        guard let (tables, tablesProblem) = Self.usable(Tables(consume raw), besides: symbols) else {
+            throw DebugInfoError.corruptDWARF(path: file.path, reason: "inconsistent function, range or line tables, and no symbols")
         }
         self.tables = tables
         self.problem = tablesProblem ?? problem

@@ -265,7 +265,8 @@ extension SymbolIndex {
         }
 
         /// The line sequences, their blocks and their bytes, from the DWARF pass's rows, which
-        /// are taken (their plain form is freed on return, before the function records are made).
+        /// are taken: converted in place to their plain form (`converted` is called then, once
+        /// they have shrunk), which is freed on return.
         private mutating func encodeLines(_ rawRows: inout FlatArray<cdw_row>, _ files: UnsafeBufferPointer<UInt32>,
                                           _ kept: inout StringsKept, converted: () -> Void) {
             let (rows, sorted) = Tables.plainLines(rawRows, files)
@@ -306,11 +307,11 @@ extension SymbolIndex {
 
         /// The function records (to which the segments are still to be added) of the entries
         /// whose subtree has code, and the ranges of the out-of-line functions sorted (`first`
-        /// is the function record); the records' ranges are `ranges` (``addressRanges(_:)``). An entry none of whose
-        /// descendants has an address range (a declaration, an abstract instance) can never be
-        /// part of an answer, and half the entries of a C++ program are such.
+        /// is the function record); the records' ranges are `ranges` (``addressRanges(_:)``).
+        /// An entry none of whose descendants has an address range (a declaration, an abstract
+        /// instance) can never be part of an answer, and half the entries of a C++ program are such.
         static func functionRecords(_ functions: UnsafeBufferPointer<cdw_function>,
-                                            _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>)
+                                    _ ranges: UnsafeBufferPointer<cdw_range>, _ files: UnsafeBufferPointer<UInt32>)
             -> (FlatArrayWriter<FunctionRecord>, [SortedRange]) {
             let count = functions.count
             func ownRanges(_ i: Int) -> Range<Int> {
