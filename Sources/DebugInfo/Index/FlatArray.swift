@@ -174,14 +174,6 @@ struct FlatArrayWriter<Element: BitwiseCopyable> {
         }
     }
 
-    /// Where element `position` is: for writing one of its fields alone, while another
-    /// thread writes another field (the subscript writes the whole element back).
-    @inline(__always)
-    func element(_ position: Int) -> UnsafeMutablePointer<Element> {
-        precondition(position >= 0 && position < count)
-        return base! + position
-    }
-
     /// Where the elements go, for a C function that fills them all.
     var baseAddress: UnsafeMutablePointer<Element>? { base }
 

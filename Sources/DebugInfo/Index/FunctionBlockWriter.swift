@@ -24,11 +24,13 @@ struct FunctionBlockWriter {
         bytes.append(contentsOf: other.bytes)
     }
 
-    /// Appends the block of out-of-line function `function` (a record with ranges) and returns
-    /// where it lies in the bytes. `name` and `file` give a string's offset in the strings
-    /// kept and a path's index in the file table.
+    /// Appends the block of out-of-line function `function` (a record with ranges, whose
+    /// segments are `place` of `segments`) and returns where it lies in the bytes. `name` and
+    /// `file` give a record's name as an offset in the strings kept and its call's path as an
+    /// index in the file table.
     mutating func append(function: Int, records: FlatArrayWriter<FunctionRecord>, ranges: FlatArray<AddressRange>,
-                         segments: FlatArray<InlineSegment>, name: (UInt32) -> UInt32, file: (UInt32) -> UInt32) -> Range<Int> {
+                         segments: FlatArray<InlineSegment>, place: SegmentPlace,
+                         name: (Int) -> UInt32, file: (Int) -> UInt32) -> Range<Int> {
         let record = records[function]
         let own = Self.ranges(of: record, in: ranges)
         let lowest = own.map { ranges[$0].low }.min() ?? 0
@@ -49,8 +51,8 @@ struct FunctionBlockWriter {
             let parent = Int(call.parent)
             let parentPosition = parent > function && parent < i ? Int(positions[parent]) : -1
             calls.unsigned(parentPosition >= 0 ? UInt64(position - parentPosition) : 0)
-            calls.unsigned(UInt64(name(call.name)))
-            calls.unsigned(UInt64(file(call.callFile)))
+            calls.unsigned(UInt64(name(i)))
+            calls.unsigned(UInt64(file(i)))
             calls.unsigned(UInt64(call.callLine))
             calls.unsigned(UInt64(call.callColumn))
             let callRanges = Self.ranges(of: call, in: ranges)
@@ -66,8 +68,8 @@ struct FunctionBlockWriter {
 
         // The segments: those that begin below the function's lowest address matter only
         // from there on (no lookup of a lower address comes here).
-        let first = min(Int(record.firstSegment), segments.count)
-        var kept = first..<min(first + Int(record.segmentCount), segments.count)
+        let first = min(Int(place.first), segments.count)
+        var kept = first..<min(first + Int(place.count), segments.count)
         while kept.count > 1, segments[kept.lowerBound + 1].start <= lowest { kept = (kept.lowerBound + 1)..<kept.upperBound }
         segmentBytes.removeAll()
         groups.removeAll(keepingCapacity: true)
@@ -88,7 +90,7 @@ struct FunctionBlockWriter {
         }
 
         let blockStart = bytes.count
-        bytes.unsigned(UInt64(name(record.name)))
+        bytes.unsigned(UInt64(name(function)))
         bytes.unsigned(lowest)
         bytes.unsigned(UInt64(own.count))
         for r in own {

@@ -14,14 +14,15 @@ extension SymbolIndex.Tables {
     }
 
     /// The ``FunctionBlock``s of the out-of-line functions `order` lists (``blockOrder(_:functionCount:)``),
-    /// and `concrete` with each range pointing at its function's block. The records' names and
-    /// paths must be those kept (``keepNames(of:_:_:)``).
+    /// and `concrete` with each range pointing at its function's block; `names` are the names
+    /// and paths kept for them (``keepNames(of:_:_:)``).
     ///
-    /// The blocks, which then read nothing shared that changes, are written in two parts when
-    /// there are many and a second core, the second on a thread of its own, and put together:
-    /// the same bytes as one writer makes.
+    /// The blocks, which read nothing that changes, are written in two parts when there are
+    /// many and a second core, the second on a thread of its own, and put together: the same
+    /// bytes as one writer makes.
     static func functionBlocks(_ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
-                               _ segments: FlatArray<InlineSegment>, _ concrete: [SortedRange], order: [Int32],
+                               _ segments: (segments: FlatArray<InlineSegment>, places: FlatArray<SegmentPlace>),
+                               _ concrete: [SortedRange], order: [Int32], names: KeptNames,
                                splittingFrom minimum: Int = 4096)
         -> (bytes: FlatArray<UInt8>, concrete: FlatArray<SortedRange>) {
         // Cut where about half the records of the functions' subtrees lie before.
@@ -36,9 +37,9 @@ extension SymbolIndex.Tables {
             before += Int(records[Int(function)].end) - Int(function)
         }
         let split = order.count >= minimum && cut > 0 && cut < order.count && (hasASecondCore || minimum <= 1)
-        let second = BlockPart(order[(split ? cut : order.count)...], records, ranges, segments)
+        let second = BlockPart(order[(split ? cut : order.count)...], records, ranges, segments, names)
         let worker = split ? WorkerThread { second.write() } : nil
-        let first = BlockPart(order[..<(split ? cut : order.count)], records, ranges, segments)
+        let first = BlockPart(order[..<(split ? cut : order.count)], records, ranges, segments, names)
         first.write()
         if let worker { worker.join() } else { second.write() }
 
@@ -61,30 +62,41 @@ extension SymbolIndex.Tables {
         return (first.writer.takeBytes(), pointing)
     }
 
+    /// For each record a block names, its name's offset in the strings kept and its call's
+    /// path's index in the file table; 0 for the others.
+    struct KeptNames: @unchecked Sendable {
+        let names: FlatArray<UInt32>
+        let files: FlatArray<UInt32>
+    }
+
     /// Puts the names and paths the blocks of `functions` use in `kept`, in the order their
     /// blocks name them (each function's inlined calls in DIE order, each call's name and then
-    /// its path, then the function's name), and writes their new offsets into the records:
-    /// those fields alone, so that another thread may write their segments' meanwhile.
+    /// its path, then the function's name), and returns where they are. Only reads the
+    /// records, which another thread may be reading meanwhile.
     static func keepNames(of functions: [Int32], _ records: FlatArrayWriter<FunctionRecord>,
-                          _ kept: inout StringsKept) {
+                          _ kept: inout StringsKept) -> KeptNames {
+        let names = FlatArrayWriter<UInt32>(count: records.count), files = FlatArrayWriter<UInt32>(count: records.count)
+        for i in 0..<records.count {
+            names[i] = 0
+            files[i] = 0
+        }
         for f in functions {
             let function = Int(f)
             var i = function + 1
-            let end = min(Int(records.element(function).pointee.end), records.count)
+            let end = min(Int(records[function].end), records.count)
             while i < end {
-                // Fields read one by one: another thread may be writing the records' segments.
-                let call = records.element(i)
-                guard call.pointee.inlined != 0 else {
-                    i = max(Int(call.pointee.end), i + 1)
+                let call = records[i]
+                guard call.inlined != 0 else {
+                    i = max(Int(call.end), i + 1)
                     continue
                 }
-                call.pointee.name = kept.name(call.pointee.name)
-                call.pointee.callFile = kept.file(call.pointee.callFile)
+                names[i] = kept.name(call.name)
+                files[i] = kept.file(call.callFile)
                 i += 1
             }
-            let record = records.element(function)
-            record.pointee.name = kept.name(record.pointee.name)
+            names[function] = kept.name(records[function].name)
         }
+        return KeptNames(names: names.array, files: files.array)
     }
 
     /// The blocks of some functions, written by ``write()`` on whichever thread calls it.
@@ -92,25 +104,28 @@ extension SymbolIndex.Tables {
         let functions: ArraySlice<Int32>
         private let records: FlatArrayWriter<FunctionRecord>
         private let ranges: FlatArray<AddressRange>
-        private let segments: FlatArray<InlineSegment>
+        private let segments: (segments: FlatArray<InlineSegment>, places: FlatArray<SegmentPlace>)
+        private let names: KeptNames
         var writer: FunctionBlockWriter
         /// Where each function's block lies in the writer's bytes, once written.
         private(set) var places: [Range<Int>] = []
 
         init(_ functions: ArraySlice<Int32>, _ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
-             _ segments: FlatArray<InlineSegment>) {
+             _ segments: (segments: FlatArray<InlineSegment>, places: FlatArray<SegmentPlace>), _ names: KeptNames) {
             self.functions = functions
             self.records = records
             self.ranges = ranges
             self.segments = segments
+            self.names = names
             writer = FunctionBlockWriter(recordCount: functions.isEmpty ? 0 : records.count)
         }
 
         func write() {
             places.reserveCapacity(functions.count)
             for function in functions {
-                places.append(writer.append(function: Int(function), records: records, ranges: ranges, segments: segments,
-                                            name: { $0 }, file: { $0 }))
+                places.append(writer.append(function: Int(function), records: records, ranges: ranges,
+                                            segments: segments.segments, place: segments.places[Int(function)],
+                                            name: { names.names[$0] }, file: { names.files[$0] }))
             }
         }
     }

@@ -6,8 +6,8 @@ import Darwin
 import Platform
 
 extension SymbolIndex.Tables {
-    /// The ``InlineSegment``s of every out-of-line function with inlined calls, written
-    /// into its record. The calls that count are those reached from the function through
+    /// The ``InlineSegment``s of every out-of-line function with inlined calls, and where
+    /// each record's are (a place per record: none but for such functions). The calls that count are those reached from the function through
     /// inlined calls only (a function nested in it is not part of its code), each as deep
     /// as the inlined calls around it; a sweep over their ranges' ends keeps, between two
     /// ends, the deepest call holding the addresses, the first in DIE order of equals.
@@ -16,33 +16,39 @@ extension SymbolIndex.Tables {
     /// second core, the records are cut in two at a top-level entry, about half the inlined
     /// ranges on each side, and the second part is swept on a thread of its own.
     static func inlineSegments(_ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
-                               splittingFrom minimum: Int = 1 << 16) -> FlatArray<InlineSegment> {
+                               splittingFrom minimum: Int = 1 << 16)
+        -> (segments: FlatArray<InlineSegment>, places: FlatArray<SegmentPlace>) {
         let (bound, cut) = segmentBound(records)
         let segments = FlatArrayWriter<InlineSegment>(count: bound)
+        let placeWriter = FlatArrayWriter<SegmentPlace>(count: records.count)
+        for i in 0..<records.count { placeWriter[i] = SegmentPlace(first: 0, count: 0) }
         guard bound >= minimum, cut.bound > 0, cut.bound < bound, hasASecondCore || minimum <= 1 else {
             var sweep = InlineSegmentSweep()
-            return segments.array(first: sweep.run(0..<records.count, records, ranges, into: segments, from: 0))
+            let made = sweep.run(0..<records.count, records, ranges, into: segments, from: 0, places: placeWriter)
+            return (segments.array(first: made), placeWriter.array)
         }
         let second = SecondPart()
         let worker = WorkerThread {
             var sweep = InlineSegmentSweep()
-            second.end = sweep.run(cut.record..<records.count, records, ranges, into: segments, from: cut.bound)
+            second.end = sweep.run(cut.record..<records.count, records, ranges, into: segments, from: cut.bound,
+                                   places: placeWriter)
         }
         var sweep = InlineSegmentSweep()
-        let made = sweep.run(0..<cut.record, records, ranges, into: segments, from: 0)
+        let made = sweep.run(0..<cut.record, records, ranges, into: segments, from: 0, places: placeWriter)
         if let worker { worker.join() } else {
             var sweep = InlineSegmentSweep()
-            second.end = sweep.run(cut.record..<records.count, records, ranges, into: segments, from: cut.bound)
+            second.end = sweep.run(cut.record..<records.count, records, ranges, into: segments, from: cut.bound,
+                                   places: placeWriter)
         }
         // The second part's segments follow the first's.
         let shift = cut.bound - made, count = second.end - cut.bound
         if shift > 0 {
             segments.moveElements(cut.bound..<second.end, to: made)
-            for function in cut.record..<records.count where records.element(function).pointee.segmentCount > 0 {
-                records.element(function).pointee.firstSegment -= UInt32(shift)
+            for function in cut.record..<records.count where placeWriter[function].count > 0 {
+                placeWriter[function].first -= UInt32(shift)
             }
         }
-        return segments.array(first: made + count, releasingTheRest: true)
+        return (segments.array(first: made + count, releasingTheRest: true), placeWriter.array)
     }
 
     /// The most segments the records can have (two per range of an inlined call), and where
@@ -54,12 +60,12 @@ extension SymbolIndex.Tables {
         var boundaries: [(record: Int, bound: Int)] = []
         var topLevelEnd = 0
         for i in 0..<records.count {
+            let record = records[i]
             if i >= topLevelEnd {
                 boundaries.append((i, bound))
-                topLevelEnd = max(Int(records.element(i).pointee.end), i + 1)
+                topLevelEnd = max(Int(record.end), i + 1)
             }
-            let record = records.element(i)
-            if record.pointee.inlined != 0 { bound += 2 * Int(record.pointee.rangeCount) }
+            if record.inlined != 0 { bound += 2 * Int(record.rangeCount) }
         }
         let cut = boundaries.min { abs(2 * $0.bound - bound) < abs(2 * $1.bound - bound) } ?? (records.count, bound)
         return (bound, cut)
@@ -112,31 +118,29 @@ struct InlineSegmentSweep {
     }
 
     /// Writes the segments of the out-of-line functions among `functions` into `segments`
-    /// from `start`, and their places into their records; returns the end of what it wrote.
-    /// Reads only the records of those functions' subtrees, and writes only the functions'
-    /// segment fields.
+    /// from `start`, and where they are into those functions' `places`; returns the end of
+    /// what it wrote. Reads only the records of those functions' subtrees.
     mutating func run(_ functions: Range<Int>, _ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
-                      into segments: FlatArrayWriter<InlineSegment>, from start: Int) -> Int {
+                      into segments: FlatArrayWriter<InlineSegment>, from start: Int,
+                      places: FlatArrayWriter<SegmentPlace>) -> Int {
         var made = start
-        for function in functions
-        where records.element(function).pointee.inlined == 0 && records.element(function).pointee.rangeCount > 0 {
+        for function in functions where records[function].inlined == 0 && records[function].rangeCount > 0 {
             pieces.removeAll(keepingCapacity: true)
             openEnds.removeAll(keepingCapacity: true)
             var i = function + 1
-            let end = Int(records.element(function).pointee.end)
+            let end = Int(records[function].end)
             while i < end {
                 while let last = openEnds.last, i >= last { openEnds.removeLast() }
-                // Fields read one by one: another thread may be writing the records' names.
-                let record = records.element(i)
-                guard record.pointee.inlined != 0 else {
-                    i = max(Int(record.pointee.end), i + 1)
+                let record = records[i]
+                guard record.inlined != 0 else {
+                    i = max(Int(record.end), i + 1)
                     continue
                 }
-                let first = min(Int(record.pointee.firstRange), ranges.count)
-                for r in first..<min(first + Int(record.pointee.rangeCount), ranges.count) where ranges[r].low < ranges[r].high {
+                let first = min(Int(record.firstRange), ranges.count)
+                for r in first..<min(first + Int(record.rangeCount), ranges.count) where ranges[r].low < ranges[r].high {
                     pieces.append((ranges[r].low, ranges[r].high, Int32(openEnds.count + 1), Int32(i)))
                 }
-                openEnds.append(record.pointee.end)
+                openEnds.append(record.end)
                 i += 1
             }
             guard !pieces.isEmpty else { continue }
@@ -163,9 +167,7 @@ struct InlineSegmentSweep {
                     made += 1
                 }
             }
-            let record = records.element(function)
-            record.pointee.firstSegment = UInt32(firstSegment)
-            record.pointee.segmentCount = UInt32(made - firstSegment)
+            places[function] = SegmentPlace(first: UInt32(firstSegment), count: UInt32(made - firstSegment))
         }
         return made
     }

@@ -25,7 +25,7 @@ extension SymbolIndex.Tables {
         private(set) var records: (records: FlatArrayWriter<FunctionRecord>, ranges: FlatArray<AddressRange>,
                                    concrete: [SortedRange])?
         /// What ``makeSegments()`` made.
-        private(set) var segments = FlatArray<InlineSegment>()
+        private(set) var segments = (segments: FlatArray<InlineSegment>(), places: FlatArray<SegmentPlace>())
 
         init(functions: [cdw_function], ranges: FlatArray<cdw_range>, files: [UInt32]) {
             self.functions = functions
@@ -51,8 +51,8 @@ extension SymbolIndex.Tables {
             records = (made, SymbolIndex.Tables.addressRanges(ranges), concrete)
         }
 
-        /// Writes only the records' segment fields, so that their names may be kept at once
-        /// (``SymbolIndex/Tables/keepNames(of:_:_:)``, which writes only their names and paths).
+        /// Reads the records and writes nothing of them, so that their names may be kept at once
+        /// (``SymbolIndex/Tables/keepNames(of:_:_:)``, which reads them too).
         func makeSegments() {
             guard let (records, ranges, _) = records else { return }
             segments = SymbolIndex.Tables.inlineSegments(records, ranges)

@@ -20,9 +20,13 @@ struct FunctionRecord: BitwiseCopyable, Equatable {
     var rangeCount: UInt32
     /// 1 for inlined subroutines, 0 for subprograms.
     var inlined: UInt32
-    /// An out-of-line function's ``InlineSegment``s: `segmentCount` from `firstSegment`.
-    var firstSegment: UInt32
-    var segmentCount: UInt32
+}
+
+/// Where an out-of-line function's ``InlineSegment``s are: `count` from `first` (none for
+/// other records).
+struct SegmentPlace: BitwiseCopyable, Equatable {
+    var first: UInt32
+    var count: UInt32
 }
 
 /// From `start` up to the next segment's start, `entry` is the deepest inlined call (the
@@ -255,10 +259,10 @@ extension SymbolIndex {
             let (records, ranges, concrete) = functionTables.records!
             let segmentsWorker = parallel ? WorkerThread { functionTables.makeSegments() } : nil
             let order = Tables.blockOrder(concrete, functionCount: records.count)
-            Tables.keepNames(of: order, records, &kept)
+            let names = Tables.keepNames(of: order, records, &kept)
             if let segmentsWorker { segmentsWorker.join() } else { functionTables.makeSegments() }
             (functionBytes, self.concrete) = Tables.functionBlocks(records, ranges, functionTables.segments, concrete,
-                                                                   order: order)
+                                                                   order: order, names: names)
             concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
             strings = FlatArray(kept.strings)
             files = FlatArray(kept.files)
@@ -305,8 +309,7 @@ extension SymbolIndex {
             return ranges.reusingMemory(as: AddressRange.self) { _ in count }
         }
 
-        /// The function records (to which the segments are still to be added) of the entries
-        /// whose subtree has code, and the ranges of the out-of-line functions sorted (`first`
+        /// The function records of the entries whose subtree has code, and the ranges of the out-of-line functions sorted (`first`
         /// is the function record); the records' ranges are `ranges` (``addressRanges(_:)``).
         /// An entry none of whose descendants has an address range (a declaration, an abstract
         /// instance) can never be part of an answer, and half the entries of a C++ program are such.
@@ -360,7 +363,7 @@ extension SymbolIndex {
                     callFile: Int(f.call_file) < files.count ? files[Int(f.call_file)] : 0,
                     callLine: f.call_line, callColumn: f.call_column,
                     firstRange: f.first_range, rangeCount: f.range_count,
-                    inlined: f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0, firstSegment: 0, segmentCount: 0)
+                    inlined: f.tag == UInt32(CDW_TAG_INLINED_SUBROUTINE) ? 1 : 0)
                 if f.tag == UInt32(CDW_TAG_SUBPROGRAM) {
                     // An empty or inverted range holds no address; one of 4 GiB or more is no
                     // function's (and does not fit a ``SortedRange``).

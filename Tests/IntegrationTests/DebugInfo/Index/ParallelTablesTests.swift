@@ -65,16 +65,16 @@ final class ParallelTablesTests: XCTestCase {
             let (twoRecords, twoRanges) = functionTables(raw)
             let one = SymbolIndex.Tables.inlineSegments(records, ranges, splittingFrom: .max)
             let two = SymbolIndex.Tables.inlineSegments(twoRecords, twoRanges, splittingFrom: 1)
-            XCTAssertEqual(two.count, one.count, "\(label): the number of segments")
-            let segmentsDiffering = zip(one, two).filter { $0 != $1 }.count
+            XCTAssertEqual(two.segments.count, one.segments.count, "\(label): the number of segments")
+            let segmentsDiffering = zip(one.segments, two.segments).filter { $0 != $1 }.count
             XCTAssertEqual(segmentsDiffering, 0, "\(label): segments that differ")
-            let recordsDiffering = (0..<records.count).filter { twoRecords[$0] != records[$0] }.count
-            XCTAssertEqual(twoRecords.count, records.count, label)
-            XCTAssertEqual(recordsDiffering, 0, "\(label): records whose segments' places differ")
+            XCTAssertEqual(two.places.count, records.count, label)
+            let placesDiffering = zip(one.places, two.places).filter { $0 != $1 }.count
+            XCTAssertEqual(placesDiffering, 0, "\(label): records whose segments' places differ")
             let (bound, at) = SymbolIndex.Tables.segmentBound(records)
             files += 1
             if at.bound > 0 && at.bound < bound { cut += 1 }
-            segments += one.count
+            segments += one.segments.count
         }
         print("ParallelTablesTests: \(files) debug files, \(cut) of them cut in two, \(segments) segments")
         guard files > 0 else { throw XCTSkip("no debug files with DWARF on this machine") }
@@ -92,9 +92,9 @@ final class ParallelTablesTests: XCTestCase {
                 let segments = SymbolIndex.Tables.inlineSegments(records, ranges)
                 var kept = StringsKept(raw.strings.last == 0 ? raw.strings : raw.strings + [0])
                 let order = SymbolIndex.Tables.blockOrder(concrete, functionCount: records.count)
-                SymbolIndex.Tables.keepNames(of: order, records, &kept)
+                let names = SymbolIndex.Tables.keepNames(of: order, records, &kept)
                 let (bytes, pointing) = SymbolIndex.Tables.functionBlocks(records, ranges, segments, concrete, order: order,
-                                                                           splittingFrom: minimum)
+                                                                           names: names, splittingFrom: minimum)
                 made.append((Array(bytes), Array(pointing), kept.strings, kept.files))
                 functions = Set(concrete.map(\.first)).count
             }
