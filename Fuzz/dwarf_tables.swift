@@ -3,6 +3,7 @@
 // thread and on threads of their own. The checks are TablesFuzzChecks.tables, which the replay
 // tests share:
 // fuzz-support: Tests/DebugInfoTests/Index/TablesFuzzChecks.swift
+// fuzz-support: Tests/DebugInfoTests/DWARF/SectionObject.swift
 @testable import DebugInfo
 
 @_cdecl("LLVMFuzzerTestOneInput")

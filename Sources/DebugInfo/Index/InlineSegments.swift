@@ -1,16 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Platform
 
 extension SymbolIndex.Tables {
     /// The ``InlineSegment``s of every out-of-line function with inlined calls, and where
-    /// each record's are (a place per record: none but for such functions). The calls that count are those reached from the function through
-    /// inlined calls only (a function nested in it is not part of its code), each as deep
-    /// as the inlined calls around it; a sweep over their ranges' ends keeps, between two
-    /// ends, the deepest call holding the addresses, the first in DIE order of equals.
+    /// each record's are (a place per record, empty but for such functions). The calls that
+    /// count are those reached from the function through inlined calls only (a function
+    /// nested in it is not part of its code), each as deep as the inlined calls around it; a
+    /// sweep over their ranges' ends keeps, between two ends, the deepest call holding the
+    /// addresses, the first in DIE order of equals.
     ///
     /// A function's segments depend on its own subtree alone, so with many of them and a
     /// second core, the records are cut in two at a top-level entry, about half the inlined

@@ -124,29 +124,10 @@ enum DWARFAssembler {
         return b.data
     }
 
-    /// Opens `sections` as a shim object for `body`, which must not keep it.
+    /// Opens `sections` as a shim object for `body`, which must not keep it (``SectionObject``).
     static func withObject<T>(_ sections: [(name: String, bytes: [UInt8])], pointerSize: UInt8 = 8,
                               bigEndian: Bool = false, _ body: (OpaquePointer) throws -> T) throws -> T {
-        let names = sections.map { strdup($0.name) }
-        defer { names.forEach { free($0) } }
-        let buffers = sections.map { section -> UnsafeMutablePointer<UInt8> in
-            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, section.bytes.count))
-            buffer.initialize(from: section.bytes, count: section.bytes.count)
-            return buffer
-        }
-        defer { buffers.forEach { $0.deallocate() } }
-        var described = zip(zip(sections, names), buffers).map { pair, buffer in
-            cdw_section(name: UnsafePointer(pair.1), data: UnsafePointer(buffer), size: UInt64(pair.0.bytes.count), address: 0)
-        }
-        var message = [CChar](repeating: 0, count: 512)
-        var object: OpaquePointer?
-        let status = cdw_open_sections(&described, UInt32(described.count), pointerSize, bigEndian ? 1 : 0,
-                                       &object, &message, message.count)
-        guard status == CDW_OK, let object else {
-            throw DebugInfoError.corruptDWARF(path: "<sections>", reason: String(cString: message))
-        }
-        defer { cdw_close(object) }
-        return try body(object)
+        try SectionObject.withObject(sections, pointerSize: pointerSize, bigEndian: bigEndian, body)
     }
 
     /// Reads `sections` with the shim's reader (or libdwarf's, the reference).

@@ -1,10 +1,4 @@
-import CDwarf
 @testable import DebugInfo
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The promises the fuzz target dwarf_tables checks (Fuzz/dwarf_tables.swift), shared with
 /// the replay tests: the DWARF of a fuzzed set of sections, once the shim has read it, makes an
@@ -56,24 +50,9 @@ enum TablesFuzzChecks {
 
     /// The shim's reading of `sections` on one thread; nil when it refuses them.
     private static func read(_ sections: [(name: String, bytes: [UInt8])], pointerSize: UInt8, bigEndian: Bool) -> RawDWARF? {
-        let names = sections.map { strdup($0.name) }
-        defer { names.forEach { free($0) } }
-        // Each section in a buffer of its own, so that a read past it is caught.
-        let buffers = sections.map { section -> UnsafeMutablePointer<UInt8> in
-            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, section.bytes.count))
-            buffer.initialize(from: section.bytes, count: section.bytes.count)
-            return buffer
+        try? SectionObject.withObject(sections, pointerSize: pointerSize, bigEndian: bigEndian) { object in
+            try DWARFReader.collect(object, path: "<sections>", releasing: nil, options: .init(threads: 1))
         }
-        defer { buffers.forEach { $0.deallocate() } }
-        var described = zip(zip(sections, names), buffers).map { pair, buffer in
-            cdw_section(name: UnsafePointer(pair.1), data: UnsafePointer(buffer), size: UInt64(pair.0.bytes.count), address: 0)
-        }
-        var message = [CChar](repeating: 0, count: 512)
-        var object: OpaquePointer?
-        guard cdw_open_sections(&described, UInt32(described.count), pointerSize, bigEndian ? 1 : 0,
-                                &object, &message, message.count) == CDW_OK, let object else { return nil }
-        defer { cdw_close(object) }
-        return try? DWARFReader.collect(object, path: "<sections>", releasing: nil, options: .init(threads: 1))
     }
 
     /// The bytes of every section of some tables, in order.
