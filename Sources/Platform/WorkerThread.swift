@@ -41,3 +41,22 @@ public final class WorkerThread: @unchecked Sendable {
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 }
+
+extension WorkerThread {
+    /// `first()` on this thread and `second()` on a thread of its own at once when `together`
+    /// (else, or when no thread can be made, one after the other, `first` first), and both
+    /// answers. `second` must not touch what `first` changes.
+    public static func both<First, Second>(together: Bool, _ first: () -> First,
+                                           _ second: @escaping @Sendable () -> Second) -> (First, Second) {
+        let answer = Answer<Second>()
+        let worker = together ? WorkerThread { answer.value = second() } : nil
+        let firstAnswer = first()
+        if let worker { worker.join() } else { answer.value = second() }
+        return (firstAnswer, answer.value!)
+    }
+
+    /// What the second closure of ``both(together:_:_:)`` gave, read after it is joined.
+    private final class Answer<Value>: @unchecked Sendable {
+        var value: Value?
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Platform
 import XCTest
 
@@ -26,5 +27,40 @@ final class WorkerThreadTests: XCTestCase {
         XCTAssertEqual(threads.count, count)
         for thread in threads { thread.join() }
         XCTAssertEqual(barrier.finished, count)
+    }
+
+    /// `both` runs its two closures at once when asked, and hands back both answers; asked not
+    /// to, it runs them one after the other, the first first.
+    func testBothRunsItsTwoClosuresAtOnceOrInTurn() {
+        let barrier = Barrier()
+        // The first waits for the second: in turn, it would wait in vain (up to its 10 s).
+        let (sawSecond, second) = WorkerThread.both(together: true, { () -> Bool in
+            for _ in 0..<10_000 {
+                barrier.condition.lock()
+                let arrived = barrier.arrived
+                barrier.condition.unlock()
+                if arrived == 1 { return true }
+                usleep(1_000)
+            }
+            return false
+        }, { () -> String in
+            barrier.condition.lock()
+            barrier.arrived = 1
+            barrier.condition.broadcast()
+            barrier.condition.unlock()
+            return "second"
+        })
+        XCTAssertTrue(sawSecond, "the second closure did not run while the first waited")
+        XCTAssertEqual(second, "second")
+
+        let order = Barrier()
+        let (a, b) = WorkerThread.both(together: false, { () -> Int in
+            order.arrived += 1
+            return order.arrived
+        }, { () -> Int in
+            order.arrived += 10
+            return order.arrived
+        })
+        XCTAssertEqual([a, b], [1, 11])
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Platform
 
 /// A read-only array of plain values (integers, bytes) that lives in one contiguous block:
 /// either memory it owns, or a part of a mapped file (``IndexCache``).
@@ -113,11 +114,8 @@ struct FlatArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked S
         let bytes = buffer.count * MemoryLayout<Element>.stride
         let count = fill(UnsafeMutableRawBufferPointer(start: base, count: bytes))
         precondition(count >= 0 && count * MemoryLayout<T>.stride <= bytes)
-        #if os(Linux)
-        let page = Int(getpagesize()), used = count * MemoryLayout<T>.stride
-        let from = (Int(bitPattern: base) + used + page - 1) / page * page, to = (Int(bitPattern: base) + bytes) / page * page
-        if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
-        #endif
+        let used = count * MemoryLayout<T>.stride
+        System.releasePages(UnsafeRawBufferPointer(start: base + used, count: bytes - used))
         return count > 0 ? FlatArray<T>(start: base, count: count, owner: owner) : FlatArray<T>()
     }
 }
@@ -191,14 +189,9 @@ struct FlatArrayWriter<Element: BitwiseCopyable> {
     /// The first `count` elements, the whole pages past them given back when
     /// `releasingTheRest` (for room that was written to and is no longer needed).
     func array(first count: Int, releasingTheRest: Bool) -> FlatArray<Element> {
-        #if os(Linux)
         if releasingTheRest, let base {
-            let page = Int(getpagesize()), start = Int(bitPattern: base)
-            let from = (start + count * MemoryLayout<Element>.stride + page - 1) / page * page
-            let to = (start + self.count * MemoryLayout<Element>.stride) / page * page
-            if to > from { _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) }
+            System.releasePages(UnsafeRawBufferPointer(start: base + count, count: (self.count - count) * MemoryLayout<Element>.stride))
         }
-        #endif
         return array(first: count)
     }
 

@@ -37,17 +37,18 @@ extension SymbolIndex.Tables {
             before += Int(records[Int(function)].end) - Int(function)
         }
         let split = order.count >= minimum && cut > 0 && cut < order.count && (hasASecondCore || minimum <= 1)
-        let second = BlockPart(order[(split ? cut : order.count)...], records, ranges, segments, names)
-        let worker = split ? WorkerThread { second.write() } : nil
-        let first = BlockPart(order[..<(split ? cut : order.count)], records, ranges, segments, names)
-        first.write()
-        if let worker { worker.join() } else { second.write() }
+        let cutAt = split ? cut : order.count
+        var (first, second) = WorkerThread.both(together: split, {
+            writeBlocks(order[..<cutAt], records, ranges, segments, names)
+        }, {
+            writeBlocks(order[cutAt...], records, ranges, segments, names)
+        })
 
         // The second part's blocks follow the first's.
         let shift = first.writer.byteCount
         var blocks = [Range<Int>](repeating: 0..<0, count: records.count)
-        for (function, place) in zip(first.functions, first.places) { blocks[Int(function)] = place }
-        for (function, place) in zip(second.functions, second.places) {
+        for (function, place) in zip(order[..<cutAt], first.places) { blocks[Int(function)] = place }
+        for (function, place) in zip(order[cutAt...], second.places) {
             blocks[Int(function)] = (place.lowerBound + shift)..<(place.upperBound + shift)
         }
         first.writer.appendBlocks(of: second.writer)
@@ -99,34 +100,19 @@ extension SymbolIndex.Tables {
         return KeptNames(names: names.array, files: files.array)
     }
 
-    /// The blocks of some functions, written by ``write()`` on whichever thread calls it.
-    private final class BlockPart: @unchecked Sendable {
-        let functions: ArraySlice<Int32>
-        private let records: FlatArrayWriter<FunctionRecord>
-        private let ranges: FlatArray<AddressRange>
-        private let segments: (segments: FlatArray<InlineSegment>, places: FlatArray<SegmentPlace>)
-        private let names: KeptNames
-        var writer: FunctionBlockWriter
-        /// Where each function's block lies in the writer's bytes, once written.
-        private(set) var places: [Range<Int>] = []
-
-        init(_ functions: ArraySlice<Int32>, _ records: FlatArrayWriter<FunctionRecord>, _ ranges: FlatArray<AddressRange>,
-             _ segments: (segments: FlatArray<InlineSegment>, places: FlatArray<SegmentPlace>), _ names: KeptNames) {
-            self.functions = functions
-            self.records = records
-            self.ranges = ranges
-            self.segments = segments
-            self.names = names
-            writer = FunctionBlockWriter(recordCount: functions.isEmpty ? 0 : records.count)
+    /// The blocks of `functions`, in order, and where each lies in the writer's bytes.
+    private static func writeBlocks(_ functions: ArraySlice<Int32>, _ records: FlatArrayWriter<FunctionRecord>,
+                                    _ ranges: FlatArray<AddressRange>,
+                                    _ segments: (segments: FlatArray<InlineSegment>, places: FlatArray<SegmentPlace>),
+                                    _ names: KeptNames) -> (writer: FunctionBlockWriter, places: [Range<Int>]) {
+        var writer = FunctionBlockWriter(recordCount: functions.isEmpty ? 0 : records.count)
+        var places: [Range<Int>] = []
+        places.reserveCapacity(functions.count)
+        for function in functions {
+            places.append(writer.append(function: Int(function), records: records, ranges: ranges,
+                                        segments: segments.segments, place: segments.places[Int(function)],
+                                        name: { names.names[$0] }, file: { names.files[$0] }))
         }
-
-        func write() {
-            places.reserveCapacity(functions.count)
-            for function in functions {
-                places.append(writer.append(function: Int(function), records: records, ranges: ranges,
-                                            segments: segments.segments, place: segments.places[Int(function)],
-                                            name: { names.names[$0] }, file: { names.files[$0] }))
-            }
-        }
+        return (writer, places)
     }
 }

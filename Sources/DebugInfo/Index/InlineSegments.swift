@@ -23,23 +23,18 @@ extension SymbolIndex.Tables {
             let made = sweep.run(0..<records.count, records, ranges, into: segments, from: 0, places: placeWriter)
             return (segments.array(first: made), placeWriter.array)
         }
-        let second = SecondPart()
-        let worker = WorkerThread {
+        // Each part writes its own functions' places and its own part of the segments.
+        let (made, secondEnd) = WorkerThread.both(together: true, {
             var sweep = InlineSegmentSweep()
-            second.end = sweep.run(cut.record..<records.count, records, ranges, into: segments, from: cut.bound,
-                                   places: placeWriter)
-        }
-        var sweep = InlineSegmentSweep()
-        let made = sweep.run(0..<cut.record, records, ranges, into: segments, from: 0, places: placeWriter)
-        if let worker { worker.join() } else {
+            return sweep.run(0..<cut.record, records, ranges, into: segments, from: 0, places: placeWriter)
+        }, {
             var sweep = InlineSegmentSweep()
-            second.end = sweep.run(cut.record..<records.count, records, ranges, into: segments, from: cut.bound,
-                                   places: placeWriter)
-        }
+            return sweep.run(cut.record..<records.count, records, ranges, into: segments, from: cut.bound, places: placeWriter)
+        })
         // The second part's segments follow the first's.
-        let shift = cut.bound - made, count = second.end - cut.bound
+        let shift = cut.bound - made, count = secondEnd - cut.bound
         if shift > 0 {
-            segments.moveElements(cut.bound..<second.end, to: made)
+            segments.moveElements(cut.bound..<secondEnd, to: made)
             for function in cut.record..<records.count where placeWriter[function].count > 0 {
                 placeWriter[function].first -= UInt32(shift)
             }
@@ -65,11 +60,6 @@ extension SymbolIndex.Tables {
         }
         let cut = boundaries.min { abs(2 * $0.bound - bound) < abs(2 * $1.bound - bound) } ?? (records.count, bound)
         return (bound, cut)
-    }
-
-    /// Where the second part's sweep ended, set by its thread before it is joined.
-    private final class SecondPart: @unchecked Sendable {
-        var end = 0
     }
 }
 

@@ -191,12 +191,10 @@ extension SymbolIndex {
             guard hasConsistentShape, files.allSatisfy({ Int($0) < strings.count }) else { return false }
             // The line tables are checked on a thread of their own while the function blocks
             // are, when they are large and there is a core for it.
-            let lines = LineTablesCheck(self)
-            let worker = lineBytes.count >= 1 << 20 && Tables.hasASecondCore
-                ? WorkerThread { lines.run() } : nil
-            let functionsAreWellFormed = functionTablesAreWellFormed
-            if let worker { worker.join() } else if functionsAreWellFormed { lines.run() }
-            return functionsAreWellFormed && lines.passed
+            let tables = self
+            let (functions, lines) = WorkerThread.both(together: lineBytes.count >= 1 << 20 && Tables.hasASecondCore,
+                                                       { functionTablesAreWellFormed }, { tables.lineTablesAreWellFormed })
+            return functions && lines
         }
 
         /// Whether the function blocks decode and the sorted ranges of functions and their
@@ -257,11 +255,10 @@ extension SymbolIndex {
             }
             if let recordsWorker { recordsWorker.join() } else { functionTables.makeRecords() }
             let (records, ranges, concrete) = functionTables.records!
-            let segmentsWorker = parallel ? WorkerThread { functionTables.makeSegments() } : nil
             let order = Tables.blockOrder(concrete, functionCount: records.count)
-            let names = Tables.keepNames(of: order, records, &kept)
-            if let segmentsWorker { segmentsWorker.join() } else { functionTables.makeSegments() }
-            (functionBytes, self.concrete) = Tables.functionBlocks(records, ranges, functionTables.segments, concrete,
+            let (names, segments) = WorkerThread.both(together: parallel, { Tables.keepNames(of: order, records, &kept) },
+                                                      { Tables.inlineSegments(records, ranges) })
+            (functionBytes, self.concrete) = Tables.functionBlocks(records, ranges, segments, concrete,
                                                                    order: order, names: names)
             concreteFence = Fence.make(count: concrete.count) { concrete[$0].low }
             strings = FlatArray(kept.strings)
