@@ -154,8 +154,9 @@ private struct PackedFrame {
 }
 
 /// What a list's records share: their number, their names, and (rarely) the frames kept whole
-/// and the lines when they are not one per frame from the first. 32 bytes: a report of many
-/// short backtraces pays it once for each.
+/// and the lines when they are not one per frame from the first. 24 bytes: a report of many
+/// short backtraces pays it once for each (with the object's own 16 and one record, 56 bytes,
+/// which the allocator rounds to 64; 32 rounded to 80).
 private struct Header {
     /// The room for records, taken once from the allocation (`ManagedBuffer.capacity` asks
     /// the allocator each time).
@@ -163,19 +164,56 @@ private struct Header {
     var count: Int32 = 0
     /// The line of frame 0 (then frame k is on line `firstLine + k`), unless `extras.lines` is set.
     var firstLine: Int32 = 0
-    /// Frames kept whole and each frame's line, once a list has either; nil for most lists.
-    var extras: Extras?
+    /// Whether `owner` is the list's ``Extras`` (which then holds the names), else its
+    /// ``FrameText``: one reference for both, since most lists have no extras.
+    private var ownerIsExtras = false
+    private var owner: AnyObject?
+
+    init(room: Int32) {
+        self.room = room
+    }
+
     /// The names of the records' frames; nil until a frame is stored.
-    var text: FrameText?
+    var text: FrameText? {
+        get {
+            guard let owner else { return nil }
+            return ownerIsExtras ? unsafeDowncast(owner, to: Extras.self).text : unsafeDowncast(owner, to: FrameText.self)
+        }
+        set {
+            if ownerIsExtras {
+                unsafeDowncast(owner!, to: Extras.self).text = newValue
+            } else {
+                owner = newValue
+            }
+        }
+    }
+
+    /// Frames kept whole and each frame's line, once a list has either; nil for most lists.
+    var extras: Extras? {
+        get { ownerIsExtras ? unsafeDowncast(owner!, to: Extras.self) : nil }
+        set {
+            let text = self.text
+            if let newValue {
+                newValue.text = text
+                owner = newValue
+                ownerIsExtras = true
+            } else {
+                owner = text
+                ownerIsExtras = false
+            }
+        }
+    }
 }
 
-/// What only some lists need. A class so that lists without it pay one empty reference; it is
-/// copied with the storage (`Storage.copy`), never shared by two storages.
+/// What only some lists need. A class so that lists without it pay no room of their own for
+/// it; it is copied with the storage (`Storage.copy`), never shared by two storages.
 private final class Extras {
     /// Each frame's line, once a frame is not on the line after the one before.
     var lines: [UInt32]?
     /// Frames that do not fit a record.
     var overflow: [Frame] = []
+    /// The list's names (``Header/text``), held here while the list has extras.
+    var text: FrameText?
 
     init(lines: [UInt32]? = nil, overflow: [Frame] = []) {
         self.lines = lines

@@ -8,8 +8,10 @@ public struct ResolvedFrames: Sendable, Sequence, ExpressibleByDictionaryLiteral
     /// `slots[starts[t] + f]`: 0 when frame `f` of thread `t` has no source frames, else one
     /// more than the index of its array in `arrays`. Empty until a frame has source frames.
     private var slots: [UInt32] = []
-    /// Where each thread's slots start; a thread has `starts[t + 1] - starts[t]` of them.
-    private var starts: [Int] = [0]
+    /// Where each thread's slots start; a thread has `starts[t + 1] - starts[t]` of them. Four
+    /// bytes a thread: a report of many one-frame backtraces has nearly as many threads as
+    /// frames (and fewer than 2^32 frames: it is read only up to 1 GiB).
+    private var starts: [UInt32] = [0]
     /// The distinct arrays of source frames.
     private var arrays: [[SourceFrame]] = []
     /// The slot of each array of `arrays`, by the address of its elements: an array given again
@@ -24,7 +26,7 @@ public struct ResolvedFrames: Sendable, Sequence, ExpressibleByDictionaryLiteral
     /// Creates an empty table with room for every frame of `report`.
     public init(for report: CrashReport) {
         starts.reserveCapacity(report.threads.count + 1)
-        for thread in report.threads { starts.append(starts[starts.count - 1] + thread.frames.count) }
+        for thread in report.threads { starts.append(starts[starts.count - 1] + UInt32(thread.frames.count)) }
     }
 
     /// Creates a table holding the entries of `dictionary`.
@@ -46,8 +48,8 @@ public struct ResolvedFrames: Sendable, Sequence, ExpressibleByDictionaryLiteral
     /// The slot of `key`, when the table has one.
     private func place(_ key: FrameKey) -> Int? {
         guard key.thread >= 0, key.thread < starts.count - 1, key.frame >= 0,
-              key.frame < starts[key.thread + 1] - starts[key.thread] else { return nil }
-        return starts[key.thread] + key.frame
+              key.frame < Int(starts[key.thread + 1] - starts[key.thread]) else { return nil }
+        return Int(starts[key.thread]) + key.frame
     }
 
     /// The source frames of frame `key`; nil if it has none.
@@ -62,7 +64,7 @@ public struct ResolvedFrames: Sendable, Sequence, ExpressibleByDictionaryLiteral
             else { return }
             if slots.isEmpty {
                 guard !new.isEmpty else { return }
-                slots = Array(repeating: 0, count: starts[starts.count - 1])
+                slots = Array(repeating: 0, count: Int(starts[starts.count - 1]))
             }
             count += (new.isEmpty ? 0 : 1) - (slots[place] == 0 ? 0 : 1)
             slots[place] = new.isEmpty ? 0 : slot(of: new)
@@ -83,13 +85,13 @@ public struct ResolvedFrames: Sendable, Sequence, ExpressibleByDictionaryLiteral
     /// frames), and gives its slot.
     private mutating func makeRoom(for key: FrameKey) -> Int {
         while starts.count - 1 <= key.thread { starts.append(starts[starts.count - 1]) }
-        let have = starts[key.thread + 1] - starts[key.thread]
+        let have = Int(starts[key.thread + 1] - starts[key.thread])
         if have <= key.frame {
             let more = key.frame + 1 - have
-            if !slots.isEmpty { slots.insert(contentsOf: repeatElement(0, count: more), at: starts[key.thread + 1]) }
-            for t in (key.thread + 1)..<starts.count { starts[t] += more }
+            if !slots.isEmpty { slots.insert(contentsOf: repeatElement(0, count: more), at: Int(starts[key.thread + 1])) }
+            for t in (key.thread + 1)..<starts.count { starts[t] += UInt32(more) }
         }
-        return starts[key.thread] + key.frame
+        return Int(starts[key.thread]) + key.frame
     }
 
     /// The frames with source frames, in report order.
@@ -110,12 +112,12 @@ public struct ResolvedFrames: Sendable, Sequence, ExpressibleByDictionaryLiteral
         /// The next frame with source frames, with its key.
         public mutating func next() -> (key: FrameKey, value: [SourceFrame])? {
             while place < table.slots.count {
-                while table.starts[thread + 1] <= place { thread += 1 }
+                while Int(table.starts[thread + 1]) <= place { thread += 1 }
                 let p = place
                 place += 1
                 let slot = table.slots[p]
                 if slot != 0 {
-                    return (FrameKey(thread: thread, frame: p - table.starts[thread]), table.arrays[Int(slot - 1)])
+                    return (FrameKey(thread: thread, frame: p - Int(table.starts[thread])), table.arrays[Int(slot - 1)])
                 }
             }
             return nil

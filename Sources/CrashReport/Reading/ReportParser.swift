@@ -1,3 +1,5 @@
+import Platform
+
 /// Reads a report in any of the formats this tool knows, choosing by content, not by name.
 public enum ReportParser {
     /// Parses `bytes`, the contents of the file at `path` ("<stdin>" for standard input).
@@ -54,10 +56,9 @@ public enum ReportParser {
             report = try parseUTF8(bytes, path: path, use: use, releasingInput: releasingInput)
         }
         // The room that growing one thread at a time left, given back (a report of many short
-        // backtraces holds many threads).
-        if report.threads.capacity - report.threads.count > report.threads.count / 8 + 2 {
-            report.threads = report.threads.withUnsafeBufferPointer { Array($0) }
-        }
+        // backtraces holds many threads): its pages, not a copy of the threads, which would
+        // hold them twice at once at the run's peak.
+        report.threads.releaseRoomPastCount()
         return report
     }
 

@@ -55,7 +55,7 @@ final class FrameListTests: XCTestCase {
     /// The frames a parser makes of plain lines fit records; only the others are kept whole.
     func testCommonFramesFitARecord() {
         XCTAssertEqual(FrameList.recordSize, 16)
-        XCTAssertEqual(FrameList.headerSize, 32, "a report of many short backtraces pays it once for each")
+        XCTAssertEqual(FrameList.headerSize, 24, "a report of many short backtraces pays it once for each")
         let frames = sampleFrames(FrameText())
         let list = FrameList(frames)
         // Kept whole: load ≠ address − offset, offset past 32 bits, two symbolicated forms, two
