@@ -59,7 +59,7 @@ final class OutputUpdate {
         let image = BinaryImage(loadAddress: 0, endAddress: 0, name: pending.name, arch: pending.arch.isEmpty ? nil : pending.arch,
                                 uuid: pending.identifier.isEmpty ? nil : pending.identifier,
                                 path: pending.path.isEmpty ? nil : pending.path, format: pending.isELF ? .elf : .machO)
-        let found = symbolicator.debugFile(for: image, architecture: Architecture(name: pending.arch), fetch: true)?.0.path
+        let found = symbolicator.debugFile(for: image, architecture: Architecture(name: pending.arch), framed: true)?.0.path
         let answer = found != nil && found != pending.usedFile
         covered[pending] = answer
         return answer

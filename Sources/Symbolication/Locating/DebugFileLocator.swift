@@ -39,9 +39,13 @@ public final class DebugFileLocator: @unchecked Sendable {
     private let cache: IdentityCache?
     private let diagnostics: Diagnostics
     private let workingDirectory: String
-    /// Identifiers whose build-id and debuglink places were looked at.
+    /// Identifiers whose build-id and debuglink places were looked at, and what the module
+    /// paths of logs without build-ids led to: kept so that a batch looks once, but only up to
+    /// ``lookupsKept`` of each (a batch of reports strangers made can name a new identifier
+    /// or path in every line; looking again costs a few `stat` calls).
     private var lookedFor: Set<String> = []
     private var modules: [String: DebugFile?] = [:]
+    static let lookupsKept = 1 << 16
     /// Where debug files that nothing local matches are fetched from (none by default).
     /// Set before the first lookup.
     public var servers: DebugFileServers?
@@ -265,7 +269,18 @@ public final class DebugFileLocator: @unchecked Sendable {
         return lockedDebugFile(identifier: identifier.lowercased(), architecture: architecture)
     }
 
+    /// The debug file of `identifier` among the files already known (named, found in the
+    /// directories searched, or met before), without looking anywhere else: for an image no
+    /// frame points into, whose identifier costs nothing to keep or look for.
+    public func knownDebugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let candidates = byIdentifier[identifier.lowercased()] else { return nil }
+        return candidates.max { rank($0, architecture) < rank($1, architecture) }
+    }
+
     private func lockedDebugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
+        if lookedFor.count >= Self.lookupsKept { lookedFor.removeAll() }
         if byIdentifier[identifier]?.contains(where: \.hasDWARF) != true, lookedFor.insert(identifier).inserted {
             lookForELFDebugFile(identifier)
         }
@@ -293,6 +308,7 @@ public final class DebugFileLocator: @unchecked Sendable {
         let key = "\(path)\u{0}\(architecture?.name ?? "")"
         if let known = modules[key] { return known }
         let found = lockedDebugFile(forModulePath: path, architecture: architecture)
+        if modules.count >= Self.lookupsKept { modules.removeAll() }
         modules[key] = .some(found)
         return found
     }

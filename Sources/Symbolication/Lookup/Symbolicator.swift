@@ -141,7 +141,7 @@ public final class Symbolicator: @unchecked Sendable {
         }
         for (i, image) in report.images.enumerated() {
             let architecture = Symbolicator.architecture(of: image, in: report, debugFile: nil)
-            guard let (file, match) = debugFile(for: image, architecture: architecture, fetch: framed.contains(i)) else {
+            guard let (file, match) = debugFile(for: image, architecture: architecture, framed: framed.contains(i)) else {
                 missing.insert(i)
                 continue
             }
@@ -303,13 +303,18 @@ public final class Symbolicator: @unchecked Sendable {
     /// build-id, unless `modulePaths` is off) through the object file now at the module's
     /// path on this machine, or one the user named that has the module's file name (a
     /// ThreadSanitizer log names `race`, the user passes `-d build/race`).
-    /// With `fetch`, an identifier no local file matches is asked of the locator's servers.
-    func debugFile(for image: BinaryImage, architecture: Architecture?, fetch: Bool) -> (DebugFile, Match)? {
+    /// An image no frame points into (not `framed`) is only matched to the files already
+    /// known: a report lists every loaded image, and one that strangers made can list a
+    /// million, each of whose identifiers looked for (and asked of servers) would be kept for
+    /// the run. With `framed`, an identifier no local file matches is asked of the locator's
+    /// servers.
+    func debugFile(for image: BinaryImage, architecture: Architecture?, framed: Bool) -> (DebugFile, Match)? {
         if let identifier = image.uuid {
-            let format: DebugFile.Format? = fetch ? (image.format == .elf ? .elf : .machO) : nil
+            guard framed else { return locator.knownDebugFile(identifier: identifier, architecture: architecture).map { ($0, .identity) } }
+            let format: DebugFile.Format = image.format == .elf ? .elf : .machO
             return locator.debugFile(identifier: identifier, architecture: architecture, fetching: format).map { ($0, .identity) }
         }
-        guard options.modulePaths, image.format == .elf, let path = image.path else { return nil }
+        guard framed, options.modulePaths, image.format == .elf, let path = image.path else { return nil }
         if let file = locator.debugFile(forModulePath: path, architecture: architecture) {
             return (file, .unchecked(through: path, named: nil))
         }

@@ -120,6 +120,39 @@ final class ReportMemoryBoundTests: XCTestCase {
         try assertBound(log, times: 5, debug: macho, commands: ["\"$SYMBOLICATE\" -q -d \(quoted(macho)) REPORT"])
     }
 
+    /// A report lists every image the process loaded, and one strangers made can list a
+    /// hundred thousand: of those no frame points into, a batch keeps nothing (it only matches
+    /// them to the debug files it already knows). A batch of reports whose images have UUIDs
+    /// of their own costs what one of the same UUIDs costs; it grew by their size, and took
+    /// four times as long (each UUID was looked for on disk and kept for the run).
+    func testABatchKeepsNothingOfTheImagesNoFramePointsInto() throws {
+        let macho = try Fixtures.path("macho")
+        let template = try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)
+        let header = template.components(separatedBy: "Binary Images:")[0]
+        func report(_ seed: Int) -> String {
+            var text = header + "Binary Images:\n"
+            var image = 0
+            while text.utf8.count < 2 << 20 {
+                let start = 0x2_0000_0000 + image * 0x10000
+                let uuid = String(repeating: "0", count: 8) + String(format: "%08x%016x", seed, image)
+                text += "0x\(String(start, radix: 16)) - 0x\(String(start + 0xffff, radix: 16)) lib\(image).dylib arm64  <\(uuid)> /usr/lib/lib\(image).dylib\n"
+                image += 1
+            }
+            return text
+        }
+        let same = root.appendingPathComponent("same"), distinct = root.appendingPathComponent("distinct")
+        for folder in [same, distinct] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let first = report(1)
+        for k in 0..<6 {
+            try first.write(to: same.appendingPathComponent("r\(k).crash"), atomically: false, encoding: .utf8)
+            try report(k + 1).write(to: distinct.appendingPathComponent("r\(k).crash"), atomically: false, encoding: .utf8)
+        }
+        let sameKiB = try peakKiB("\"$SYMBOLICATE\" -q -j 1 -d \(quoted(macho)) \(quoted(same.path))")
+        let distinctKiB = try peakKiB("\"$SYMBOLICATE\" -q -j 1 -d \(quoted(macho)) \(quoted(distinct.path))")
+        print("six reports of 2 MiB of images: \(sameKiB / 1024) MiB with the same UUIDs, \(distinctKiB / 1024) MiB with UUIDs of their own")
+        XCTAssertLessThanOrEqual(distinctKiB, sameKiB + 3 << 10, "a batch kept what the images of each report named")
+    }
+
     /// A Linux AddressSanitizer log of many backtraces, read from a file and from a pipe:
     /// at most 1.75 times its size (its frame lines are short, 60 to 80 bytes, and each
     /// backtrace has a name of its own, the sanitizer's line above it; 1.6 times since a
