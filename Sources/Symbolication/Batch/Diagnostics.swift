@@ -16,7 +16,11 @@ import Platform
 /// a newline in a path cannot make two lines of one, nor an escape sequence reach the terminal.
 public final class Diagnostics: @unchecked Sendable {
     private let lock = Lock()
+    /// The lines and keys said, up to ``saidKept`` of them: a batch of reports strangers
+    /// made can name a new image in every line, and each would be kept for the run. Past
+    /// that, they are let go, and a line may be said again.
     private var said: Set<String> = []
+    static let saidKept = 1 << 16
     private let sink: (String) -> Void
 
     /// Writes to stderr, prefixed with `symbolicate: `.
@@ -41,6 +45,7 @@ public final class Diagnostics: @unchecked Sendable {
     /// is made only when it is said (a batch meets the same image in report after report).
     public func warn(_ line: @autoclosure () -> String, once key: String) {
         lock.lock()
+        if said.count >= Self.saidKept { said.removeAll() }
         let isNew = said.insert(key).inserted
         lock.unlock()
         if isNew { sink(OutputEscaping.escaped(line())) }

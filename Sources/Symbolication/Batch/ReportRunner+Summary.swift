@@ -9,7 +9,13 @@ extension ReportRunner {
         var reports = 0
         var frames = 0
         var resolved = 0
+        /// Frames by image left without file and line, for the summary's list: at most
+        /// ``missingKept`` images (a batch of reports strangers made can name a new image in
+        /// every frame line); past that, new images are only said to be there.
         var missing: [MissingImage: Int] = [:]
+        /// Whether an image was left out of `missing`, which was full.
+        var missingPassedOver = false
+        static let missingKept = 1 << 16
         /// The debug files the reports lacked, when they are listed (`--missing`).
         var needed = MissingDebugFiles()
 
@@ -46,7 +52,18 @@ extension ReportRunner {
                 let image = report.images[i]
                 let arch = Symbolicator.architecture(of: image, in: report, debugFile: nil)?.name ?? "?"
                 let identifier = image.identity?.spelled ?? "no UUID"
-                missing[MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message), default: 0] += count
+                addMissing(MissingImage(name: image.name, identifier: identifier, arch: arch, reason: why.message), count)
+            }
+        }
+
+        /// Counts `count` frames of `image`, unless `missing` is full and does not hold it.
+        private mutating func addMissing(_ image: MissingImage, _ count: Int) {
+            if let known = missing[image] {
+                missing[image] = known + count
+            } else if missing.count < Self.missingKept {
+                missing[image] = count
+            } else {
+                missingPassedOver = true
             }
         }
 
@@ -54,7 +71,8 @@ extension ReportRunner {
             reports += other.reports
             frames += other.frames
             resolved += other.resolved
-            missing.merge(other.missing, uniquingKeysWith: +)
+            for (image, count) in other.missing { addMissing(image, count) }
+            missingPassedOver = missingPassedOver || other.missingPassedOver
             needed.add(other.needed)
         }
     }
@@ -86,7 +104,11 @@ extension ReportRunner {
             for (image, count) in costly.prefix(20) {
                 lines.append(marked("  \(image.identifier) \(image.arch) \(image.name): \(count): \(image.reason)"))
             }
-            if costly.count > 20 { lines.append(marked("  ... and \(costly.count - 20) more")) }
+            if tally.missingPassedOver {
+                lines.append(marked("  ... and more than \(costly.count - 20) more"))
+            } else if costly.count > 20 {
+                lines.append(marked("  ... and \(costly.count - 20) more"))
+            }
         }
         if options.markSummary {
             diagnostics.sayEscaped(lines)

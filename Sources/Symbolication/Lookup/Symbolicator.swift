@@ -53,8 +53,11 @@ public final class Symbolicator: @unchecked Sendable {
     private var used: Set<DebugFile> = []
     /// Why the index of a debug file could not be had, by file.
     private var failures: [DebugFile: DebugInfoError] = [:]
-    /// Why each image left unresolved was, by what identifies it: computed once per run.
+    /// Why each image left unresolved was, by what identifies it: computed once per run, for
+    /// up to ``reasonsKept`` images at a time (a batch of reports strangers made can name a
+    /// new one in every frame line).
     private var reasons: [String: MissReason] = [:]
+    static let reasonsKept = 1 << 16
     /// What the checks of names a report gives share (``ReportEvidence``).
     private let evidence = ReportEvidence.Memo()
 
@@ -487,6 +490,7 @@ public final class Symbolicator: @unchecked Sendable {
                                         architecture: architecture)
         }
         lock.lock()
+        if reasons.count >= Self.reasonsKept { reasons.removeAll() }
         reasons[key] = reason
         lock.unlock()
         return reason
