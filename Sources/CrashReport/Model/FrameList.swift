@@ -6,12 +6,12 @@
 /// backtrace, a load address is the address less the offset, an offset fits in 32 bits, and
 /// at most one of an image offset and a form's offset is given. The list keeps such a frame
 /// as a `PackedFrame` and gives it back as a ``Frame`` when asked; a frame that does not fit
-/// (a symbolicated form, a number that is not its place, a load address that is not the
-/// address less the offset, ...) is kept whole beside the records, which then name it. A
-/// record's names and image are one 16-bit key of the report's ``FrameText`` (a report has
-/// far fewer distinct pairs of names than frames; past 65,535 keys, frames are kept whole).
-/// Lines are not kept while each frame is on the line after the one before (a backtrace's
-/// lines), only from the first frame that is not.
+/// (a symbolicated form, a load address that is not the address less the offset, ...) is
+/// kept whole beside the records, which then name it. A record's names and image are one
+/// 16-bit key of the report's ``FrameText`` (a report has far fewer distinct pairs of names
+/// than frames; past 65,535 keys, frames are kept whole). Lines are not kept while each frame
+/// is on the line after the one before (a backtrace's lines), only from the first frame that
+/// is not; numbers likewise, while each is the frame's place.
 ///
 /// The frames' names live in one ``FrameText`` per list: the first frame appended brings it
 /// (a parser's frames all share the report's), and a frame from another table has its names
@@ -36,6 +36,7 @@ public struct FrameList: @unchecked Sendable {
     /// about that much anyway (a large one to whole pages), and a copy would have it again.
     public mutating func shrinkToFit() {
         guard storage.room - storage.count > Swift.max(1, storage.count / 32) else { return }
+        storage.text?.charge(-(storage.room - storage.count) * FrameList.recordSize)
         storage = storage.count == 0 ? Storage.empty : storage.copy(capacity: storage.count)
     }
 
@@ -70,8 +71,12 @@ extension FrameList: RangeReplaceableCollection {
     }
 
     public mutating func append(_ frame: Frame) {
-        let count = storage.count
-        unique(room: count < storage.room ? count + 1 : Swift.max(16, count + count / 2))
+        let count = storage.count, old = storage.room, wasEmpty = storage === Storage.empty
+        unique(room: count < old ? count + 1 : Swift.max(16, count + count / 2))
+        // What the list takes is charged to its report's model as it grows (``FrameText/charge(_:)``).
+        if storage.room != old || wasEmpty {
+            frame.text.charge((storage.room - (wasEmpty ? 0 : old)) * FrameList.recordSize + (wasEmpty ? 64 : 0))
+        }
         storage.append(frame)
     }
 
@@ -115,6 +120,9 @@ extension FrameList {
 
     /// Whether the list keeps each frame's line, rather than the first one's (for the tests).
     var keepsLines: Bool { storage.keepsLines }
+
+    /// Whether the list keeps each frame's number, rather than its place (for the tests).
+    var keepsIndexes: Bool { storage.keepsIndexes }
 }
 
 /// A frame in 16 bytes; see ``FrameList``.
@@ -210,13 +218,17 @@ private struct Header {
 private final class Extras {
     /// Each frame's line, once a frame is not on the line after the one before.
     var lines: [UInt32]?
+    /// Each frame's number, once a frame's number is not its place (a log whose lines all
+    /// say `#0`): four bytes a frame, not a frame kept whole.
+    var indexes: [Int32]?
     /// Frames that do not fit a record.
     var overflow: [Frame] = []
     /// The list's names (``Header/text``), held here while the list has extras.
     var text: FrameText?
 
-    init(lines: [UInt32]? = nil, overflow: [Frame] = []) {
+    init(lines: [UInt32]? = nil, indexes: [Int32]? = nil, overflow: [Frame] = []) {
         self.lines = lines
+        self.indexes = indexes
         self.overflow = overflow
     }
 }
@@ -234,9 +246,11 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
     }
 
     var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.count) } }
+    var text: FrameText? { withUnsafeMutablePointerToHeader { $0.pointee.text } }
     var room: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.room) } }
     var overflow: [Frame] { withUnsafeMutablePointerToHeader { $0.pointee.extras?.overflow ?? [] } }
     var keepsLines: Bool { withUnsafeMutablePointerToHeader { $0.pointee.extras?.lines != nil } }
+    var keepsIndexes: Bool { withUnsafeMutablePointerToHeader { $0.pointee.extras?.indexes != nil } }
 
     /// A copy with room for `capacity` records (at least the count).
     func copy(capacity: Int) -> Storage {
@@ -247,7 +261,7 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
                 copyHeader.pointee = h.pointee
                 copyHeader.pointee.room = room
                 if let extras = h.pointee.extras {
-                    copyHeader.pointee.extras = Extras(lines: extras.lines, overflow: extras.overflow)
+                    copyHeader.pointee.extras = Extras(lines: extras.lines, indexes: extras.indexes, overflow: extras.overflow)
                 }
                 copyRecords.initialize(from: records, count: Int(h.pointee.count))
             }
@@ -260,8 +274,13 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             h.pointee.count = Int32(Swift.min(Int(h.pointee.count), n))
             if h.pointee.count == 0 {
                 h.pointee.extras = nil
-            } else if let extras = h.pointee.extras, extras.lines != nil {
-                extras.lines!.removeSubrange(Swift.min(Int(h.pointee.count), extras.lines!.count)...)
+            } else if let extras = h.pointee.extras {
+                if extras.lines != nil {
+                    extras.lines!.removeSubrange(Swift.min(Int(h.pointee.count), extras.lines!.count)...)
+                }
+                if extras.indexes != nil {
+                    extras.indexes!.removeSubrange(Swift.min(Int(h.pointee.count), extras.indexes!.count)...)
+                }
             }
         }
     }
@@ -298,7 +317,7 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             let image = Int32(names.imageBits & FrameText.NameKey.imageMask) - 1
             return Frame(address: record.address, text: text, storedImageOffset: imageOffset,
                          formOffset: formOffset, formValue: kind == .unsymbolicated ? record.address &- formOffset : 0,
-                         storedIndex: Int32(truncatingIfNeeded: i), storedLine: line,
+                         storedIndex: h.pointee.extras?.indexes.map { $0[i] } ?? Int32(truncatingIfNeeded: i), storedLine: line,
                          storedRestStart: record.restStart == PackedFrame.noRest ? -1 : Int32(record.restStart),
                          storedImage: image, imageNameID: names.imageNameID, nameID: names.nameID, fileID: -1,
                          kind: kind, flags: flags)
@@ -320,6 +339,7 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
         if h.pointee.text == nil { h.pointee.text = frame.text }
         if let record = compact(frame, at: i, h) {
             place(line: UInt32(frame.storedLine), at: i, h)
+            place(index: frame.storedIndex, at: i, h)
             return record
         }
         let extras = extras(h)
@@ -329,10 +349,13 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             extras.overflow[slot] = frame
         } else {
             slot = extras.overflow.count
+            let room = extras.overflow.capacity
             extras.overflow.append(frame)
+            h.pointee.text?.charge((extras.overflow.capacity - room) * MemoryLayout<Frame>.stride)
         }
-        // A frame kept whole holds its own line; the lines of the others stay as they were.
+        // A frame kept whole holds its own line and number; those of the others stay as they were.
         if extras.lines != nil { while extras.lines!.count < Int(h.pointee.count) { extras.lines!.append(0) } }
+        if extras.indexes != nil { while extras.indexes!.count < Int(h.pointee.count) { extras.indexes!.append(0) } }
         return PackedFrame(address: frame.address, offset: UInt32(truncatingIfNeeded: slot), key: 0,
                            restStart: PackedFrame.noRest, bits: PackedFrame.wholeKind)
     }
@@ -347,13 +370,31 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             extras(h).lines = (0..<Int(h.pointee.count)).map { UInt32(truncatingIfNeeded: first + $0) }
         }
         let extras = h.pointee.extras!
+        let room = extras.lines!.capacity
         while extras.lines!.count < Int(h.pointee.count) { extras.lines!.append(0) }
         extras.lines![i] = line
+        h.pointee.text?.charge((extras.lines!.capacity - room) * MemoryLayout<UInt32>.stride)
+    }
+
+    /// Records that frame `i` is numbered `index`: implied while every frame's number is its
+    /// place, else in `extras.indexes`.
+    private static func place(index: Int32, at i: Int, _ h: UnsafeMutablePointer<Header>) {
+        if h.pointee.extras?.indexes == nil {
+            if Int(index) == i { return }
+            // Every frame's number from here on is kept: those so far are their places.
+            extras(h).indexes = (0..<Int(h.pointee.count)).map { Int32(truncatingIfNeeded: $0) }
+            h.pointee.text?.charge(Int(h.pointee.count) * MemoryLayout<Int32>.stride)
+        }
+        let extras = h.pointee.extras!
+        let room = extras.indexes!.capacity
+        while extras.indexes!.count < Int(h.pointee.count) { extras.indexes!.append(0) }
+        extras.indexes![i] = index
+        h.pointee.text?.charge((extras.indexes!.capacity - room) * MemoryLayout<Int32>.stride)
     }
 
     /// `frame` as a record at place `i`, or nil when it does not fit one.
     private static func compact(_ frame: Frame, at i: Int, _ h: UnsafeMutablePointer<Header>) -> PackedFrame? {
-        guard frame.flags.isSubset(of: PackedFrame.keptFlags), frame.storedIndex == i, frame.storedLine >= 0,
+        guard frame.flags.isSubset(of: PackedFrame.keptFlags), frame.storedLine >= 0,
               frame.storedRestStart < Int32(PackedFrame.noRest), frame.kind != .symbolicated, frame.fileID < 0,
               frame.storedImage < Int32(FrameText.NameKey.imageMask),
               let offset = UInt32(exactly: frame.formOffset) else { return nil }

@@ -13,8 +13,42 @@ public final class FrameText: @unchecked Sendable {
     /// plus one, or 0 when empty. Its size is a power of two, kept at least twice the count.
     private var slots: [Int32] = Array(repeating: 0, count: 16)
 
-    /// Creates an empty table.
-    public init() {}
+    /// Creates an empty table, without a limit on what its report's model may take.
+    public init() {
+        limit = .max
+    }
+
+    /// Creates an empty table for the model of a report of `inputSize` bytes: the model may
+    /// take ``limitFactor`` times that and ``limitBase`` more (``charge(_:)``).
+    public init(budgetFor inputSize: Int) {
+        limit = inputSize.multipliedReportingOverflow(by: Self.limitFactor).partialValue &+ Self.limitBase
+    }
+
+    // MARK: What the model takes
+
+    /// What a report's model (its frames, backtraces, images and the text it was translated
+    /// to) may take beside its bytes, as a multiple of their size and a constant. A report of
+    /// a real reporter takes well under one times its size (a frame is 16 bytes, its line 40
+    /// to 100; a backtrace 48 and its list 64, its lines some 200); a file strangers made of nothing but empty JSON objects or lines of a few
+    /// bytes, each a frame or an image, would take 30 to 50 times its size, and is refused
+    /// once it passes this bound (``ReportError/tooDense(_:reason:)``).
+    public static let limitFactor = 2
+    public static let limitBase = 16 << 20
+
+    /// The bytes the model may take (``init(budgetFor:)``); `Int.max` for none.
+    public let limit: Int
+    /// The bytes charged so far.
+    public private(set) var charged = 0
+
+    /// Counts `bytes` more of the model's memory.
+    @inline(__always)
+    public func charge(_ bytes: Int) {
+        charged &+= bytes
+    }
+
+    /// Whether the model took more than its ``limit``: the parser stops and refuses the report.
+    @inline(__always)
+    public var isOverBudget: Bool { charged > limit }
 
     /// The name with index `id`.
     subscript(id: Int32) -> String { strings[Int(id)] }
@@ -146,5 +180,26 @@ public final class FrameText: @unchecked Sendable {
         var hasher = Hasher()
         hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
         return hasher.finalize()
+    }
+}
+
+extension FrameText {
+    /// What a backtrace's record costs a report's model beside its frames.
+    public static let backtraceCost = MemoryLayout<Backtrace>.stride
+    /// What an image's record and its strings cost a report's model.
+    public static let imageCost = MemoryLayout<BinaryImage>.stride + 160
+
+    /// What a report too dense to read holds, for ``ReportError/tooDense(_:reason:)``:
+    /// "its 2097152 frames, 1 backtrace and 0 images".
+    public static func density(backtraces: Int, frames: Int, images: Int) -> String {
+        func counted(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        return "its \(counted(frames, "frame", "frames")), \(counted(backtraces, "backtrace", "backtraces")) and "
+            + counted(images, "image", "images")
+    }
+
+    /// The reason of ``ReportError/tooDense(_:reason:)``: what the report holds (`what`) would
+    /// take more than `factor` times its size in memory.
+    public static func tooDense(_ what: String, factor: Int = limitFactor) -> String {
+        "\(what) would take more than \(factor) times its size in memory"
     }
 }

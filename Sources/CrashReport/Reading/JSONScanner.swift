@@ -115,6 +115,9 @@ struct JSONError: Error, Sendable {
     var message: String
     /// Whether the input ended before the value did (a truncated file).
     var atEnd: Bool
+    /// Whether the input holds more recorded values than `maxNodes` allowed (a file of empty
+    /// objects made to fill memory), not a syntax error.
+    var tooDense = false
 
     /// A one-line reason naming where in `bytes` (line and column) and what, e.g.
     /// "not valid JSON: expected ',' or '}' at line 3, column 7"; `part` names the part of
@@ -339,10 +342,13 @@ enum JSONScanner {
     /// `JSONTree.expanded`. An `.ips` body's frames, most of its values, then cost no nodes
     /// until they are read, a thread at a time.
     /// - Throws: `JSONError` if the bytes are not one JSON value.
+    /// With `maxNodes`, a value that would record more nodes throws (`JSONError.tooDense`):
+    /// a node is 28 bytes, and an empty object 2.
     static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil,
-                      recordingDepth: Int = .max) throws -> (tree: JSONTree, end: Int) {
+                      recordingDepth: Int = .max, maxNodes: Int = .max) throws -> (tree: JSONTree, end: Int) {
         var nodes: [JSONNode] = []
-        let next = try scan(bytes, from: start, to: end ?? bytes.count, recordingDepth: recordingDepth, into: &nodes)
+        let next = try scan(bytes, from: start, to: end ?? bytes.count, recordingDepth: recordingDepth,
+                            maxNodes: maxNodes, into: &nodes)
         return (JSONTree(bytes: bytes, nodes: nodes), next)
     }
 
@@ -380,13 +386,13 @@ enum JSONScanner {
     /// Scans the value at `start` (ending before `end`), appending its nodes to `nodes`;
     /// returns the offset just past it.
     private static func scan(_ bytes: [UInt8], from start: Int, to end: Int, recordingDepth: Int,
-                             into nodes: inout [JSONNode]) throws -> Int {
+                             maxNodes: Int = .max, into nodes: inout [JSONNode]) throws -> Int {
         let end = min(end, bytes.count)
         guard end < Int(JSONScanner.largest) else {
             throw JSONError(offset: start, message: "the JSON text is larger than 4 GiB", atEnd: false)
         }
         return try bytes.withUnsafeBufferPointer { b in
-            var scanner = Scanner(b: b, end: end, recordingDepth: recordingDepth)
+            var scanner = Scanner(b: b, end: end, recordingDepth: recordingDepth, maxNodes: maxNodes)
             swap(&scanner.nodes, &nodes)
             defer { swap(&scanner.nodes, &nodes) }
             return try scanner.run(from: start)
@@ -403,10 +409,14 @@ enum JSONScanner {
         /// for a container that has no node (it is deeper than `recordingDepth`).
         var open: [(node: Int, lastChild: Int, isObject: Bool)] = []
 
-        init(b: UnsafeBufferPointer<UInt8>, end: Int, recordingDepth: Int) {
+        /// The most nodes the value may record (``JSONScanner/parse(_:from:to:recordingDepth:maxNodes:)``).
+        let maxNodes: Int
+
+        init(b: UnsafeBufferPointer<UInt8>, end: Int, recordingDepth: Int, maxNodes: Int = .max) {
             self.b = b
             self.end = end
             self.recordingDepth = max(0, recordingDepth)
+            self.maxNodes = maxNodes
         }
 
         private enum State {
@@ -419,6 +429,11 @@ enum JSONScanner {
             var key: (Int, Int) = (-1, -1)
             while true {
                 while i < end && JSONScanner.isSpace(b[i]) { i += 1 }
+                if nodes.count > maxNodes {
+                    var error = JSONError(offset: i, message: "more than \(maxNodes) values", atEnd: false)
+                    error.tooDense = true
+                    throw error
+                }
                 guard i < end else {
                     throw JSONError(offset: i, message: open.isEmpty && state == .value
                                     ? "expected a value" : "the document ends before its value does", atEnd: true)

@@ -16,6 +16,10 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     /// The file is a protobuf report (an Android protobuf tombstone, a `.plcrash` report) that
     /// cannot be decoded: the path, the format, and what is wrong (cut short, most often).
     case invalidProtobuf(String, format: String, reason: String)
+    /// The file is too dense to be read: its frames, backtraces or images would take more than
+    /// a bounded multiple of its size in memory (``FrameText/limitFactor``), which no real
+    /// report does; the path, and what it holds and would take (``FrameText/tooDense(_:factor:)``).
+    case tooDense(String, reason: String)
 
     /// Why the file is not a report, without the path the message starts with.
     public var reason: String {
@@ -26,6 +30,7 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
         case .invalidMetricKit(_, let reason): return "not a valid MetricKit payload: \(reason)"
         case .invalidKSCrash(_, let reason): return "not a valid KSCrash report: \(reason)"
         case .invalidProtobuf(_, let format, let reason): return "not a valid \(format): \(reason)"
+        case .tooDense(_, let reason): return "too dense to read: \(reason)"
         }
     }
 
@@ -33,7 +38,7 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notAReport(let path), .empty(let path), .invalidIPS(let path, _), .invalidMetricKit(let path, _),
-             .invalidKSCrash(let path, _), .invalidProtobuf(let path, _, _):
+             .invalidKSCrash(let path, _), .invalidProtobuf(let path, _, _), .tooDense(let path, _):
             return "\(path): \(reason)"
         }
     }

@@ -39,6 +39,9 @@ public enum ClassicReportParser {
             try checkText(buffer, path: path)
             var parser = LineParser(buffer)
             parser.run()
+            if parser.text.isOverBudget {
+                throw ReportError.tooDense(path, reason: FrameText.tooDense(parser.density))
+            }
             return CrashReport(
                 path: path, bytes: bytes, lines: parser.lines, header: parser.header,
                 codeType: parser.codeType, crashedThread: parser.crashedThread,
@@ -105,13 +108,18 @@ private struct LineParser {
     private var pendingName: (thread: Int, name: String)?
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
-        self.init(buffer, lines: LineRanges(buffer), text: FrameText())
+        self.init(buffer, lines: LineRanges(buffer), text: FrameText(budgetFor: buffer.count))
     }
 
     init(_ buffer: UnsafeBufferPointer<UInt8>, lines: LineRanges, text: FrameText) {
         b = buffer
         self.lines = lines
         self.text = text
+    }
+
+    /// What the report holds, for a report too dense to read.
+    var density: String {
+        FrameText.density(backtraces: threads.count, frames: threads.reduce(0) { $0 + $1.frames.count }, images: images.count)
     }
 
     /// The crashed thread: from the header, else from the first thread header marked "Crashed".
@@ -125,7 +133,11 @@ private struct LineParser {
 
     mutating func run() {
         threads.reserveCapacity(backtraceHeadersAtMost())
-        for lineIndex in lines.indices { read(lineIndex) }
+        for lineIndex in lines.indices {
+            read(lineIndex)
+            // A report too dense to read is refused as soon as its model passes its bound.
+            if text.isOverBudget { return }
+        }
         if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
         if let crashed = crashedThread {
             for t in threads.indices where threads[t].kind == .thread(crashed) {
@@ -187,6 +199,7 @@ private struct LineParser {
         if first == ASCII.zero && p + 1 < e && (b[p + 1] | 0x20) == ASCII.lowerX,
            let image = BinaryImageLine.parse(b, p, e, line: line) {
             images.append(image)
+            text.charge(FrameText.imageCost)
             current = nil
             inHeader = false
             inInformation = false
@@ -345,6 +358,7 @@ private struct LineParser {
         pendingName = nil
         if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
         threads.append(Backtrace(kind: kind, name: name, crashed: crashed, headerLine: line))
+        text.charge(FrameText.backtraceCost)
         current = threads.count - 1
         inHeader = false
         inAddressList = false

@@ -94,8 +94,10 @@ public enum IPSReportParser {
                                   use: ReportUse, releasingInput: Bool, path: String) throws -> IPSTranslator.Translation? {
         let body: JSONTree
         do {
-            body = try JSONScanner.parse(bytes, from: bodyStart, recordingDepth: IPSTranslator.recordingDepth).tree
+            body = try JSONScanner.parse(bytes, from: bodyStart, recordingDepth: IPSTranslator.recordingDepth,
+                                         maxNodes: IPSTranslator.maxNodes(bodySize: bytes.count - bodyStart)).tree
         } catch let error as JSONError {
+            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("the JSON values of its body", factor: IPSTranslator.modelFactor)) }
             guard crashType else { return nil }
             throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
         }
@@ -104,6 +106,13 @@ public enum IPSReportParser {
         guard crashType || holdsThreads(body) else { return nil }
         guard body.nodes[body.root].kind == .object else {
             throw ReportError.invalidIPS(path, reason: "the body after the metadata line is not a JSON object")
+        }
+        // Refused before any of it is translated (and its pages given back), when what the
+        // translation would make could not be held.
+        let estimate = IPSTranslator.modelEstimate(of: body)
+        if estimate.bytes > IPSTranslator.modelLimit(inputSize: bytes.count) {
+            let what = FrameText.density(backtraces: estimate.threads, frames: estimate.frames, images: estimate.images)
+            throw ReportError.tooDense(path, reason: FrameText.tooDense(what, factor: IPSTranslator.modelFactor))
         }
         guard releasingInput && use == .text else { return IPSTranslator.translate(metadata: metadata, body: body, use: use) }
         return bytes.withUnsafeBytes { input in

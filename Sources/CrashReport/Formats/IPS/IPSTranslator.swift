@@ -83,6 +83,41 @@ struct IPSTranslator {
     /// against a frame's 40 bytes of JSON).
     static let recordingDepth = 2
 
+    /// The most nodes the body's parse may record: one for each 16 bytes, and 65,536 more. A
+    /// real body records one for each thread, image and member of its objects, each of 60
+    /// bytes or more; a body of empty objects would record one for each 3 bytes, 28 bytes each.
+    static func maxNodes(bodySize: Int) -> Int {
+        bodySize / 16 + 65_536
+    }
+
+    /// What translating a body would make, estimated from its tree before any of it is: a
+    /// frame's record and its line of text (some 80 bytes; a frame's JSON is 35 or more), a
+    /// backtrace's record, list and lines, an image's record and line.
+    static func modelEstimate(of body: JSONTree) -> (bytes: Int, frames: Int, threads: Int, images: Int) {
+        var frames = 0, threads = 0, images = 0
+        if let backtrace = body.member("lastExceptionBacktrace", of: body.root) { frames += body.elementCountEstimate(of: backtrace) }
+        if let list = body.member("threads", of: body.root), body.nodes[list].kind == .array {
+            for thread in body.children(of: list) {
+                threads += 1
+                frames += body.nodes[thread].collapsedObjects
+            }
+        }
+        if let list = body.member("usedImages", of: body.root), body.nodes[list].kind == .array {
+            images = body.elementCountEstimate(of: list)
+        }
+        let bytes = frames * 80 + threads * (FrameText.backtraceCost + 64 + 64) + images * (FrameText.imageCost + 120)
+        return (bytes, frames, threads, images)
+    }
+
+    /// What a translation may make, for an input of `inputSize` bytes: twice a report's own
+    /// limit (``FrameText/limitFactor``), since an `.ips` report's text is longer than its JSON
+    /// (a frame's line is 60 to 90 bytes against 35 to 60).
+    static func modelLimit(inputSize: Int) -> Int {
+        inputSize.multipliedReportingOverflow(by: modelFactor).partialValue &+ FrameText.limitBase
+    }
+
+    static let modelFactor = 2 * FrameText.limitFactor
+
     /// The text a thread's lines may take before they are let go, with ``ReportUse/document``.
     static let droppedTextChunk = 1 << 16
 
@@ -597,6 +632,7 @@ struct IPSTranslator {
 
     private mutating func readImages() {
         guard let list = member("usedImages"), body.nodes[list].kind == .array else { return }
+        images.reserveCapacity(body.elementCountEstimate(of: list))
         body.forEachElement(of: list) { body, node in
             let uuid = body.text(body.member("uuid", of: node)).flatMap(ImageIdentity.compactUUID)
             images.append(Image(base: body.unsigned(body.member("base", of: node)),
@@ -615,11 +651,20 @@ struct IPSTranslator {
     /// "Binary Images:" and one line per image with a base, by address:
     /// `0xSTART - 0xEND NAME ARCH  <UUID> PATH`, END = base + size - 1.
     private mutating func writeImages() {
-        let listed = images.enumerated().filter { $0.element.base != nil }
-            .sorted { ($0.element.base!, $0.offset) < ($1.element.base!, $1.offset) }
+        // Their places, not copies of them: a report can list a hundred thousand images.
+        var listed = images.indices.filter { images[$0].base != nil }.map { UInt32(truncatingIfNeeded: $0) }
         guard !listed.isEmpty else { return }
+        listed.sort { (images[Int($0)].base!, $0) < (images[Int($1)].base!, $1) }
+        // Room for their lines and models, which would otherwise grow by copies of themselves.
+        parts.images.reserveCapacity(parts.images.count + listed.count)
+        let lineBytes = listed.reduce(0) { total, k in
+            let image = images[Int(k)]
+            return total + 80 + (image.name?.utf8.count ?? 3) + (image.path?.utf8.count ?? 3) + (image.arch?.utf8.count ?? 0)
+        }
+        writer.text.reserveCapacity(writer.text.count + lineBytes)
         writer.line("Binary Images:")
-        for (_, image) in listed {
+        for k in listed {
+            let image = images[Int(k)]
             let base = image.base!
             let end = base &+ (image.size ?? 0) &- 1
             parts.images.append(reportImage(image, line: writer.lineCount))

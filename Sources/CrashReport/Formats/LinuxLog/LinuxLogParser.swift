@@ -113,6 +113,7 @@ public enum LinuxLogParser {
             try ClassicReportParser.checkText(b, path: path)
             var builder = LogBuilder(b)
             builder.run()
+            if let density = builder.density { throw ReportError.tooDense(path, reason: FrameText.tooDense(density)) }
             return CrashReport(
                 path: path, bytes: bytes, lines: builder.lines,
                 crashedThread: builder.threads.isEmpty ? nil : 0,
@@ -537,7 +538,7 @@ private struct LogBuilder {
     /// Per image: whether it is the vDSO (``isSignalTrampoline(function:vdso:)``).
     private var imageIsVDSO: [Bool] = []
     /// The names of the log's frames, shared by the frames that print them.
-    private let text = FrameText()
+    private let text: FrameText
     /// The family of the run being read; nil between runs.
     private var runFamily: Family?
     /// Whether a line of the current run has a sanitizer's marks.
@@ -562,14 +563,24 @@ private struct LogBuilder {
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         b = buffer
         scanner = LineScanner(buffer)
+        text = FrameText(budgetFor: buffer.count)
     }
 
     mutating func run() {
         lines = LineRanges(b)
         for (lineIndex, range) in lines.enumerated() {
             handle(line: lineIndex, start: range.lowerBound, end: b.contentEnd(range))
+            // A log too dense to read is refused as soon as its model passes its bound.
+            if text.isOverBudget { return }
         }
         endRun()
+    }
+
+    /// What the log holds, when it is too dense to read; nil when it is not.
+    var density: String? {
+        guard text.isOverBudget else { return nil }
+        return FrameText.density(backtraces: threads.count, frames: threads.reduce(0) { $0 + $1.frames.count },
+                                 images: images.count)
     }
 
     private mutating func handle(line: Int, start: Int, end: Int) {
@@ -614,6 +625,7 @@ private struct LogBuilder {
             headerLine = line.line
         }
         previousText = nil
+        text.charge(FrameText.backtraceCost)
         threads.append(Backtrace(kind: .thread(threads.count), name: name, crashed: threads.isEmpty,
                               headerLine: headerLine))
         runFamily = family
@@ -633,6 +645,7 @@ private struct LogBuilder {
                 let path = text[imageNameID]
                 image = images.count
                 imageOfName[imageNameID] = images.count
+                text.charge(FrameText.imageCost)
                 images.append(BinaryImage(loadAddress: parsed.moduleBase ?? 0, endAddress: 0, name: String(basename(path)),
                                           uuid: parsed.buildID.map { scanner.buildID(at: $0) }, path: path, line: line,
                                           format: .elf))

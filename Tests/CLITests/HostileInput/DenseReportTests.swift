@@ -1,0 +1,78 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Files made to fill memory: 16 MiB of lines of a few bytes, each a frame or an image, or of
+/// empty JSON objects, each a thread, an image or a frame of an `.ips` report. Their models
+/// would take 16 to 50 times their size (a frame kept whole is 64 bytes, an image 112 and its
+/// strings, a JSON node 28, a frame's line of text 70). Each is refused once what it would take
+/// passes a bound (``FrameText/limitFactor`` times its size, twice that for an `.ips` report's
+/// text): one line naming the file and what it holds, exit 1, and the file written back byte
+/// for byte, at a peak of at most 6 times its size and a constant (they took 130 MiB to 1 GiB).
+final class DenseReportTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = try makeTemporaryDirectory("dense")
+    }
+
+    /// 16 MiB of `line(k)` for k = 0, 1, ..., after `head` and before `tail`.
+    private func write(_ name: String, head: String = "", tail: String = "", line: (Int) -> String) throws -> String {
+        var parts = [head]
+        var size = head.utf8.count
+        var k = 0
+        while size < 16 << 20 {
+            let text = line(k)
+            parts.append(text)
+            size += text.utf8.count
+            k += 1
+        }
+        parts.append(tail)
+        let path = root.appendingPathComponent(name).path
+        try parts.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    private func assertRefused(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let peak = root.appendingPathComponent("peak").path
+        let out = root.appendingPathComponent("out").path
+        let result = try CLI.shell("/usr/bin/time -f %M -o '\(peak)' \"$SYMBOLICATE\" '\(path)' > '\(out)'")
+        let name = (path as NSString).lastPathComponent
+        XCTAssertEqual(result.status, .reportFailed, result.stderrText, file: file, line: line)
+        XCTAssertTrue(result.stderrText.contains("\(path): too dense to read: "), result.stderrText, file: file, line: line)
+        XCTAssertTrue(result.stderrText.contains("times its size in memory; the report is written as it is"),
+                      result.stderrText, file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), try Data(contentsOf: URL(fileURLWithPath: path)),
+                       "\(name): written back as it is", file: file, line: line)
+        let text = try String(contentsOfFile: peak, encoding: .utf8)
+        let kib = try XCTUnwrap(text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+        print("\(name): \(kib >> 10) MiB for \(size >> 20) MiB")
+        // The process's own 10 MiB, the model's constant allowance (16 MiB), and 6 times the size:
+        // the input, its lines, the model's bound and the copy of its largest array as it grew.
+        XCTAssertLessThanOrEqual(kib, 26 << 10 + size / 1024 * 6, "\(name): \(kib >> 10) MiB", file: file, line: line)
+    }
+
+    /// Frame lines of 8 bytes, each numbered 0 (so that none is its place: each is kept
+    /// whole, 64 bytes), and image lines of 12 bytes (112 bytes and more each).
+    func testDenseClassicReportsAreRefused() throws {
+        try assertRefused(try write("frames.crash", head: "Thread 0:\n") { _ in "0 a 0x1\n" })
+        try assertRefused(try write("images.crash", head: "Binary Images:\n") { k in "0x\(String(k, radix: 16)) - 0x1 a\n" })
+    }
+
+    /// One-frame backtraces of 30 bytes, each under a line of its own that names it.
+    func testADenseLinuxLogIsRefused() throws {
+        try assertRefused(try write("frames.log") { k in "X\(k)\n    #0 0x1 (/a+0x1)\n" })
+    }
+
+    /// An `.ips` report whose threads, images or one thread's frames are empty objects.
+    func testDenseIPSReportsAreRefused() throws {
+        let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
+        for member in ["threads", "usedImages", "frames"] {
+            let range = try XCTUnwrap(template.range(of: "\"\(member)\""))
+            let open = try XCTUnwrap(template[range.upperBound...].firstIndex(of: "["))
+            let head = String(template[...open]), tail = String(template[template.index(after: open)...])
+            try assertRefused(try write("empty-\(member).ips", head: head, tail: tail) { _ in "{}," })
+        }
+    }
+}
