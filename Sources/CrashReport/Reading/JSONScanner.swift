@@ -347,6 +347,9 @@ enum JSONScanner {
     static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil,
                       recordingDepth: Int = .max, maxNodes: Int = .max) throws -> (tree: JSONTree, end: Int) {
         var nodes: [JSONNode] = []
+        // Room for the most nodes allowed (up to 8 Mi of them, 224 MiB), so that the nodes of a
+        // large value are not copied as they grow: room never written is never paged in.
+        if maxNodes != .max { nodes.reserveCapacity(min(maxNodes, 1 << 23)) }
         let next = try scan(bytes, from: start, to: end ?? bytes.count, recordingDepth: recordingDepth,
                             maxNodes: maxNodes, into: &nodes)
         return (JSONTree(bytes: bytes, nodes: nodes), next)
@@ -355,14 +358,22 @@ enum JSONScanner {
     /// Parses `bytes` from `start` as one whole JSON document: one value, and nothing after it
     /// but whitespace.
     /// - Throws: `JSONError` if they are not.
+    /// A document recording more than one node for each 6 bytes of the input (and 65,536
+    /// more) throws (`JSONError.tooDense`): a real report's values are 12
+    /// bytes or more each, a node is 28, and an empty object 2.
     static func parseDocument(_ bytes: [UInt8], from start: Int = 0) throws -> JSONTree {
-        let (tree, end) = try parse(bytes, from: start)
+        let (tree, end) = try parse(bytes, from: start, maxNodes: documentNodeLimit(bytes.count - start))
         var rest = end
         while rest < bytes.count && isSpace(bytes[rest]) { rest += 1 }
         guard rest == bytes.count else {
             throw JSONError(offset: rest, message: "text after the JSON value", atEnd: false)
         }
         return tree
+    }
+
+    /// The most nodes a whole document of `size` bytes may record (``parseDocument(_:from:)``).
+    static func documentNodeLimit(_ size: Int) -> Int {
+        size / 6 + 65_536
     }
 
     /// The input size a tree can describe: its nodes hold 32-bit offsets and indices.

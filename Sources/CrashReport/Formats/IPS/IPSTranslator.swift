@@ -105,8 +105,12 @@ struct IPSTranslator {
         if let list = body.member("usedImages", of: body.root), body.nodes[list].kind == .array {
             images = body.elementCountEstimate(of: list)
         }
-        let bytes = frames * 80 + threads * (FrameText.backtraceCost + 64 + 64) + images * (FrameText.imageCost + 120)
-        return (bytes, frames, threads, images)
+        return (estimatedBytes(frames: frames, threads: threads, images: images), frames, threads, images)
+    }
+
+    /// What a translation of `frames`, `threads` and `images` makes (``modelEstimate(of:)``).
+    static func estimatedBytes(frames: Int, threads: Int, images: Int) -> Int {
+        frames * 80 + threads * (FrameText.backtraceCost + 64 + 64) + images * (FrameText.imageCost + 120)
     }
 
     /// What a translation may make, for an input of `inputSize` bytes: twice a report's own

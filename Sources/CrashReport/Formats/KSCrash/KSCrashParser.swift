@@ -49,10 +49,17 @@ public enum KSCrashParser {
         do {
             tree = try JSONScanner.parseDocument(bytes, from: start)
         } catch let error as JSONError {
+            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: 5)) }
             throw ReportError.invalidKSCrash(path, reason: error.reason(in: bytes))
         }
         let reports = find(in: tree)
         guard !reports.isEmpty else { return nil }
+        // Refused before it is translated, when what the translation would make could not be held.
+        let estimate = KSCrashTranslator.modelEstimate(tree, reports: reports)
+        if estimate.bytes > IPSTranslator.modelLimit(inputSize: bytes.count) {
+            let what = FrameText.density(backtraces: estimate.threads, frames: estimate.frames, images: estimate.images)
+            throw ReportError.tooDense(path, reason: FrameText.tooDense(what, factor: IPSTranslator.modelFactor))
+        }
         let translation = KSCrashTranslator.translate(tree, reports: reports)
         var report = CrashReport(path: path, bytes: translation.text, lines: LineRanges(translation.text),
                                  header: translation.header, codeType: translation.codeType,

@@ -48,6 +48,7 @@ public enum MetricKitParser {
         do {
             tree = try JSONScanner.parseDocument(bytes, from: start)
         } catch let error as JSONError {
+            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: 5)) }
             let namesTree = bytes.withUnsafeBufferPointer {
                 $0.firstIndex(of: "\"callStackTree\"", in: start..<$0.count) != nil
                     || $0.firstIndex(of: "\"callStackRootFrames\"", in: start..<$0.count) != nil
@@ -57,6 +58,7 @@ public enum MetricKitParser {
         }
         let parts = find(in: tree)
         guard parts.contains(where: { if case .diagnostic = $0 { return true } else { return false } }) else { return nil }
+        try tree.refuseWhenTooDense(path: path, inputSize: bytes.count)
         let translation = MetricKitTranslator.translate(tree, parts: parts)
         let document = MetricKitDocument(bytes: bytes, tree: tree, frameNodes: translation.frameNodes,
                                          sampleCounts: translation.sampleCounts)

@@ -43,14 +43,16 @@ public enum StackshotParser {
             // A text body, as some tools write under any bug_type, is read as one.
             guard bytes[bodyStart] == 0x7B else { return nil }  // {
             metadata = parsedMetadata
-            body = try JSONScanner.parse(bytes, from: bodyStart).tree
+            body = try JSONScanner.parse(bytes, from: bodyStart, maxNodes: JSONScanner.documentNodeLimit(bytes.count - bodyStart)).tree
         } catch let error as JSONError {
+            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: 5)) }
             guard required else { return nil }
             let reason = error.atEnd ? "\(error.message): the file is cut short" : error.message
             throw ReportError.invalidIPS(path, reason: "a stackshot (bug_type 288) that is not valid JSON: \(reason)")
         }
         guard let root = stackshot(in: body) ?? (required && body.nodes[body.root].kind == .object ? body.root : nil)
         else { return nil }
+        try body.refuseWhenTooDense(path: path, inputSize: bytes.count)
         let translation = StackshotTranslator.translate(metadata: metadata, body: body, stackshot: root)
         var report = CrashReport(path: path, bytes: translation.text,
                                  lines: LineRanges(translation.text),

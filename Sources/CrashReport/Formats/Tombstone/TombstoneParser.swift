@@ -109,6 +109,11 @@ public enum TombstoneParser {
             try ClassicReportParser.checkText(b, path: path)
             var builder = TombstoneBuilder(b)
             builder.run()
+            if builder.text.isOverBudget {
+                let frames = builder.threads.reduce(0) { $0 + $1.frames.count }
+                throw ReportError.tooDense(path, reason: FrameText.tooDense(
+                    FrameText.density(backtraces: builder.threads.count, frames: frames, images: builder.images.count)))
+            }
             return CrashReport(path: path, bytes: bytes, lines: builder.lines, header: builder.header,
                                crashedThread: builder.threads.firstIndex(where: \.crashed),
                                threads: builder.threads, images: builder.images, source: .tombstone)
@@ -139,7 +144,7 @@ private struct TombstoneBuilder {
 
     /// Images by map and ELF offset.
     private var imageIndex: [String: Int] = [:]
-    private let text = FrameText()
+    let text: FrameText
     /// The thread frames are added to; nil between backtraces.
     private var current: Int?
     /// Per frame of the current thread: the earlier resolution its line carries.
@@ -161,6 +166,7 @@ private struct TombstoneBuilder {
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         b = buffer
         reader = TombstoneLineReader(buffer)
+        text = FrameText(budgetFor: buffer.count)
     }
 
     mutating func run() {
@@ -168,6 +174,8 @@ private struct TombstoneBuilder {
         for (index, range) in lines.enumerated() where !b.containsNUL(range) {
             guard let line = reader.read(range) else { continue }
             handle(line, index: index, range: range)
+            // A file too dense to read is refused as soon as its model passes its bound.
+            if text.isOverBudget { return }
         }
         endThread()
     }
@@ -293,6 +301,7 @@ private struct TombstoneBuilder {
             name = "\(file) (offset 0x\(String(offset, radix: 16)))"
         }
         imageIndex[key] = images.count
+        text.charge(FrameText.imageCost)
         images.append(BinaryImage(loadAddress: 0, endAddress: 0, name: name, arch: architecture, uuid: parsed.buildID,
                                   path: map, line: line, format: .elf))
         return images.count - 1
@@ -303,6 +312,7 @@ private struct TombstoneBuilder {
         nextHeader = nil
         let crashed = crashedNext && header?.thread != false
         if header?.thread != false { crashedNext = false }
+        text.charge(FrameText.backtraceCost)
         threads.append(Backtrace(kind: .thread(threads.count), name: header?.name, crashed: crashed,
                               headerLine: header?.line))
         current = threads.count - 1
