@@ -74,3 +74,31 @@ enum ProtobufFields {
         return nil
     }
 }
+
+extension ProtobufFields {
+    /// How many fields `bytes` hold, counting into each length-delimited value that is itself
+    /// a message (down to `depth` levels): at least as many as the values a decoder makes of
+    /// them, each an element of a repeated field or a message. An empty message is 2 bytes of
+    /// the wire and 100 or more of a decoded report: what this bounds before decoding.
+    static func elementCount(_ bytes: UnsafeBufferPointer<UInt8>, depth: Int = 6) -> Int {
+        var count = 0
+        let isMessage = walk(bytes, whole: true) { field in
+            count += 1
+            if field.wireType == 2, depth > 1, !field.value.isEmpty {
+                count += elementCount(UnsafeBufferPointer(rebasing: bytes[field.value]), depth: depth - 1)
+            }
+            return true
+        }
+        return isMessage ? count : 0
+    }
+
+    /// The reason a protobuf report of `bytes` is refused before it is decoded, when what its
+    /// decoder would make could not be held (48 bytes an element, against four times its size
+    /// and ``FrameText/limitBase``); nil when it can be decoded.
+    static func tooDense(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let elements = elementCount(bytes)
+        guard elements.multipliedReportingOverflow(by: 48).partialValue
+                > IPSTranslator.modelLimit(inputSize: bytes.count) else { return nil }
+        return "too dense to read: " + FrameText.tooDense("its \(elements) fields", factor: IPSTranslator.modelFactor)
+    }
+}

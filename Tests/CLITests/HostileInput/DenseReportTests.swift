@@ -88,6 +88,34 @@ final class DenseReportTests: XCTestCase {
         }
     }
 
+    /// Protobuf reports of empty messages, 3 bytes each: an Android tombstone's memory
+    /// mappings, a PLCrashReporter report's threads. Refused before they are decoded (they took
+    /// 1.1 to 1.2 GiB); as any protobuf report that cannot be read, not written out as text.
+    func testDenseProtobufReportsAreRefused() throws {
+        // A tombstone: arch, build fingerprint, one thread (tid 0), then the mappings.
+        let tombstone: [UInt8] = [0x08, 0x01, 0x12, 0x01, 0x78, 0x82, 0x01, 0x02, 0x12, 0x00]
+        // A PLCrashReporter report: the magic, version 1, then the threads (field 3).
+        let plcrash = Array("plcrash".utf8) + [1]
+        for (name, head, element) in [("mappings.pb", tombstone, [UInt8]([0x8A, 0x01, 0x00])),
+                                      ("threads.plcrash", plcrash, [UInt8]([0x1A, 0x00]))] {
+            var bytes = head
+            bytes.reserveCapacity(16 << 20)
+            while bytes.count < 16 << 20 { bytes += element }
+            let path = root.appendingPathComponent(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let peak = root.appendingPathComponent("peak").path
+            let result = try CLI.shell("/usr/bin/time -f %M -o '\(peak)' \"$SYMBOLICATE\" '\(path)'")
+            XCTAssertEqual(result.status, .reportFailed, result.stderrText)
+            XCTAssertTrue(result.stderrText.contains("\(path): not a valid ") && result.stderrText.contains(": too dense to read: its "),
+                          result.stderrText)
+            XCTAssertTrue(result.stdout.isEmpty, "\(name): nothing written")
+            let text = try String(contentsOfFile: peak, encoding: .utf8)
+            let kib = try XCTUnwrap(text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+            print("\(name): \(kib >> 10) MiB for 16 MiB")
+            XCTAssertLessThanOrEqual(kib, (26 << 10) + (16 << 10) * 7, "\(name): \(kib >> 10) MiB")
+        }
+    }
+
     /// An `.ips` report whose threads, images or one thread's frames are empty objects.
     func testDenseIPSReportsAreRefused() throws {
         let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)

@@ -40,6 +40,9 @@ public enum PLCrashParser {
                                                   ? "version \(bytes[magic.count]) is not known (1 is)"
                                                   : "the file ends after its magic number")
         }
+        if let reason = bytes.withUnsafeBufferPointer({ ProtobufFields.tooDense(UnsafeBufferPointer(rebasing: $0[(magic.count + 1)...])) }) {
+            throw ReportError.invalidProtobuf(path, format: format, reason: reason)
+        }
         let message: Plcrash_CrashReport
         do {
             message = try bytes.withUnsafeBufferPointer { b in

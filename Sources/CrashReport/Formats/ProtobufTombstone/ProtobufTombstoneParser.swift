@@ -63,6 +63,9 @@ public enum ProtobufTombstoneParser {
     /// - Throws: `ReportError.invalidProtobuf` when swift-protobuf cannot decode the message
     ///   (cut short, damaged), or when it holds no thread whose tid is the tombstone's.
     public static func parse(_ bytes: [UInt8], path: String) throws -> CrashReport {
+        if let reason = bytes.withUnsafeBufferPointer(ProtobufFields.tooDense) {
+            throw ReportError.invalidProtobuf(path, format: "Android protobuf tombstone", reason: reason)
+        }
         let tombstone: AndroidTombstone_Tombstone
         do {
             tombstone = try AndroidTombstone_Tombstone(serializedBytes: bytes)
