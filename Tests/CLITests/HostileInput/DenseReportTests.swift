@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Files made to fill memory: 16 MiB of lines of a few bytes, each a frame or an image, or of
+/// Files made to fill memory: 16 MiB of lines of a few bytes, each a frame, a thread or an image
+/// (of a classic report, a Linux log, a tombstone, a call tree or a Swift backtrace), or of
 /// empty JSON objects, each a thread, an image or a frame of an `.ips`, KSCrash or MetricKit
 /// report. Their models would take 8 to 60 times their size (a frame kept whole is 64 bytes,
 /// an image 112 and its strings, a JSON node 28, a frame's line of text 70). Each is refused
@@ -66,11 +67,17 @@ final class DenseReportTests: XCTestCase {
         try assertRefused(try write("frames.log") { k in "X\(k)\n    #0 0x1 (/a+0x1)\n" })
     }
 
-    /// An Android tombstone of frame lines of 12 bytes.
-    func testADenseTombstoneIsRefused() throws {
-        let head = "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\nABI: 'arm64'\n"
+    /// An Android tombstone of frame lines of 12 bytes; a `sample` call tree of one-frame
+    /// threads of 22 bytes; a Swift runtime backtrace of one-frame threads of 20 bytes.
+    func testOtherDenseTextReportsAreRefused() throws {
+        let tombstone = "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\nABI: 'arm64'\n"
             + "pid: 1, tid: 1, name: x  >>> x <<<\nbacktrace:\n"
-        try assertRefused(try write("dense.tombstone", head: head) { _ in "  #00 pc 0 a\n" })
+        try assertRefused(try write("dense.tombstone", head: tombstone) { _ in "  #00 pc 0 a\n" })
+        let sample = "Analysis of sampling App (pid 4127) every 1 millisecond\nProcess:         App [4127]\n"
+            + "Code Type:       X86-64\nAnalysis Tool:   /usr/bin/sample\n----\n\nCall graph:\n"
+        try assertRefused(try write("dense.sample.txt", head: sample) { _ in "    1 T\n    + 1 a [0x1]\n" })
+        let swift = "*** Program crashed: Bad pointer dereference at 0x0000000000000000 ***\n\n"
+        try assertRefused(try write("dense.swift.txt", head: swift) { k in "Thread \(k):\n0 0x1 in a\n" })
     }
 
     /// A KSCrash report whose images, threads or one thread's frames are empty objects, and

@@ -52,6 +52,11 @@ public enum CallTreeReportParser {
             try ClassicReportParser.checkText(buffer, path: path)
             var parser = CallTreeLineParser(buffer)
             parser.run()
+            if parser.text.isOverBudget {
+                let frames = parser.threads.reduce(0) { $0 + $1.frames.count }
+                throw ReportError.tooDense(path, reason: FrameText.tooDense(
+                    FrameText.density(backtraces: parser.threads.count, frames: frames, images: parser.images.count)))
+            }
             var report = CrashReport(
                 path: path, bytes: bytes, lines: parser.lines, header: parser.header, codeType: parser.codeType,
                 threads: parser.threads, images: BinaryImageLine.closingOpenEnds(parser.images),
@@ -94,7 +99,7 @@ private struct CallTreeLineParser {
     /// The line of each "Binary Images:" header.
     var blockStarts: [Int] = []
     var style: CallTreeDocument.Style?
-    let text = FrameText()
+    let text: FrameText
 
     /// The thread frame lines go to.
     private var current: Int?
@@ -112,6 +117,7 @@ private struct CallTreeLineParser {
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         b = buffer
         lines = LineRanges(buffer)
+        text = FrameText(budgetFor: buffer.count)
     }
 
     mutating func run() {
@@ -128,6 +134,8 @@ private struct CallTreeLineParser {
             }
             if b.containsNUL(range) { continue }
             handle(line: lineIndex, start: range.lowerBound, p: p, e: e)
+            // A file too dense to read is refused as soon as its model passes its bound.
+            if text.isOverBudget { return }
         }
         endThread()
     }
@@ -137,6 +145,7 @@ private struct CallTreeLineParser {
             if let image = BinaryImageLine.parse(b, p, e, line: line) {
                 images.append(image)
                 imageBlocks.append(blockStarts.count - 1)
+                text.charge(FrameText.imageCost)
                 return
             }
             inImages = false
@@ -180,6 +189,7 @@ private struct CallTreeLineParser {
         threads.append(Backtrace(kind: .thread(threads.count), name: name, headerLine: line))
         nodes.append([])
         placements.append([])
+        text.charge(FrameText.backtraceCost + 2 * 64)
         current = threads.count - 1
         self.flat = flat
         inHeader = false
@@ -204,6 +214,7 @@ private struct CallTreeLineParser {
         frame.addressUnknown = parsed.addressUnknown
         threads[t].frames.append(frame)
         nodes[t].append(parsed.node)
+        text.charge(MemoryLayout<CallTreeDocument.Node>.stride + MemoryLayout<CallTreePlacement>.stride + MemoryLayout<Int>.stride)
         placements[t].append(CallTreePlacement(
             imageName: imageName, uuid: parsed.uuid, imageOffset: parsed.imageOffset,
             hasAddress: parsed.address != nil))

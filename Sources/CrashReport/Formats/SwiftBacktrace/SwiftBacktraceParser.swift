@@ -71,7 +71,7 @@ public enum SwiftBacktraceParser {
         try bytes.withUnsafeBufferPointer { b in
             try ClassicReportParser.checkText(b, path: path)
             let lines = LineRanges(b)
-            let text = FrameText()
+            let text = FrameText(budgetFor: b.count)
             var threads: [Backtrace] = []
             var images: [BinaryImage] = []
             var json: [SwiftBacktraceJSON.Log] = []
@@ -87,6 +87,7 @@ public enum SwiftBacktraceParser {
                     if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
                     threads.append(Backtrace(kind: .thread(header.number), name: header.name, crashed: header.crashed,
                                           headerLine: n))
+                    text.charge(FrameText.backtraceCost)
                     section = .thread
                 } else if b.matches("Registers:", at: p, end: e) || b.matches("Backtrace took", at: p, end: e) {
                     section = .other
@@ -103,6 +104,13 @@ public enum SwiftBacktraceParser {
                 } else if section == .images, var image = imageLine(b, p, e) {
                     image.line = n
                     images.append(image)
+                    text.charge(FrameText.imageCost)
+                }
+                // A log too dense to read is refused as soon as its model passes its bound.
+                if text.isOverBudget {
+                    let frames = threads.reduce(0) { $0 + $1.frames.count }
+                    throw ReportError.tooDense(path, reason: FrameText.tooDense(
+                        FrameText.density(backtraces: threads.count, frames: frames, images: images.count)))
                 }
             }
             if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
