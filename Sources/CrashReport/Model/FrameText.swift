@@ -29,9 +29,10 @@ public final class FrameText: @unchecked Sendable {
     /// What a report's model (its frames, backtraces, images and the text it was translated
     /// to) may take beside its bytes, as a multiple of their size and a constant. A report of
     /// a real reporter takes well under one times its size (a frame is 16 bytes, its line 40
-    /// to 100; a backtrace 48 and its list 64, its lines some 200); a file strangers made of nothing but empty JSON objects or lines of a few
-    /// bytes, each a frame or an image, would take 30 to 50 times its size, and is refused
-    /// once it passes this bound (``ReportError/tooDense(_:reason:)``).
+    /// to 100; a backtrace 48 and its list 64, its lines some 200). A file strangers made of
+    /// lines of a few bytes, each a frame or an image, or of empty JSON objects, would take 8
+    /// to 70 times its size; it is refused once it passes this bound
+    /// (``ReportError/tooDense(_:reason:)``), before it fills memory.
     public static let limitFactor = 2
     public static let limitBase = 16 << 20
 
@@ -195,6 +196,13 @@ extension FrameText {
         func counted(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         return "its \(counted(frames, "frame", "frames")), \(counted(backtraces, "backtrace", "backtraces")) and "
             + counted(images, "image", "images")
+    }
+
+    /// The error of a report at `path` too dense to read: what `threads` and `images` hold would
+    /// take more than ``limitFactor`` times its size in memory.
+    public static func tooDense(path: String, threads: [Backtrace], images: [BinaryImage]) -> ReportError {
+        let frames = threads.reduce(0) { $0 + $1.frames.count }
+        return .tooDense(path, reason: tooDense(density(backtraces: threads.count, frames: frames, images: images.count)))
     }
 
     /// The reason of ``ReportError/tooDense(_:reason:)``: what the report holds (`what`) would

@@ -348,8 +348,9 @@ enum JSONScanner {
                       recordingDepth: Int = .max, maxNodes: Int = .max) throws -> (tree: JSONTree, end: Int) {
         var nodes: [JSONNode] = []
         // Room for the most nodes allowed (up to 8 Mi of them, 224 MiB), so that the nodes of a
-        // large value are not copied as they grow: room never written is never paged in.
-        if maxNodes != .max { nodes.reserveCapacity(min(maxNodes, 1 << 23)) }
+        // large value are not copied as they grow: room never written is never paged in. (Of
+        // a value under 1 MiB, a copy costs little, and the room would cost more than it.)
+        if maxNodes != .max, (end ?? bytes.count) - start >= 1 << 20 { nodes.reserveCapacity(min(maxNodes, 1 << 23)) }
         let next = try scan(bytes, from: start, to: end ?? bytes.count, recordingDepth: recordingDepth,
                             maxNodes: maxNodes, into: &nodes)
         return (JSONTree(bytes: bytes, nodes: nodes), next)
@@ -375,6 +376,10 @@ enum JSONScanner {
     static func documentNodeLimit(_ size: Int) -> Int {
         size / 6 + 65_536
     }
+
+    /// What the nodes ``documentNodeLimit(_:)`` allows take at most, as a multiple of the
+    /// document's size (28 bytes for each 6), for the message of a document refused.
+    static let documentNodeFactor = 5
 
     /// The input size a tree can describe: its nodes hold 32-bit offsets and indices.
     static let largest = UInt32.max

@@ -117,7 +117,8 @@ public enum ReportParser {
     /// `IPSReportParser` reports).
     private static func bugType(_ bytes: [UInt8]) -> String? {
         let start = bytes.withUnsafeBufferPointer { $0.byteOrderMarkLength }
-        guard let (metadata, _) = try? JSONScanner.parse(bytes, from: start) else { return nil }
+        guard let (metadata, _) = try? JSONScanner.parse(bytes, from: start, maxNodes: JSONScanner.documentNodeLimit(bytes.count - start))
+        else { return nil }
         return metadata.text(metadata.member("bug_type", of: metadata.root))
     }
 }

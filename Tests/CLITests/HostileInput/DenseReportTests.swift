@@ -123,7 +123,8 @@ final class DenseReportTests: XCTestCase {
         }
     }
 
-    /// An `.ips` report whose threads, images or one thread's frames are empty objects.
+    /// An `.ips` report whose threads, images or one thread's frames are empty objects, and
+    /// one whose metadata line holds them.
     func testDenseIPSReportsAreRefused() throws {
         let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
         for member in ["threads", "usedImages", "frames"] {
@@ -132,5 +133,7 @@ final class DenseReportTests: XCTestCase {
             let head = String(template[...open]), tail = String(template[template.index(after: open)...])
             try assertRefused(try write("empty-\(member).ips", head: head, tail: tail) { _ in "{}," })
         }
+        // The metadata line itself, one JSON value read whole.
+        try assertRefused(try write("empty-metadata.ips", head: "{\"bug_type\":\"309\",\"x\":[", tail: "{}]}\n{}") { _ in "{}," })
     }
 }

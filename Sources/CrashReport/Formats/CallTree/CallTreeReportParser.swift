@@ -52,11 +52,7 @@ public enum CallTreeReportParser {
             try ClassicReportParser.checkText(buffer, path: path)
             var parser = CallTreeLineParser(buffer)
             parser.run()
-            if parser.text.isOverBudget {
-                let frames = parser.threads.reduce(0) { $0 + $1.frames.count }
-                throw ReportError.tooDense(path, reason: FrameText.tooDense(
-                    FrameText.density(backtraces: parser.threads.count, frames: frames, images: parser.images.count)))
-            }
+            if parser.text.isOverBudget { throw FrameText.tooDense(path: path, threads: parser.threads, images: parser.images) }
             var report = CrashReport(
                 path: path, bytes: bytes, lines: parser.lines, header: parser.header, codeType: parser.codeType,
                 threads: parser.threads, images: BinaryImageLine.closingOpenEnds(parser.images),

@@ -39,9 +39,7 @@ public enum ClassicReportParser {
             try checkText(buffer, path: path)
             var parser = LineParser(buffer)
             parser.run()
-            if parser.text.isOverBudget {
-                throw ReportError.tooDense(path, reason: FrameText.tooDense(parser.density))
-            }
+            if parser.text.isOverBudget { throw FrameText.tooDense(path: path, threads: parser.threads, images: parser.images) }
             return CrashReport(
                 path: path, bytes: bytes, lines: parser.lines, header: parser.header,
                 codeType: parser.codeType, crashedThread: parser.crashedThread,
@@ -115,11 +113,6 @@ private struct LineParser {
         b = buffer
         self.lines = lines
         self.text = text
-    }
-
-    /// What the report holds, for a report too dense to read.
-    var density: String {
-        FrameText.density(backtraces: threads.count, frames: threads.reduce(0) { $0 + $1.frames.count }, images: images.count)
     }
 
     /// The crashed thread: from the header, else from the first thread header marked "Crashed".

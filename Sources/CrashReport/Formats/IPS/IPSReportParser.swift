@@ -51,8 +51,12 @@ public enum IPSReportParser {
         let metadata: JSONTree
         let metadataEnd: Int
         do {
-            (metadata, metadataEnd) = try JSONScanner.parse(bytes, from: start)
+            (metadata, metadataEnd) = try JSONScanner.parse(bytes, from: start, maxNodes: JSONScanner.documentNodeLimit(bytes.count - start))
         } catch let error as JSONError {
+            if error.tooDense {
+                throw ReportError.tooDense(path, reason: FrameText.tooDense("the JSON values of its first line",
+                                                                            factor: JSONScanner.documentNodeFactor))
+            }
             throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the metadata line"))
         }
         guard metadata.nodes[metadata.root].kind == .object else {
@@ -97,7 +101,9 @@ public enum IPSReportParser {
             body = try JSONScanner.parse(bytes, from: bodyStart, recordingDepth: IPSTranslator.recordingDepth,
                                          maxNodes: IPSTranslator.maxNodes(bodySize: bytes.count - bodyStart)).tree
         } catch let error as JSONError {
-            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("the JSON values of its body", factor: IPSTranslator.modelFactor)) }
+            if error.tooDense {
+                throw ReportError.tooDense(path, reason: FrameText.tooDense("the JSON values of its body", factor: 2))
+            }
             guard crashType else { return nil }
             throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
         }

@@ -49,7 +49,7 @@ public enum KSCrashParser {
         do {
             tree = try JSONScanner.parseDocument(bytes, from: start)
         } catch let error as JSONError {
-            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: 5)) }
+            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: JSONScanner.documentNodeFactor)) }
             throw ReportError.invalidKSCrash(path, reason: error.reason(in: bytes))
         }
         let reports = find(in: tree)

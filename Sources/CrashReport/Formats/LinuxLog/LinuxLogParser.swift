@@ -113,7 +113,7 @@ public enum LinuxLogParser {
             try ClassicReportParser.checkText(b, path: path)
             var builder = LogBuilder(b)
             builder.run()
-            if let density = builder.density { throw ReportError.tooDense(path, reason: FrameText.tooDense(density)) }
+            if builder.isOverBudget { throw FrameText.tooDense(path: path, threads: builder.threads, images: builder.images) }
             return CrashReport(
                 path: path, bytes: bytes, lines: builder.lines,
                 crashedThread: builder.threads.isEmpty ? nil : 0,
@@ -576,12 +576,8 @@ private struct LogBuilder {
         endRun()
     }
 
-    /// What the log holds, when it is too dense to read; nil when it is not.
-    var density: String? {
-        guard text.isOverBudget else { return nil }
-        return FrameText.density(backtraces: threads.count, frames: threads.reduce(0) { $0 + $1.frames.count },
-                                 images: images.count)
-    }
+    /// Whether the log is too dense to read (``FrameText/isOverBudget``).
+    var isOverBudget: Bool { text.isOverBudget }
 
     private mutating func handle(line: Int, start: Int, end: Int) {
         let (p, e) = scanner.content(start, end)

@@ -48,7 +48,7 @@ public enum MetricKitParser {
         do {
             tree = try JSONScanner.parseDocument(bytes, from: start)
         } catch let error as JSONError {
-            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: 5)) }
+            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: JSONScanner.documentNodeFactor)) }
             let namesTree = bytes.withUnsafeBufferPointer {
                 $0.firstIndex(of: "\"callStackTree\"", in: start..<$0.count) != nil
                     || $0.firstIndex(of: "\"callStackRootFrames\"", in: start..<$0.count) != nil

@@ -33,7 +33,8 @@ public enum StackshotParser {
         let metadata: JSONTree
         let body: JSONTree
         do {
-            let (parsedMetadata, metadataEnd) = try JSONScanner.parse(bytes, from: start)
+            let (parsedMetadata, metadataEnd) = try JSONScanner.parse(bytes, from: start,
+                                                                       maxNodes: JSONScanner.documentNodeLimit(bytes.count - start))
             var bodyStart = metadataEnd
             while bodyStart < bytes.count && JSONScanner.isSpace(bytes[bodyStart]) { bodyStart += 1 }
             guard bodyStart < bytes.count else {
@@ -45,7 +46,7 @@ public enum StackshotParser {
             metadata = parsedMetadata
             body = try JSONScanner.parse(bytes, from: bodyStart, maxNodes: JSONScanner.documentNodeLimit(bytes.count - bodyStart)).tree
         } catch let error as JSONError {
-            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: 5)) }
+            if error.tooDense { throw ReportError.tooDense(path, reason: FrameText.tooDense("its JSON values", factor: JSONScanner.documentNodeFactor)) }
             guard required else { return nil }
             let reason = error.atEnd ? "\(error.message): the file is cut short" : error.message
             throw ReportError.invalidIPS(path, reason: "a stackshot (bug_type 288) that is not valid JSON: \(reason)")

@@ -45,7 +45,7 @@ enum SwiftBacktraceJSON {
     /// a document read only within its line keeps a log of many `{` lines linear to read.
     static func parse(_ bytes: [UInt8], line: Int, _ p: Int, _ e: Int, text: FrameText) -> Log? {
         let window = bytes.withUnsafeBufferPointer { isCrashLog($0, p, e) }
-        guard window, let tree = try? JSONScanner.parse(bytes, from: p, to: e).tree,
+        guard window, let tree = try? JSONScanner.parse(bytes, from: p, to: e, maxNodes: JSONScanner.documentNodeLimit(e - p)).tree,
               tree.nodes[tree.root].kind == .object,
               tree.string(tree.member("kind", of: tree.root)) == "crashReport" else { return nil }
         var threads: [Backtrace] = []

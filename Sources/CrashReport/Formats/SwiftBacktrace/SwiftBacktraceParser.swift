@@ -107,11 +107,7 @@ public enum SwiftBacktraceParser {
                     text.charge(FrameText.imageCost)
                 }
                 // A log too dense to read is refused as soon as its model passes its bound.
-                if text.isOverBudget {
-                    let frames = threads.reduce(0) { $0 + $1.frames.count }
-                    throw ReportError.tooDense(path, reason: FrameText.tooDense(
-                        FrameText.density(backtraces: threads.count, frames: frames, images: images.count)))
-                }
+                if text.isOverBudget { throw FrameText.tooDense(path: path, threads: threads, images: images) }
             }
             if !threads.isEmpty { threads[threads.count - 1].frames.shrinkToFit() }
             // A log holds one report: text, or a JSON document (the first one).

@@ -109,11 +109,7 @@ public enum TombstoneParser {
             try ClassicReportParser.checkText(b, path: path)
             var builder = TombstoneBuilder(b)
             builder.run()
-            if builder.text.isOverBudget {
-                let frames = builder.threads.reduce(0) { $0 + $1.frames.count }
-                throw ReportError.tooDense(path, reason: FrameText.tooDense(
-                    FrameText.density(backtraces: builder.threads.count, frames: frames, images: builder.images.count)))
-            }
+            if builder.text.isOverBudget { throw FrameText.tooDense(path: path, threads: builder.threads, images: builder.images) }
             return CrashReport(path: path, bytes: bytes, lines: builder.lines, header: builder.header,
                                crashedThread: builder.threads.firstIndex(where: \.crashed),
                                threads: builder.threads, images: builder.images, source: .tombstone)
