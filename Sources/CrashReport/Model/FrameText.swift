@@ -183,31 +183,3 @@ public final class FrameText: @unchecked Sendable {
         return hasher.finalize()
     }
 }
-
-extension FrameText {
-    /// What a backtrace's record costs a report's model beside its frames.
-    public static let backtraceCost = MemoryLayout<Backtrace>.stride
-    /// What an image's record and its strings cost a report's model.
-    public static let imageCost = MemoryLayout<BinaryImage>.stride + 160
-
-    /// What a report too dense to read holds, for ``ReportError/tooDense(_:reason:)``:
-    /// "its 2097152 frames, 1 backtrace and 0 images".
-    public static func density(backtraces: Int, frames: Int, images: Int) -> String {
-        func counted(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
-        return "its \(counted(frames, "frame", "frames")), \(counted(backtraces, "backtrace", "backtraces")) and "
-            + counted(images, "image", "images")
-    }
-
-    /// The error of a report at `path` too dense to read: what `threads` and `images` hold would
-    /// take more than ``limitFactor`` times its size in memory.
-    public static func tooDense(path: String, threads: [Backtrace], images: [BinaryImage]) -> ReportError {
-        let frames = threads.reduce(0) { $0 + $1.frames.count }
-        return .tooDense(path, reason: tooDense(density(backtraces: threads.count, frames: frames, images: images.count)))
-    }
-
-    /// The reason of ``ReportError/tooDense(_:reason:)``: what the report holds (`what`) would
-    /// take more than `factor` times its size in memory.
-    public static func tooDense(_ what: String, factor: Int = limitFactor) -> String {
-        "\(what) would take more than \(factor) times its size in memory"
-    }
-}

@@ -94,11 +94,12 @@ extension ProtobufFields {
 
     /// The reason a protobuf report of `bytes` is refused before it is decoded, when what its
     /// decoder would make could not be held (48 bytes an element, against four times its size
-    /// and ``FrameText/limitBase``); nil when it can be decoded.
+    /// and ``FrameText/limitBase``, ``FrameText/translationLimit(inputSize:)``); nil when it can be
+    /// decoded.
     static func tooDense(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         let elements = elementCount(bytes)
         guard elements.multipliedReportingOverflow(by: 48).partialValue
-                > IPSTranslator.modelLimit(inputSize: bytes.count) else { return nil }
-        return "too dense to read: " + FrameText.tooDense("its \(elements) fields", factor: IPSTranslator.modelFactor)
+                > FrameText.translationLimit(inputSize: bytes.count) else { return nil }
+        return "too dense to read: " + FrameText.tooDense("its \(elements) fields", factor: FrameText.translationFactor)
     }
 }

@@ -122,3 +122,18 @@ public enum ReportParser {
         return metadata.text(metadata.member("bug_type", of: metadata.root))
     }
 }
+
+private extension Array {
+    /// Gives back the whole pages of the room past the last element (``System/releasePages(_:)``):
+    /// the room that growing by copies left, without a copy of the elements to let it go.
+    /// Nothing reads that room before it is written again.
+    mutating func releaseRoomPastCount() {
+        let (count, capacity) = (self.count, self.capacity)
+        guard (capacity - count) * MemoryLayout<Element>.stride >= System.pageSize else { return }
+        withUnsafeMutableBufferPointer { elements in
+            guard let base = elements.baseAddress else { return }
+            let room = UnsafeRawPointer(base + count)
+            System.releasePages(UnsafeRawBufferPointer(start: room, count: (capacity - count) * MemoryLayout<Element>.stride))
+        }
+    }
+}

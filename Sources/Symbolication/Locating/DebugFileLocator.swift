@@ -275,8 +275,7 @@ public final class DebugFileLocator: @unchecked Sendable {
     public func knownDebugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
         lock.lock()
         defer { lock.unlock() }
-        guard let candidates = byIdentifier[identifier.lowercased()] else { return nil }
-        return candidates.max { rank($0, architecture) < rank($1, architecture) }
+        return lockedKnownDebugFile(identifier: identifier.lowercased(), architecture: architecture)
     }
 
     private func lockedDebugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
@@ -284,8 +283,12 @@ public final class DebugFileLocator: @unchecked Sendable {
         if byIdentifier[identifier]?.contains(where: \.hasDWARF) != true, lookedFor.insert(identifier).inserted {
             lookForELFDebugFile(identifier)
         }
-        guard let candidates = byIdentifier[identifier] else { return nil }
-        return candidates.max { rank($0, architecture) < rank($1, architecture) }
+        return lockedKnownDebugFile(identifier: identifier, architecture: architecture)
+    }
+
+    /// The best of the files known to have `identifier` (lowercased) for `architecture`.
+    private func lockedKnownDebugFile(identifier: String, architecture: Architecture?) -> DebugFile? {
+        byIdentifier[identifier]?.max { rank($0, architecture) < rank($1, architecture) }
     }
 
     private func rank(_ file: DebugFile, _ architecture: Architecture?) -> Int {

@@ -102,7 +102,8 @@ public enum IPSReportParser {
                                          maxNodes: IPSTranslator.maxNodes(bodySize: bytes.count - bodyStart)).tree
         } catch let error as JSONError {
             if error.tooDense {
-                throw ReportError.tooDense(path, reason: FrameText.tooDense("the JSON values of its body", factor: 2))
+                throw ReportError.tooDense(path, reason: FrameText.tooDense("the JSON values of its body",
+                                                                            factor: IPSTranslator.nodeFactor))
             }
             guard crashType else { return nil }
             throw ReportError.invalidIPS(path, reason: error.reason(in: bytes, part: "the JSON body"))
@@ -115,11 +116,7 @@ public enum IPSReportParser {
         }
         // Refused before any of it is translated (and its pages given back), when what the
         // translation would make could not be held.
-        let estimate = IPSTranslator.modelEstimate(of: body)
-        if estimate.bytes > IPSTranslator.modelLimit(inputSize: bytes.count) {
-            let what = FrameText.density(backtraces: estimate.threads, frames: estimate.frames, images: estimate.images)
-            throw ReportError.tooDense(path, reason: FrameText.tooDense(what, factor: IPSTranslator.modelFactor))
-        }
+        try IPSTranslator.translationEstimate(of: body).refuseWhenTooDense(path: path, inputSize: bytes.count)
         guard releasingInput && use == .text else { return IPSTranslator.translate(metadata: metadata, body: body, use: use) }
         return bytes.withUnsafeBytes { input in
             IPSTranslator.translate(metadata: metadata, body: body, use: use, release: InputRelease(input))

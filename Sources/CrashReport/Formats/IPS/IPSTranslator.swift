@@ -90,37 +90,27 @@ struct IPSTranslator {
         bodySize / 16 + 65_536
     }
 
-    /// What translating a body would make, estimated from its tree before any of it is: a
-    /// frame's record and its line of text (some 80 bytes; a frame's JSON is 35 or more), a
-    /// backtrace's record, list and lines, an image's record and line.
-    static func modelEstimate(of body: JSONTree) -> (bytes: Int, frames: Int, threads: Int, images: Int) {
-        var frames = 0, threads = 0, images = 0
-        if let backtrace = body.member("lastExceptionBacktrace", of: body.root) { frames += body.elementCountEstimate(of: backtrace) }
+    /// The nodes of the body's parse take at most this many times its size (28 bytes for each
+    /// 16), for the message of a body refused (``maxNodes(bodySize:)``).
+    static let nodeFactor = 2
+
+    /// What translating a body would make, counted in its tree before any of it is.
+    static func translationEstimate(of body: JSONTree) -> TranslationEstimate {
+        var estimate = TranslationEstimate()
+        if let backtrace = body.member("lastExceptionBacktrace", of: body.root) {
+            estimate.frames += body.elementCountEstimate(of: backtrace)
+        }
         if let list = body.member("threads", of: body.root), body.nodes[list].kind == .array {
             for thread in body.children(of: list) {
-                threads += 1
-                frames += body.nodes[thread].collapsedObjects
+                estimate.threads += 1
+                estimate.frames += body.nodes[thread].collapsedObjects
             }
         }
         if let list = body.member("usedImages", of: body.root), body.nodes[list].kind == .array {
-            images = body.elementCountEstimate(of: list)
+            estimate.images = body.elementCountEstimate(of: list)
         }
-        return (estimatedBytes(frames: frames, threads: threads, images: images), frames, threads, images)
+        return estimate
     }
-
-    /// What a translation of `frames`, `threads` and `images` makes (``modelEstimate(of:)``).
-    static func estimatedBytes(frames: Int, threads: Int, images: Int) -> Int {
-        frames * 80 + threads * (FrameText.backtraceCost + 64 + 64) + images * (FrameText.imageCost + 120)
-    }
-
-    /// What a translation may make, for an input of `inputSize` bytes: twice a report's own
-    /// limit (``FrameText/limitFactor``), since an `.ips` report's text is longer than its JSON
-    /// (a frame's line is 60 to 90 bytes against 35 to 60).
-    static func modelLimit(inputSize: Int) -> Int {
-        inputSize.multipliedReportingOverflow(by: modelFactor).partialValue &+ FrameText.limitBase
-    }
-
-    static let modelFactor = 2 * FrameText.limitFactor
 
     /// The text a thread's lines may take before they are let go, with ``ReportUse/document``.
     static let droppedTextChunk = 1 << 16

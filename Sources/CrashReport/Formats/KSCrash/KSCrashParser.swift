@@ -55,11 +55,7 @@ public enum KSCrashParser {
         let reports = find(in: tree)
         guard !reports.isEmpty else { return nil }
         // Refused before it is translated, when what the translation would make could not be held.
-        let estimate = KSCrashTranslator.modelEstimate(tree, reports: reports)
-        if estimate.bytes > IPSTranslator.modelLimit(inputSize: bytes.count) {
-            let what = FrameText.density(backtraces: estimate.threads, frames: estimate.frames, images: estimate.images)
-            throw ReportError.tooDense(path, reason: FrameText.tooDense(what, factor: IPSTranslator.modelFactor))
-        }
+        try KSCrashTranslator.translationEstimate(tree, reports: reports).refuseWhenTooDense(path: path, inputSize: bytes.count)
         let translation = KSCrashTranslator.translate(tree, reports: reports)
         var report = CrashReport(path: path, bytes: translation.text, lines: LineRanges(translation.text),
                                  header: translation.header, codeType: translation.codeType,

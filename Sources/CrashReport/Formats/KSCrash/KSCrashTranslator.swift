@@ -90,24 +90,23 @@ struct KSCrashTranslator {
         self.tree = tree
     }
 
-    /// What translating `reports` would make, counted in the tree before any of it is: as
-    /// ``IPSTranslator/modelEstimate(of:)`` counts it.
-    static func modelEstimate(_ tree: JSONTree, reports: [(node: Int, label: String)]) -> (bytes: Int, frames: Int, threads: Int, images: Int) {
-        var frames = 0, threads = 0, images = 0
+    /// What translating `reports` would make, counted in the tree before any of it is.
+    static func translationEstimate(_ tree: JSONTree, reports: [(node: Int, label: String)]) -> TranslationEstimate {
+        var estimate = TranslationEstimate()
         func count(_ node: Int?) -> Int {
             guard let node, tree.nodes[node].kind == .array else { return 0 }
             return tree.children(of: node).reduce(0) { n, _ in n + 1 }
         }
         for (node, _) in reports {
-            images += count(tree.member("binary_images", of: node))
+            estimate.images += count(tree.member("binary_images", of: node))
             guard let crash = tree.member("crash", of: node), let list = tree.member("threads", of: crash),
                   tree.nodes[list].kind == .array else { continue }
             for thread in tree.children(of: list) {
-                threads += 1
-                frames += count(tree.member("backtrace", of: thread).flatMap { tree.member("contents", of: $0) })
+                estimate.threads += 1
+                estimate.frames += count(tree.member("backtrace", of: thread).flatMap { tree.member("contents", of: $0) })
             }
         }
-        return (IPSTranslator.estimatedBytes(frames: frames, threads: threads, images: images), frames, threads, images)
+        return estimate
     }
 
     // MARK: A report
