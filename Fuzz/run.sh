@@ -117,6 +117,12 @@ printf '%s\n' 'Call graph:' '    2757 Thread_1166804   DispatchQueue_1: com.appl
     '    +     2757 main  (in App) + 75  [0x10a2f18ab]  main.c:80' '' 'Binary Images:' \
     '       0x10a2f1000 -        0x10a2f3fff +App (1.0 - 1) <4C4C442E-5555-3144-A1DC-44E002619AFD> /App' \
     >"$seeds/reports/sample.txt"
+# Reports copied into one file: two classic reports, an .ips one and text after it.
+if [ -f Fixtures/build/reports/App-arm64.crash ] && [ -f Fixtures/build/ips/App-arm64.ips ]; then
+    cat Fixtures/build/reports/App-arm64.crash Fixtures/build/reports/App-x86_64.crash Fixtures/build/ips/App-arm64.ips \
+        >"$seeds/reports/several-reports.crash"
+    printf '\n-- exported --\n' >>"$seeds/reports/several-reports.crash"
+fi
 # Index files: written by the tool itself into a cache of its own, when it has been built.
 tool=""
 for candidate in .build/release/symbolicate .build/debug/symbolicate; do

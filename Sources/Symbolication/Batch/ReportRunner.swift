@@ -100,7 +100,7 @@ public final class ReportRunner {
         }
     }
 
-    private let symbolicator: Symbolicator
+    let symbolicator: Symbolicator
     let options: Options
     let diagnostics: Diagnostics
 
@@ -127,6 +127,9 @@ public final class ReportRunner {
     struct Outcome {
         var pieces: [[UInt8]]?
         var rendered: SymbolicatedReport?
+        /// For a large file of several reports, the file, whose reports are read, symbolicated
+        /// and rendered one at a time as they are written.
+        var several: SeveralReports?
         var status: ExitStatus
         var tally: Tally
         /// For `--update`: the report's images left without lines, when its output file was
@@ -143,6 +146,7 @@ public final class ReportRunner {
         /// What it holds while it waits for the writer: its pieces, or the report to render.
         var weight: Int {
             (pieces?.reduce(0) { $0 + $1.count } ?? 0) + (rendered?.report.heldByteCount ?? 0)
+                + (several?.input.count ?? 0)
         }
     }
 
@@ -214,6 +218,13 @@ public final class ReportRunner {
                            flush: OutputFlush { output.write($0) })
                     output.write(buffer)
                 }
+                if let several = outcome.several {
+                    var buffer: [UInt8] = []
+                    let done = render(several, toFile: false, into: &buffer, flush: OutputFlush { output.write($0) })
+                    output.write(buffer)
+                    status = status.worse(done.status)
+                    total.add(done.tally)
+                }
                 written += 1
             }
             progress.advance()
@@ -222,7 +233,7 @@ public final class ReportRunner {
         if options.format == .json && options.destination == .stream { output.write(JSONRenderer.documentEnd) }
         if !output.finish(diagnostics: diagnostics) { status = status.worse(.outputFailed) }
         progress.finish()
-        if options.summary && !output.closed && !(update != nil && todo.isEmpty) { printSummary(total, reports: todo.count) }
+        if options.summary && !output.closed && !(update != nil && todo.isEmpty) { printSummary(total, reports: total.reports) }
         if let update {
             do {
                 try update.save()
@@ -251,20 +262,39 @@ public final class ReportRunner {
         // Summaries are small: workers run up to eight reports ahead each.
         let pool = OrderedWork(count: jobs.count, workers: options.jobs > 0 ? options.jobs : System.processorCount,
                                budget: Int.max) {
-            i -> (summary: Summary?, tally: Tally) in
-            guard case .parsed(let report) = self.read(jobs[i], summarizing: true) else { return (nil, Tally(reports: 1)) }
-            let symbolicated = self.symbolicator.symbolicate(report)
-            return (summarize(symbolicated), Tally(symbolicated, listingMissing: self.options.missingList != nil))
+            i -> (summaries: [Summary?], tally: Tally) in
+            switch self.read(jobs[i], summarizing: true) {
+            case .parsed(let report):
+                let symbolicated = self.symbolicator.symbolicate(report)
+                return ([summarize(symbolicated)], Tally(symbolicated, listingMissing: self.options.missingList != nil))
+            case .several(let several):
+                var summaries: [Summary?] = []
+                var tally = Tally()
+                self.forEachReport(of: several, summarizing: true) { part in
+                    guard case .symbolicated(let symbolicated) = part else {
+                        summaries.append(nil)
+                        tally.add(Tally(reports: 1))
+                        return
+                    }
+                    summaries.append(summarize(symbolicated))
+                    tally.add(Tally(symbolicated, listingMissing: self.options.missingList != nil))
+                }
+                return (summaries, tally)
+            case .unread, .unparsed:
+                return ([nil], Tally(reports: 1))
+            }
         }
         pool.forEachInOrder { i, outcome in
-            if outcome.summary == nil { status = status.worse(.reportFailed) }
             total.add(outcome.tally)
-            consume(jobs[i].path == "-" ? "<stdin>" : jobs[i].path, outcome.summary)
+            for summary in outcome.summaries {
+                if summary == nil { status = status.worse(.reportFailed) }
+                consume(jobs[i].path == "-" ? "<stdin>" : jobs[i].path, summary)
+            }
             progress.advance()
             return true
         }
         progress.finish()
-        if options.summary { printSummary(total, reports: jobs.count) }
+        if options.summary { printSummary(total, reports: total.reports) }
         if !writeMissingList(total.needed) { status = status.worse(.outputFailed) }
         return status
     }
@@ -302,17 +332,11 @@ public final class ReportRunner {
             return passThrough(bytes, path: path, error: error, job: job, streamed: streamed)
         case .parsed(let parsed):
             report = parsed
+        case .several(let several):
+            return process(several, job: job, streamed: streamed)
         }
-        var symbolicated = symbolicator.symbolicate(report)
+        let symbolicated = self.symbolicated(report)
         let tally = Tally(symbolicated, listingMissing: options.missingList != nil)
-        if options.format == .json {
-            // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
-            for (i, var unresolved) in symbolicated.unresolvedImages {
-                unresolved.file = unresolved.file.map(FileName.replacingRawBytes)
-                unresolved.message = FileName.replacingRawBytes(unresolved.message)
-                symbolicated.unresolvedImages[i] = unresolved
-            }
-        }
         switch options.destination {
         case .stream:
             var bytes: [UInt8] = []
@@ -340,6 +364,20 @@ public final class ReportRunner {
             let written = write(symbolicated, to: job.path, replacing: job.path, below: nil)
             return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
         }
+    }
+
+    /// `report` symbolicated; for JSON output, its messages spelled in valid UTF-8.
+    func symbolicated(_ report: CrashReport) -> SymbolicatedReport {
+        var symbolicated = symbolicator.symbolicate(report)
+        if options.format == .json {
+            // JSON must be valid UTF-8: bytes of a name that are not are spelled U+FFFD there.
+            for (i, var unresolved) in symbolicated.unresolvedImages {
+                unresolved.file = unresolved.file.map(FileName.replacingRawBytes)
+                unresolved.message = FileName.replacingRawBytes(unresolved.message)
+                symbolicated.unresolvedImages[i] = unresolved
+            }
+        }
+        return symbolicated
     }
 
     /// Writes a report that could not be parsed as it came in (said already): text output
@@ -385,7 +423,7 @@ public final class ReportRunner {
     }
 
     /// What becomes of a report that could not be parsed, for its message.
-    private func passThroughNote(summarizing: Bool) -> String {
+    func passThroughNote(summarizing: Bool) -> String {
         if summarizing { return "; it is left out" }
         switch (options.format, options.destination) {
         case (_, .inPlace): return "; the file is left as it is"
@@ -396,7 +434,7 @@ public final class ReportRunner {
     }
 
     /// The file a report is written to with `-o` or `--in-place`.
-    private func target(of job: Job) -> String {
+    func target(of job: Job) -> String {
         if case .directory(let folder) = options.destination { return Path.join(folder, job.relativePath) }
         return job.path
     }
@@ -420,7 +458,7 @@ public final class ReportRunner {
     /// Renders one report as ``ReportRendering`` says for its source and the output format, for
     /// the stream or (`toFile`) a file of its own; text output is marked for a terminal when
     /// `marked`. With `flush`, the output is handed on as it is made (``OutputFlush``).
-    private func render(_ symbolicated: SymbolicatedReport, toFile: Bool, marked: Bool = false,
+    func render(_ symbolicated: SymbolicatedReport, toFile: Bool, marked: Bool = false,
                         into bytes: inout [UInt8], flush: OutputFlush? = nil) {
         let fullPath = options.fullPath
         func marks() -> TerminalMarks? { marked && options.format == .text ? Self.marks(for: symbolicated) : nil }
@@ -475,7 +513,7 @@ public final class ReportRunner {
     /// Writes to `target` atomically what `body` writes through the function it is given
     /// (see ``AtomicFile/write(to:temporary:permissionsFrom:below:_:)``); false, said, when it
     /// cannot.
-    private func write(to target: String, replacing original: String?, below root: String?,
+    func write(to target: String, replacing original: String?, below root: String?,
                        _ body: ((UnsafeRawBufferPointer) -> Bool) -> Bool) -> Bool {
         do {
             try AtomicFile.write(to: target, permissionsFrom: original, below: root, body)
@@ -495,6 +533,8 @@ public final class ReportRunner {
         case unparsed([UInt8], path: String, error: ReportError)
         /// The report, parsed.
         case parsed(CrashReport)
+        /// A file that holds several reports, each read in its turn.
+        case several(SeveralReports)
     }
 
     /// The report of `job`, parsed, or why not (said on stderr). A report named on the
@@ -519,6 +559,14 @@ public final class ReportRunner {
             diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: error.reason))")
             return .unread
         }
+        let parts = ReportParts.ranges(in: bytes)
+        if parts.count > 1 { return .several(SeveralReports(input: bytes, parts: parts, path: path)) }
+        return parse(&bytes, path: path, summarizing: summarizing)
+    }
+
+    /// The report `bytes` hold (taken), parsed, or why not (said on stderr), as ``read(_:summarizing:)``
+    /// reads it.
+    func parse(_ bytes: inout [UInt8], path: String, summarizing: Bool) -> ReadResult {
         do {
             let use = summarizing ? ReportUse.text
                 : ReportRendering.use(format: options.format, toFile: options.destination != .stream)

@@ -180,6 +180,22 @@ enum ReportFuzzChecks {
     /// comes back as its own bytes — and, where no code unit had to be replaced, the text in
     /// UTF-16 is the input again.
     static func reportAny(_ bytes: [UInt8]) -> [String] {
+        reportParts(bytes) + reportWhole(bytes)
+    }
+
+    /// The reports of a file of several (`ReportParts`): they hold every byte of the file, one
+    /// after another, and each reads as a report alone does.
+    private static func reportParts(_ bytes: [UInt8]) -> [String] {
+        let ranges = ReportParts.ranges(in: bytes)
+        guard ranges.first?.lowerBound == 0, ranges.last?.upperBound == bytes.count, ranges.count <= ReportParts.maxParts,
+              zip(ranges, ranges.dropFirst()).allSatisfy({ !$0.isEmpty && $0.upperBound == $1.lowerBound }) else {
+            return ["the parts \(ranges.prefix(8)) do not hold the \(bytes.count) bytes one after another"]
+        }
+        guard ranges.count > 1 else { return [] }
+        return ranges.flatMap { range in reportWhole(Array(bytes[range])).map { "the part \(range): " + $0 } }
+    }
+
+    private static func reportWhole(_ bytes: [UInt8]) -> [String] {
         guard let report = try? ReportParser.parse(bytes, path: "fuzz.txt") else { return [] }
         guard let encoding = UTF16Text.encoding(of: bytes) else { return check(report, input: bytes) }
         let decoded = UTF16Text.decode(bytes, encoding)

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CrashReport
+import Platform
+
+/// A file that holds several reports one after another (``ReportParts``): its bytes, the range
+/// of each report, and the path messages name it by.
+struct SeveralReports {
+    let input: [UInt8]
+    let parts: [Range<Int>]
+    let path: String
+}
+
+extension ReportRunner {
+    /// One report of a file of several, read and symbolicated, or why not (said on stderr).
+    enum PartResult {
+        case symbolicated(SymbolicatedReport)
+        /// Not read as a report: its bytes, and why.
+        case unparsed([UInt8], ReportError)
+    }
+
+    /// Reads and symbolicates the reports of `several` one at a time, in order, and hands each
+    /// to `body`: a run holds the file and one report's model, not those of all its reports.
+    /// Each report's bytes are copied out of the file before it is parsed (the parse takes
+    /// them), so the file itself is kept whole.
+    func forEachReport(of several: SeveralReports, summarizing: Bool, _ body: (PartResult) -> Void) {
+        for range in several.parts {
+            var bytes = Array(several.input[range])
+            switch parse(&bytes, path: several.path, summarizing: summarizing) {
+            case .parsed(let report):
+                body(.symbolicated(symbolicated(report)))
+            case .unparsed(let kept, _, let error):
+                body(.unparsed(kept, error))
+            case .unread, .several:
+                // A part is text: none is protobuf, and a parse fails with a ReportError. Its
+                // bytes are written as they are all the same.
+                body(.unparsed(Array(several.input[range]), .notAReport(several.path)))
+            }
+        }
+    }
+
+    /// What the reports of a file of several gave, written in order as ``render(_:toFile:marked:into:flush:)``
+    /// writes one: text formats one after another (the reports' outputs make the file's, as their
+    /// bytes do), and a report that cannot be read as it is; JSON one entry each (in a document
+    /// of their own for a file). Returns the worst status of the reports, their counts and,
+    /// for `--update`, their images left without lines.
+    func render(_ several: SeveralReports, toFile: Bool, into bytes: inout [UInt8], flush: OutputFlush?)
+        -> (status: ExitStatus, tally: Tally, pending: [UpdateRecord.PendingImage]) {
+        var status = ExitStatus.success
+        var tally = Tally()
+        var pending: [UpdateRecord.PendingImage] = []
+        let json = options.format == .json
+        if json && toFile { bytes += JSONRenderer.documentStart }
+        var written = 0
+        forEachReport(of: several, summarizing: false) { part in
+            switch part {
+            case .symbolicated(let symbolicated):
+                tally.add(Tally(symbolicated, listingMissing: options.missingList != nil))
+                if json {
+                    if written > 0 { bytes += JSONRenderer.separator }
+                    JSONRenderer.renderReport(symbolicated, into: &bytes, flush: flush)
+                } else {
+                    render(symbolicated, toFile: toFile, marked: !toFile && options.markFrames, into: &bytes, flush: flush)
+                }
+                if toFile && options.update { pending += OutputUpdate.pendingImages(symbolicated) }
+                written += 1
+            case .unparsed(let kept, let error):
+                status = status.worse(.reportFailed)
+                tally.add(Tally(reports: 1))
+                switch options.format {
+                case .text, .ips, .metricKit, .kscrash:
+                    bytes += kept
+                case .json:
+                    if written > 0 { bytes += JSONRenderer.separator }
+                    JSONRenderer.renderUnread(path: FileName.replacingRawBytes(several.path), reason: error.reason,
+                                              into: &bytes)
+                    written += 1
+                case .frames:
+                    break
+                }
+            }
+            flush?.handOn(&bytes)
+        }
+        if json && toFile { bytes += JSONRenderer.documentEnd }
+        return (status, tally, pending)
+    }
+
+    /// Does the reports of a file of several as ``process(_:streamed:)`` does one. To the
+    /// stream, a small file's reports are rendered by the worker; a large one's by the writer,
+    /// one at a time as they are written, so that neither its output nor its reports' models
+    /// are ever held whole.
+    func process(_ several: SeveralReports, job: Job, streamed: Bool) -> Outcome {
+        switch options.destination {
+        case .stream:
+            var bytes: [UInt8] = []
+            if streamed && options.format.isReportText {
+                bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
+            }
+            if several.input.count >= Self.renderedWhenWritten {
+                var outcome = Outcome(pieces: [bytes], status: .success, tally: Tally())
+                outcome.several = several
+                return outcome
+            }
+            let done = render(several, toFile: false, into: &bytes, flush: nil)
+            return Outcome(pieces: [bytes], status: done.status, tally: done.tally)
+        case .directory(let folder):
+            return write(several, to: target(of: job), replacing: nil, below: folder)
+        case .inPlace:
+            return write(several, to: job.path, replacing: job.path, below: nil)
+        }
+    }
+
+    /// Writes the reports of `several` to `target` as one file (see ``write(to:replacing:below:_:)``).
+    private func write(_ several: SeveralReports, to target: String, replacing original: String?,
+                       below root: String?) -> Outcome {
+        var done: (status: ExitStatus, tally: Tally, pending: [UpdateRecord.PendingImage])?
+        let written = write(to: target, replacing: original, below: root) { write in withoutActuallyEscaping(write) { out in
+            // Once a write fails the rest is not written; the failure's errno is what is said.
+            var failure: Int32 = 0
+            let flush = OutputFlush { bytes in
+                if failure == 0 && !out(bytes) { failure = errno }
+            }
+            var bytes: [UInt8] = []
+            done = render(several, toFile: true, into: &bytes, flush: flush)
+            flush.handOn(&bytes)
+            if failure != 0 { errno = failure }
+            return failure == 0
+        } }
+        let tally = done?.tally ?? Tally(reports: several.parts.count)
+        var outcome = Outcome(pieces: nil, status: written ? done?.status ?? .success : .outputFailed, tally: tally)
+        if written && options.update { outcome.pending = done?.pending ?? [] }
+        return outcome
+    }
+}

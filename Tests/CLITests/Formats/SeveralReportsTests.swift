@@ -1,0 +1,115 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Files that hold several reports one after another (`cat *.crash > all.crash`, a crash
+/// server's export): each report comes out as it does alone, in every output, whatever the
+/// reports before it. The oracle is the tool itself on each report in a file of its own, whose
+/// symbolication the format tests check against llvm-symbolizer.
+final class SeveralReportsTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = try makeTemporaryDirectory("several-reports")
+    }
+
+    override func tearDownWithError() throws {
+        if let root { try? FileManager.default.removeItem(at: root) }
+    }
+
+    /// The fixture report with its app loaded 0x1000 bytes higher, its frames with it: another
+    /// launch of the same app, whose frames lie in the first launch's range of the app.
+    private func relaunched(_ text: String) -> String {
+        let pattern = try! NSRegularExpression(pattern: "0x0*104a3[0-7][0-9a-f]{3}\\b")
+        var result = text
+        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            let range = Range(match.range, in: text)!
+            let digits = text[range].dropFirst(2)
+            let moved = String(UInt64(digits, radix: 16)! + 0x1000, radix: 16)
+            let padded = String(repeating: "0", count: max(0, digits.count - moved.count)) + moved
+            result.replaceSubrange(Range(match.range, in: result)!, with: "0x" + padded)
+        }
+        return result.replacingOccurrences(of: "7C1E6A52-93B4-4E0F-8D2A-5F6B1C9D3E47", with: "1B2C3D4E-93B4-4E0F-8D2A-5F6B1C9D3E47")
+    }
+
+    /// The reports, each in a file of its own, and the file of all of them one after another:
+    /// two launches of the app, its `.ips` twin, the x86_64 report, a real report of the corpus
+    /// when present; the last followed by text that is no report (which goes with it).
+    private func reports() throws -> (parts: [String], all: String) {
+        let crash = try String(contentsOfFile: try Fixtures.path("reports/App-arm64.crash"), encoding: .utf8)
+        var texts = [crash, relaunched(crash), try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8),
+                     try String(contentsOfFile: try Fixtures.path("reports/App-x86_64.crash"), encoding: .utf8)]
+        if let corpus = TestPaths.corpus,
+           let bruno = try? String(contentsOfFile: corpus.appendingPathComponent("reports/bruno.txt").path, encoding: .utf8) {
+            texts.append(bruno)
+        } else {
+            print("\(TestPaths.corpusAbsent): the corpus report is left out")
+        }
+        texts[texts.count - 1] += "\n-- exported by the crash server --\n"
+        var parts: [String] = []
+        for (k, text) in texts.enumerated() {
+            let text = text.hasSuffix("\n") ? text : text + "\n"
+            let path = root.appendingPathComponent("part\(k).crash").path
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            parts.append(path)
+        }
+        let all = root.appendingPathComponent("all.crash").path
+        try parts.map { try String(contentsOfFile: $0, encoding: .utf8) }.joined()
+            .write(toFile: all, atomically: false, encoding: .utf8)
+        return (parts, all)
+    }
+
+    /// Text and frame lines to standard output: the file's output is its reports' outputs one
+    /// after another (frame lines name the file, not the part).
+    func testEachReportOfAFileComesOutAsItDoesAlone() throws {
+        let debug = try Fixtures.root().path
+        let (parts, all) = try reports()
+        for format in ["text", "frames"] {
+            let whole = try CLI.run(["-q", "-d", debug, "--format", format, all])
+            var expected = ""
+            for part in parts {
+                let alone = try CLI.run(["-q", "-d", debug, "--format", format, part])
+                expected += alone.stdoutText.replacingOccurrences(of: part, with: all)
+            }
+            XCTAssertEqual(whole.stdoutText, expected, "--format \(format)")
+            XCTAssertEqual(whole.status, .success, whole.stderrText)
+        }
+        // The second launch's frames are its own app's, resolved as when alone (and as the
+        // first launch's and the `.ips` twin's).
+        let text = try CLI.run(["-q", "-d", debug, all]).stdoutText
+        XCTAssertEqual(text.components(separatedBy: "parse_record + 28 (parser.c:27)").count - 1, 3, text)
+    }
+
+    /// Written to a folder with -o: one file, the reports' files one after another (the
+    /// `.ips` report stays `.ips`).
+    func testAFileOfSeveralReportsIsWrittenToOneFile() throws {
+        let debug = try Fixtures.root().path
+        let (parts, all) = try reports()
+        let out = root.appendingPathComponent("out").path
+        _ = try CLI.run(["-q", "-d", debug, "-o", out, all] + parts)
+        let whole = try String(contentsOfFile: out + "/all.crash", encoding: .utf8)
+        let expected = try parts.map { try String(contentsOfFile: out + "/" + URL(fileURLWithPath: $0).lastPathComponent, encoding: .utf8) }
+        XCTAssertEqual(whole, expected.joined())
+        XCTAssertTrue(whole.contains("\"symbol\" : \"parse_record\"") || whole.contains("parse_record"), whole)
+    }
+
+    /// JSON: one entry for each report, the same as its entry alone but for the path.
+    func testEachReportOfAFileIsAJSONEntry() throws {
+        let debug = try Fixtures.root().path
+        let (parts, all) = try reports()
+        func entries(_ arguments: [String]) throws -> [[String: Any]] {
+            let result = try CLI.run(["-q", "-d", debug, "--format", "json"] + arguments)
+            let document = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            return try XCTUnwrap(document?["reports"] as? [[String: Any]], result.stderrText)
+        }
+        let whole = try entries([all])
+        XCTAssertEqual(whole.count, parts.count)
+        for (k, part) in parts.enumerated() where k < whole.count {
+            var alone = try XCTUnwrap(try entries([part]).first)
+            var mine = whole[k]
+            alone["path"] = nil
+            mine["path"] = nil
+            XCTAssertEqual(NSDictionary(dictionary: mine), NSDictionary(dictionary: alone), part)
+        }
+    }
+}
