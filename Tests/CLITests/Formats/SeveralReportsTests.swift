@@ -112,4 +112,14 @@ final class SeveralReportsTests: XCTestCase {
             XCTAssertEqual(NSDictionary(dictionary: mine), NSDictionary(dictionary: alone), part)
         }
     }
+
+    /// `group` counts each report of the file, as it would each file.
+    func testGroupCountsEachReportOfAFile() throws {
+        let debug = try Fixtures.root().path
+        let (parts, all) = try reports()
+        let whole = try CLI.run(["group", "-q", "-d", debug, all]).stdoutText
+        let separate = try CLI.run(["group", "-q", "-d", debug] + parts).stdoutText
+        XCTAssertTrue(whole.contains(" in \(parts.count) reports\n"), whole)
+        XCTAssertEqual(whole.components(separatedBy: "\n").first, separate.components(separatedBy: "\n").first)
+    }
 }
