@@ -35,9 +35,14 @@ public enum ReportParts {
     private static let reportStarts: [StaticString] = ["Incident Identifier:", "Hardware Model:", "Process:"]
 
     /// The ranges of the reports `bytes` holds, in order, which cover all of them; one range
-    /// (`0..<bytes.count`) for a file of one report.
+    /// (`0..<bytes.count`) for a file of one report, and for a binary report (PLCrashReporter,
+    /// a protobuf tombstone) or UTF-16 text, read whole as before.
     public static func ranges(in bytes: [UInt8]) -> [Range<Int>] {
         bytes.withUnsafeBufferPointer { b in
+            if PLCrashParser.looksLikePLCrash(b) || ProtobufTombstoneParser.looksLikeProtobufTombstone(b, whole: true)
+                || UTF16Text.encoding(of: b) != nil {
+                return [0..<b.count]
+            }
             var ranges: [Range<Int>] = []
             var start = 0
             while ranges.count < maxParts - 1, let next = nextReport(in: b, of: bytes, after: start) {

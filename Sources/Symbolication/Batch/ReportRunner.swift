@@ -143,7 +143,8 @@ public final class ReportRunner {
             self.tally = tally
         }
 
-        /// What it holds while it waits for the writer: its pieces, or the report to render.
+        /// What it holds while it waits for the writer: its pieces, the report to render, or the
+        /// file of several.
         var weight: Int {
             (pieces?.reduce(0) { $0 + $1.count } ?? 0) + (rendered?.report.heldByteCount ?? 0)
                 + (several?.input.count ?? 0)
@@ -423,7 +424,7 @@ public final class ReportRunner {
     }
 
     /// What becomes of a report that could not be parsed, for its message.
-    func passThroughNote(summarizing: Bool) -> String {
+    private func passThroughNote(summarizing: Bool) -> String {
         if summarizing { return "; it is left out" }
         switch (options.format, options.destination) {
         case (_, .inPlace): return "; the file is left as it is"

@@ -114,4 +114,18 @@ final class ReportPartsTests: XCTestCase {
         XCTAssertEqual(ranges.last?.count, one.count * 101)
         XCTAssertTrue(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
     }
+
+    /// A binary report (PLCrashReporter, a protobuf tombstone) and UTF-16 text are read whole,
+    /// whatever their bytes look like: their parts would not be reports of their own.
+    func testBinaryReportsAndUTF16TextAreOnePart() throws {
+        let two = "Process: a\nBinary Images:\nProcess: b\nBinary Images:\n"
+        XCTAssertEqual(ReportParts.ranges(in: Array(two.utf8)).count, 2)
+        let utf16: [UInt8] = [0xFF, 0xFE] + two.utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        XCTAssertEqual(ReportParts.ranges(in: utf16), [0..<utf16.count])
+        for name in ["App.plcrash", "tombstone_00.pb"] {
+            let url = TestPaths.packageRoot.appendingPathComponent("Fuzz/seeds/" + name)
+            let bytes = [UInt8](try Data(contentsOf: url)) + Array(("\n" + two).utf8)
+            XCTAssertEqual(ReportParts.ranges(in: bytes), [0..<bytes.count], name)
+        }
+    }
 }
