@@ -25,11 +25,14 @@ import Darwin
 /// tombstone; JSON documents) is one part, as is the rest of a file from a part that is none
 /// of these on.
 public enum ReportParts {
-    /// The most parts a file is read as (the last holds the rest of the file): each part costs
-    /// what a report does in a run, and a file of a million empty reports of a few bytes each
-    /// would otherwise take as long as a million reports. Real collections of reports are far
-    /// smaller (a day of a large app's crashes); past this, the rest is one report, as before.
-    public static let maxParts = 65_536
+    /// The most parts a file of `size` bytes is read as (the last holds the rest of the file):
+    /// one for each KiB, and 65,536 for any file. Each part costs what a report does in a run,
+    /// and a file of tiny reports a few bytes each (made to, or cut short) would otherwise cost
+    /// as many as it has lines; real reports are several KiB each, so a file of them is read as
+    /// all its reports.
+    public static func maxParts(size: Int) -> Int {
+        max(65_536, size / 1024)
+    }
 
     /// The header lines that open a classic text report, at the start of a line.
     private static let reportStarts: [StaticString] = ["Incident Identifier:", "Hardware Model:", "Process:"]
@@ -45,6 +48,7 @@ public enum ReportParts {
             }
             var ranges: [Range<Int>] = []
             var start = 0
+            let maxParts = maxParts(size: b.count)
             while ranges.count < maxParts - 1, let next = nextReport(in: b, of: bytes, after: start) {
                 ranges.append(start..<next)
                 start = next

@@ -187,7 +187,7 @@ enum ReportFuzzChecks {
     /// after another, and each reads as a report alone does.
     private static func reportParts(_ bytes: [UInt8]) -> [String] {
         let ranges = ReportParts.ranges(in: bytes)
-        guard ranges.first?.lowerBound == 0, ranges.last?.upperBound == bytes.count, ranges.count <= ReportParts.maxParts,
+        guard ranges.first?.lowerBound == 0, ranges.last?.upperBound == bytes.count, ranges.count <= ReportParts.maxParts(size: bytes.count),
               zip(ranges, ranges.dropFirst()).allSatisfy({ !$0.isEmpty && $0.upperBound == $1.lowerBound }) else {
             return ["the parts \(ranges.prefix(8)) do not hold the \(bytes.count) bytes one after another"]
         }

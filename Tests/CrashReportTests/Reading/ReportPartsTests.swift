@@ -100,15 +100,15 @@ final class ReportPartsTests: XCTestCase {
         XCTAssertEqual(ReportParts.ranges(in: Array(spindump.utf8)).count, 1)
     }
 
-    /// A file of more tiny reports than a file is read as: the last part holds the rest, and
-    /// the parts hold every byte of the file.
+    /// A file of more tiny reports than a file is read as (one for each KiB, and 65,536): the
+    /// last part holds the rest, and the parts hold every byte of the file.
     func testPartsAreBoundedAndHoldTheWholeFile() {
         let one = Array("Process: a\nBinary Images:\n".utf8)
         var file: [UInt8] = []
-        file.reserveCapacity(one.count * (ReportParts.maxParts + 100))
-        for _ in 0..<(ReportParts.maxParts + 100) { file += one }
+        file.reserveCapacity(one.count * (ReportParts.maxParts(size: 0) + 100))
+        for _ in 0..<(ReportParts.maxParts(size: 0) + 100) { file += one }
         let ranges = ReportParts.ranges(in: file)
-        XCTAssertEqual(ranges.count, ReportParts.maxParts)
+        XCTAssertEqual(ranges.count, ReportParts.maxParts(size: file.count))
         XCTAssertEqual(ranges.first?.lowerBound, 0)
         XCTAssertEqual(ranges.last?.upperBound, file.count)
         XCTAssertEqual(ranges.last?.count, one.count * 101)
