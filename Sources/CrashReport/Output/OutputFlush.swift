@@ -30,7 +30,7 @@ public struct OutputFlush {
 
     /// Hands `bytes` on after what `out` holds: a large part of the input goes out as it is,
     /// a small one joins the buffer.
-    func pass(_ bytes: UnsafeBufferPointer<UInt8>, after out: inout [UInt8]) {
+    public func pass(_ bytes: UnsafeBufferPointer<UInt8>, after out: inout [UInt8]) {
         if bytes.count < threshold / 4 {
             out.append(contentsOf: bytes)
             self(&out)

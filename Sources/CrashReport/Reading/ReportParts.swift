@@ -25,14 +25,19 @@ import Darwin
 /// tombstone; JSON documents) is one part, as is the rest of a file from a part that is none
 /// of these on.
 public enum ReportParts {
-    /// The most parts a file of `size` bytes is read as (the last holds the rest of the file):
-    /// one for each KiB, and 65,536 for any file. Each part costs what a report does in a run,
-    /// and a file of tiny reports a few bytes each (made to, or cut short) would otherwise cost
-    /// as many as it has lines; real reports are several KiB each, so a file of them is read as
-    /// all its reports.
+    /// The most parts a file of `size` bytes is read as (the last holds the rest of the file,
+    /// written as it is):
+    /// one for each ``minimumPart`` bytes, and 65,536 for any file. Each part costs what a
+    /// report does in a run; a file of tiny reports a few bytes each (made to, or cut short)
+    /// would otherwise cost as many as it has lines.
     public static func maxParts(size: Int) -> Int {
-        max(65_536, size / 1024)
+        max(65_536, size / minimumPart)
     }
+
+    /// The fewest bytes a part of classic text holds: a shorter classic report is read together
+    /// with the next (as the whole file was read before). A real report's header alone is
+    /// some 700 bytes, a whole report several KiB.
+    public static let minimumPart = 512
 
     /// The header lines that open a classic text report, at the start of a line.
     private static let reportStarts: [StaticString] = ["Incident Identifier:", "Hardware Model:", "Process:"]
@@ -41,27 +46,40 @@ public enum ReportParts {
     /// (`0..<bytes.count`) for a file of one report, and for a binary report (PLCrashReporter,
     /// a protobuf tombstone) or UTF-16 text, read whole as before.
     public static func ranges(in bytes: [UInt8]) -> [Range<Int>] {
+        split(bytes).ranges
+    }
+
+    /// The ranges of ``ranges(in:)``, and whether the last is the rest of a file of more
+    /// reports than it is read as (``maxParts(size:)``), left unread.
+    public static func split(_ bytes: [UInt8]) -> (ranges: [Range<Int>], lastIsRest: Bool) {
         bytes.withUnsafeBufferPointer { b in
             if PLCrashParser.looksLikePLCrash(b) || ProtobufTombstoneParser.looksLikeProtobufTombstone(b, whole: true)
                 || UTF16Text.encoding(of: b) != nil {
-                return [0..<b.count]
+                return ([0..<b.count], false)
             }
             var ranges: [Range<Int>] = []
-            var start = 0
+            var (start, report) = (0, 0)
             let maxParts = maxParts(size: b.count)
-            while ranges.count < maxParts - 1, let next = nextReport(in: b, of: bytes, after: start) {
-                ranges.append(start..<next)
-                start = next
+            while ranges.count < maxParts - 1, let next = nextReport(in: b, of: bytes, after: report) {
+                report = next.start
+                // A classic report too short to be a part of its own goes with the next; an
+                // `.ips` report's end is exact (its parse reads no further).
+                if next.start - start >= minimumPart || next.afterJSON {
+                    ranges.append(start..<next.start)
+                    start = next.start
+                }
             }
+            let lastIsRest = ranges.count == maxParts - 1 && nextReport(in: b, of: bytes, after: report) != nil
             ranges.append(start..<b.count)
-            return ranges
+            return (ranges, lastIsRest)
         }
     }
 
-    /// Where the report after the one that starts at `start` begins; nil when that one runs to
-    /// the end of `b`, or is not of a kind whose end is known.
-    /// (`b` is `bytes`' storage.)
-    static func nextReport(in b: UnsafeBufferPointer<UInt8>, of bytes: [UInt8], after start: Int) -> Int? {
+    /// Where the report after the one that starts at `start` begins, and whether that one ends
+    /// with an `.ips` JSON body; nil when it runs to the end of `b`, or is not of a kind whose
+    /// end is known. (`b` is `bytes`' storage.)
+    static func nextReport(in b: UnsafeBufferPointer<UInt8>, of bytes: [UInt8], after start: Int)
+        -> (start: Int, afterJSON: Bool)? {
         var i = start == 0 ? b.byteOrderMarkLength : start
         while i < b.count && JSONScanner.isSpace(b[i]) { i += 1 }
         guard i < b.count else { return nil }
@@ -70,7 +88,9 @@ public enum ReportParts {
             var body = lineEnd
             while body < b.count && JSONScanner.isSpace(b[body]) { body += 1 }
             guard body < b.count else { return nil }
-            if b[body] == 0x7B || b[body] == 0x5B { return ipsEnd(b, of: bytes, bodyStart: body) }  // { [
+            if b[body] == 0x7B || b[body] == 0x5B {  // { [
+                return ipsEnd(b, of: bytes, bodyStart: body).map { ($0, true) }
+            }
             // A text body (bug_type 109, ...) is a classic report's text.
             (i, lineEnd) = (body, endOfLine(b, from: body))
         }
@@ -83,10 +103,10 @@ public enum ReportParts {
         while line < b.count {
             let end = endOfLine(b, from: line)
             if let key = reportStart(b, line, end) {
-                if imagesSeen || seen & key != 0 { return line }
+                if imagesSeen || seen & key != 0 { return (line, false) }
                 seen |= key
             } else if isIPSMetadata(b, line, end) {
-                return line
+                return (line, false)
             } else if !imagesSeen && b[line] == UInt8(ascii: "B") && b.starts(with: "Binary Images:", at: line, end: end) {
                 imagesSeen = true
             }

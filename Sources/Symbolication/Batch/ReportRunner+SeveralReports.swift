@@ -7,10 +7,12 @@ import CrashReport
 import Platform
 
 /// A file that holds several reports one after another (``ReportParts``): its bytes, the range
-/// of each report, and the path messages name it by.
+/// of each report, whether the last is the rest of a file of more reports than it is read as,
+/// and the path messages name it by.
 struct SeveralReports {
     let input: [UInt8]
     let parts: [Range<Int>]
+    let lastIsRest: Bool
     let path: String
 }
 
@@ -20,6 +22,8 @@ extension ReportRunner {
         case symbolicated(SymbolicatedReport)
         /// Not read as a report: its bytes, and why.
         case unparsed([UInt8], ReportError)
+        /// The rest of a file of more reports than it is read as: written as it is.
+        case rest(Range<Int>)
     }
 
     /// Reads and symbolicates the reports of `several` one at a time, in order, and hands each
@@ -27,7 +31,14 @@ extension ReportRunner {
     /// Each report's bytes are copied out of the file before it is parsed (the parse takes
     /// them), so the file itself is kept whole.
     func forEachReport(of several: SeveralReports, summarizing: Bool, _ body: (PartResult) -> Void) {
-        for range in several.parts {
+        for (k, range) in several.parts.enumerated() {
+            if several.lastIsRest && k == several.parts.count - 1 {
+                diagnostics.warn("\(several.path): holds more than \(k) reports, \(ReportParts.minimumPart) bytes or less "
+                                 + "each on average: the rest, \(range.count) bytes from byte \(range.lowerBound), is "
+                                 + "not read\(passThroughNote(summarizing: summarizing))")
+                body(.rest(range))
+                continue
+            }
             var bytes = Array(several.input[range])
             switch parse(&bytes, path: several.path, summarizing: summarizing) {
             case .parsed(let report):
@@ -77,6 +88,23 @@ extension ReportRunner {
                     if written > 0 { bytes += JSONRenderer.separator }
                     JSONRenderer.renderUnread(path: FileName.replacingRawBytes(several.path), reason: error.reason,
                                               into: &bytes)
+                    written += 1
+                case .frames:
+                    break
+                }
+            case .rest(let range):
+                status = status.worse(.reportFailed)
+                tally.add(Tally(reports: 1))
+                switch options.format {
+                case .text, .ips, .metricKit, .kscrash:
+                    several.input.withUnsafeBufferPointer { input in
+                        let rest = UnsafeBufferPointer(rebasing: input[range])
+                        if let flush { flush.pass(rest, after: &bytes) } else { bytes.append(contentsOf: rest) }
+                    }
+                case .json:
+                    if written > 0 { bytes += JSONRenderer.separator }
+                    JSONRenderer.renderUnread(path: FileName.replacingRawBytes(several.path),
+                                              reason: "more reports than a file is read as", into: &bytes)
                     written += 1
                 case .frames:
                     break

@@ -424,7 +424,7 @@ public final class ReportRunner {
     }
 
     /// What becomes of a report that could not be parsed, for its message.
-    private func passThroughNote(summarizing: Bool) -> String {
+    func passThroughNote(summarizing: Bool) -> String {
         if summarizing { return "; it is left out" }
         switch (options.format, options.destination) {
         case (_, .inPlace): return "; the file is left as it is"
@@ -560,8 +560,8 @@ public final class ReportRunner {
             diagnostics.warn("\(DebugInfoError.unreadable(path: path, reason: error.reason))")
             return .unread
         }
-        let parts = ReportParts.ranges(in: bytes)
-        if parts.count > 1 { return .several(SeveralReports(input: bytes, parts: parts, path: path)) }
+        let (parts, lastIsRest) = ReportParts.split(bytes)
+        if parts.count > 1 { return .several(SeveralReports(input: bytes, parts: parts, lastIsRest: lastIsRest, path: path)) }
         return parse(&bytes, path: path, summarizing: summarizing)
     }
 

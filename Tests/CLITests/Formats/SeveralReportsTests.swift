@@ -122,4 +122,23 @@ final class SeveralReportsTests: XCTestCase {
         XCTAssertTrue(whole.contains(" in \(parts.count) reports\n"), whole)
         XCTAssertEqual(whole.components(separatedBy: "\n").first, separate.components(separatedBy: "\n").first)
     }
+
+    /// A file of more reports than it is read as (200,000 empty `.ips` reports of 22 bytes, as
+    /// one made to be): the reports past the bound are written as they are, with one line
+    /// saying so, in memory of the file's size; before, all but the first were dropped.
+    func testTheRestOfAFileOfTooManyReportsIsWrittenAsItIs() throws {
+        let one = "{\"bug_type\":\"309\"}\n{}\n"
+        let count = 200_000
+        let file = root.appendingPathComponent("many.ips").path
+        try String(repeating: one, count: count).write(toFile: file, atomically: false, encoding: .utf8)
+        let result = try CLI.run([file])
+        XCTAssertEqual(result.status, .reportFailed)
+        let read = 65_535
+        let rest = String(repeating: one, count: count - read)
+        XCTAssertTrue(result.stdoutText.hasSuffix("\n" + rest), "\(result.stdout.count) bytes written")
+        XCTAssertTrue(result.stderrText.contains("many.ips: holds more than \(read) reports, 512 bytes or less each on "
+                                                 + "average: the rest, \(rest.utf8.count) bytes from byte "
+                                                 + "\(read * one.utf8.count), is not read; the report is written as it is"),
+                      result.stderrText)
+    }
 }

@@ -100,10 +100,24 @@ final class ReportPartsTests: XCTestCase {
         XCTAssertEqual(ReportParts.ranges(in: Array(spindump.utf8)).count, 1)
     }
 
-    /// A file of more tiny reports than a file is read as (one for each KiB, and 65,536): the
-    /// last part holds the rest, and the parts hold every byte of the file.
-    func testPartsAreBoundedAndHoldTheWholeFile() {
+    /// A file of tiny reports: they are read together, 512 bytes or more at a time, and the
+    /// parts hold every byte of the file.
+    func testTinyClassicReportsAreReadTogether() {
         let one = Array("Process: a\nBinary Images:\n".utf8)
+        var file: [UInt8] = []
+        for _ in 0..<1000 { file += one }
+        let ranges = ReportParts.ranges(in: file)
+        XCTAssertEqual(ranges.count, file.count / (ReportParts.minimumPart / one.count * one.count + one.count))
+        XCTAssertTrue(ranges.dropLast().allSatisfy { $0.count >= ReportParts.minimumPart && $0.count < ReportParts.minimumPart + one.count })
+        XCTAssertEqual(ranges.last?.upperBound, file.count)
+        XCTAssertTrue(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+    }
+
+    /// A file of more tiny `.ips` reports (whose ends are exact, so each is a part) than a file
+    /// is read as (one for each 512 bytes, and 65,536): the last part holds the rest, and the
+    /// parts hold every byte of the file.
+    func testPartsAreBoundedAndHoldTheWholeFile() {
+        let one = Array("{\"bug_type\":\"309\"}\n{}\n".utf8)
         var file: [UInt8] = []
         file.reserveCapacity(one.count * (ReportParts.maxParts(size: 0) + 100))
         for _ in 0..<(ReportParts.maxParts(size: 0) + 100) { file += one }
@@ -118,7 +132,8 @@ final class ReportPartsTests: XCTestCase {
     /// A binary report (PLCrashReporter, a protobuf tombstone) and UTF-16 text are read whole,
     /// whatever their bytes look like: their parts would not be reports of their own.
     func testBinaryReportsAndUTF16TextAreOnePart() throws {
-        let two = "Process: a\nBinary Images:\nProcess: b\nBinary Images:\n"
+        let path = "Path: /" + String(repeating: "p", count: ReportParts.minimumPart) + "\n"
+        let two = "Process: a\n" + path + "Binary Images:\nProcess: b\n" + path + "Binary Images:\n"
         XCTAssertEqual(ReportParts.ranges(in: Array(two.utf8)).count, 2)
         let utf16: [UInt8] = [0xFF, 0xFE] + two.utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
         XCTAssertEqual(ReportParts.ranges(in: utf16), [0..<utf16.count])

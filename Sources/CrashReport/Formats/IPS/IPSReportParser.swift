@@ -97,9 +97,10 @@ public enum IPSReportParser {
     private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree, crashType: Bool,
                                   use: ReportUse, releasingInput: Bool, path: String) throws -> IPSTranslator.Translation? {
         let body: JSONTree
+        let bodyEnd: Int
         do {
-            body = try JSONScanner.parse(bytes, from: bodyStart, recordingDepth: IPSTranslator.recordingDepth,
-                                         maxNodes: IPSTranslator.maxNodes(bodySize: bytes.count - bodyStart)).tree
+            (body, bodyEnd) = try JSONScanner.parse(bytes, from: bodyStart, recordingDepth: IPSTranslator.recordingDepth,
+                                                    maxNodes: IPSTranslator.maxNodes(bodySize: bytes.count - bodyStart))
         } catch let error as JSONError {
             if error.tooDense {
                 throw ReportError.tooDense(path, reason: FrameText.tooDense("the JSON values of its body",
@@ -117,9 +118,16 @@ public enum IPSReportParser {
         // Refused before any of it is translated (and its pages given back), when what the
         // translation would make could not be held.
         try IPSTranslator.translationEstimate(of: body).refuseWhenTooDense(path: path, inputSize: bytes.count)
-        guard releasingInput && use == .text else { return IPSTranslator.translate(metadata: metadata, body: body, use: use) }
+        // Text after the body (a file of several reports cut where they are too many to read
+        // each alone, or words a tool added) ends the translation as it is: never dropped.
+        var trailing = bodyEnd
+        while trailing < bytes.count && JSONScanner.isSpace(bytes[trailing]) { trailing += 1 }
+        guard releasingInput && use == .text else {
+            return IPSTranslator.translate(metadata: metadata, body: body, use: use, trailing: trailing..<bytes.count)
+        }
         return bytes.withUnsafeBytes { input in
-            IPSTranslator.translate(metadata: metadata, body: body, use: use, release: InputRelease(input))
+            IPSTranslator.translate(metadata: metadata, body: body, use: use, trailing: trailing..<bytes.count,
+                                    release: InputRelease(input))
         }
     }
 

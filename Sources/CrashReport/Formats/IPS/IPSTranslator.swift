@@ -145,12 +145,16 @@ struct IPSTranslator {
     private var frameImageNames: [String?] = []
     private var textBacktraces: [IPSDocument.TextBacktrace] = []
 
-    /// Translates `body` (the report's JSON body) with `metadata` (its first line), for `use`.
-    static func translate(metadata: JSONTree, body: JSONTree, use: ReportUse = .any,
+    /// Translates `body` (the report's JSON body) with `metadata` (its first line), for `use`;
+    /// the input's bytes `trailing` (what follows the body) end the text as they are.
+    static func translate(metadata: JSONTree, body: JSONTree, use: ReportUse = .any, trailing: Range<Int>? = nil,
                           release: InputRelease? = nil) -> Translation {
         var translator = IPSTranslator(metadata: metadata, body: body, use: use)
         translator.release = release
         translator.run()
+        if let trailing, !trailing.isEmpty, trailing.upperBound <= body.bytes.count {
+            translator.writer.text += body.bytes[trailing]
+        }
         let text = translator.writer.text
         let lines = translator.writer.lineRanges()
         let made = translator.parts.finish(text: text, lines: lines, names: translator.names)

@@ -191,6 +191,20 @@ final class IPSReportParserTests: XCTestCase {
         XCTAssertEqual(renderedUnchanged(report), report.bytes)
     }
 
+    /// Text after the JSON body (what a tool added, or the rest of a file of more reports than
+    /// are read each alone) ends the translation as it is, for every use: it was dropped.
+    func testTextAfterTheBodyEndsTheTranslation() throws {
+        let trailing = "-- exported --\n" + Self.report()
+        for use in [ReportUse.any, .text] {
+            var bytes = Array((Self.report() + "\n\n" + trailing).utf8)
+            let report = try ReportParser.parse(taking: &bytes, path: "trailing.ips", use: use)
+            let alone = try Self.parse(Self.report())
+            XCTAssertEqual(String(decoding: renderedUnchanged(report), as: UTF8.self),
+                           String(decoding: renderedUnchanged(alone), as: UTF8.self) + trailing, "\(use)")
+            XCTAssertEqual(report.threads.map(\.frames.count), alone.threads.map(\.frames.count))
+        }
+    }
+
     func testLastExceptionBacktraceIsTheFirstBacktraceWhenPresent() throws {
         let without = try Self.parse(Self.report(lastException: false))
         XCTAssertFalse(without.threads.contains { $0.kind == .lastExceptionBacktrace })
