@@ -25,11 +25,10 @@ import Darwin
 /// tombstone; JSON documents) is one part, as is the rest of a file from a part that is none
 /// of these on.
 public enum ReportParts {
-    /// The most parts a file of `size` bytes is read as (the last holds the rest of the file,
-    /// written as it is):
-    /// one for each ``minimumPart`` bytes, and 65,536 for any file. Each part costs what a
-    /// report does in a run; a file of tiny reports a few bytes each (made to, or cut short)
-    /// would otherwise cost as many as it has lines.
+    /// The most parts a file of `size` bytes is read as, the last of them the rest of the file,
+    /// written as it is: one for each ``minimumPart`` bytes, and 65,536 for any file. Each part
+    /// costs what a report does in a run; a file of tiny reports a few bytes each (made to, or
+    /// cut short) would otherwise cost as many as it has lines.
     public static func maxParts(size: Int) -> Int {
         max(65_536, size / minimumPart)
     }
@@ -63,7 +62,7 @@ public enum ReportParts {
             while ranges.count < maxParts - 1, let next = nextReport(in: b, of: bytes, after: report) {
                 report = next.start
                 // A classic report too short to be a part of its own goes with the next; an
-                // `.ips` report's end is exact (its parse reads no further).
+                // `.ips` report with a JSON body is one however short (its end is exact).
                 if next.start - start >= minimumPart || next.afterJSON {
                     ranges.append(start..<next.start)
                     start = next.start

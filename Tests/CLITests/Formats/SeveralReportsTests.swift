@@ -90,7 +90,19 @@ final class SeveralReportsTests: XCTestCase {
         let whole = try String(contentsOfFile: out + "/all.crash", encoding: .utf8)
         let expected = try parts.map { try String(contentsOfFile: out + "/" + URL(fileURLWithPath: $0).lastPathComponent, encoding: .utf8) }
         XCTAssertEqual(whole, expected.joined())
-        XCTAssertTrue(whole.contains("\"symbol\" : \"parse_record\"") || whole.contains("parse_record"), whole)
+        // Replaced in place: the same file.
+        let copy = root.appendingPathComponent("copy.crash").path
+        try FileManager.default.copyItem(atPath: all, toPath: copy)
+        _ = try CLI.run(["-q", "-d", debug, "--in-place", copy])
+        XCTAssertEqual(try String(contentsOfFile: copy, encoding: .utf8), whole)
+    }
+
+    /// The summary (printed for more than one input) counts the file's reports.
+    func testTheSummaryCountsEachReport() throws {
+        let debug = try Fixtures.root().path
+        let (parts, all) = try reports()
+        let result = try CLI.run(["-d", debug, all, parts[0]])
+        XCTAssertTrue(result.stderrText.contains("symbolicate: \(parts.count + 1) reports, "), result.stderrText)
     }
 
     /// JSON: one entry for each report, the same as its entry alone but for the path.
