@@ -28,53 +28,92 @@ extension ReportRunner {
 
     /// Reads and symbolicates the reports of `several` one at a time, in order, and hands each
     /// to `body`: a run holds the file and one report's model, not those of all its reports.
-    /// Each report's bytes are copied out of the file before it is parsed (the parse takes
-    /// them), so the file itself is kept whole.
     func forEachReport(of several: SeveralReports, summarizing: Bool, _ body: (PartResult) -> Void) {
-        for (k, range) in several.parts.enumerated() {
-            if several.lastIsRest && k == several.parts.count - 1 {
-                diagnostics.warn("\(several.path): holds more than \(k) reports, \(ReportParts.minimumPart) bytes or less "
-                                 + "each on average: the rest, \(range.count) bytes from byte \(range.lowerBound), is "
-                                 + "not read\(passThroughNote(summarizing: summarizing))")
-                body(.rest(range))
-                continue
+        for k in several.parts.indices { body(report(k, of: several, summarizing: summarizing)) }
+    }
+
+    /// The report `k` of `several`, read and symbolicated, or why not (said). Its bytes are
+    /// copied out of the file before it is parsed (the parse takes them), so the file itself is
+    /// kept whole.
+    private func report(_ k: Int, of several: SeveralReports, summarizing: Bool) -> PartResult {
+        let range = several.parts[k]
+        if several.lastIsRest && k == several.parts.count - 1 {
+            diagnostics.warn("\(several.path): holds more than \(k) reports, \(ReportParts.minimumPart) bytes or less "
+                             + "each on average: the rest, \(range.count) bytes from byte \(range.lowerBound), is "
+                             + "not read\(passThroughNote(summarizing: summarizing))")
+            return .rest(range)
+        }
+        var bytes = Array(several.input[range])
+        switch parse(&bytes, path: several.path, summarizing: summarizing) {
+        case .parsed(let report):
+            return .symbolicated(symbolicated(report))
+        case .unparsed(let kept, _, let error):
+            return .unparsed(kept, error)
+        case .unread, .several:
+            // A part is text: none is protobuf, and a parse fails with a ReportError. Its
+            // bytes are written as they are all the same.
+            return .unparsed(Array(several.input[range]), .notAReport(several.path))
+        }
+    }
+
+    /// A report of a file of several, done by a worker: what it gave and, unless it is large
+    /// (rendered as it is written, ``renderedWhenWritten``), its output.
+    private struct RenderedPart {
+        var part: PartResult
+        var output: [UInt8]?
+
+        var weight: Int {
+            guard let output else {
+                if case .symbolicated(let symbolicated) = part { return symbolicated.report.heldByteCount }
+                return 0
             }
-            var bytes = Array(several.input[range])
-            switch parse(&bytes, path: several.path, summarizing: summarizing) {
-            case .parsed(let report):
-                body(.symbolicated(symbolicated(report)))
-            case .unparsed(let kept, _, let error):
-                body(.unparsed(kept, error))
-            case .unread, .several:
-                // A part is text: none is protobuf, and a parse fails with a ReportError. Its
-                // bytes are written as they are all the same.
-                body(.unparsed(Array(several.input[range]), .notAReport(several.path)))
-            }
+            return output.count
         }
     }
 
     /// What the reports of a file of several gave, written in order as ``render(_:toFile:marked:into:flush:)``
     /// writes one: text formats one after another (the reports' outputs make the file's, as their
     /// bytes do), and a report that cannot be read as it is; JSON one entry each (in a document
-    /// of their own for a file). Returns the worst status of the reports, their counts and,
-    /// for `--update`, their images left without lines.
-    func render(_ several: SeveralReports, toFile: Bool, into bytes: inout [UInt8], flush: OutputFlush?)
-        -> (status: ExitStatus, tally: Tally, pending: [UpdateRecord.PendingImage]) {
+    /// of their own for a file). The reports of a large file are read and rendered on every
+    /// core, as a batch's are, and written in order, until `stopped` (the reader of the
+    /// output went away). Returns the worst status of the reports, their counts and, for
+    /// `--update`, their images left without lines.
+    func render(_ several: SeveralReports, toFile: Bool, into bytes: inout [UInt8], flush: OutputFlush?,
+                stopped: () -> Bool = { false }) -> (status: ExitStatus, tally: Tally, pending: [UpdateRecord.PendingImage]) {
         var status = ExitStatus.success
         var tally = Tally()
         var pending: [UpdateRecord.PendingImage] = []
         let json = options.format == .json
+        let marked = !toFile && options.markFrames
         if json && toFile { bytes += JSONRenderer.documentStart }
         var written = 0
-        forEachReport(of: several, summarizing: false) { part in
-            switch part {
+        let workers = several.input.count < Self.renderedWhenWritten ? 1
+            : options.jobs > 0 ? options.jobs : System.processorCount
+        // Rendered finished reports may wait for the writer up to 32 MB in all, as a batch's.
+        let pool = OrderedWork(count: several.parts.count, workers: workers, weight: { $0.weight }, budget: 32 << 20) {
+            k -> RenderedPart in
+            let part = self.report(k, of: several, summarizing: false)
+            guard case .symbolicated(let symbolicated) = part,
+                  symbolicated.report.heldByteCount < Self.renderedWhenWritten else { return RenderedPart(part: part) }
+            var output: [UInt8] = []
+            if json {
+                JSONRenderer.renderReport(symbolicated, into: &output, flush: nil)
+            } else {
+                self.render(symbolicated, toFile: toFile, marked: marked, into: &output)
+            }
+            return RenderedPart(part: part, output: output)
+        }
+        pool.forEachInOrder { _, done in
+            switch done.part {
             case .symbolicated(let symbolicated):
                 tally.add(Tally(symbolicated, listingMissing: options.missingList != nil))
-                if json {
-                    if written > 0 { bytes += JSONRenderer.separator }
+                if json && written > 0 { bytes += JSONRenderer.separator }
+                if let output = done.output {
+                    bytes += output
+                } else if json {
                     JSONRenderer.renderReport(symbolicated, into: &bytes, flush: flush)
                 } else {
-                    render(symbolicated, toFile: toFile, marked: !toFile && options.markFrames, into: &bytes, flush: flush)
+                    render(symbolicated, toFile: toFile, marked: marked, into: &bytes, flush: flush)
                 }
                 if toFile && options.update { pending += OutputUpdate.pendingImages(symbolicated) }
                 written += 1
@@ -111,6 +150,7 @@ extension ReportRunner {
                 }
             }
             flush?.handOn(&bytes)
+            return !stopped()
         }
         if json && toFile { bytes += JSONRenderer.documentEnd }
         return (status, tally, pending)

@@ -221,7 +221,8 @@ public final class ReportRunner {
                 }
                 if let several = outcome.several {
                     var buffer: [UInt8] = []
-                    let done = render(several, toFile: false, into: &buffer, flush: OutputFlush { output.write($0) })
+                    let done = render(several, toFile: false, into: &buffer, flush: OutputFlush { output.write($0) },
+                                      stopped: { output.closed })
                     output.write(buffer)
                     status = status.worse(done.status)
                     total.add(done.tally)

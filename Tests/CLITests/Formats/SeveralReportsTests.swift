@@ -80,6 +80,39 @@ final class SeveralReportsTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: "parse_record + 28 (parser.c:27)").count - 1, 3, text)
     }
 
+    /// A large file (4 MiB and more) has its reports read on every core and written in order:
+    /// the same output as one at a time, and as each report alone, to standard output and to
+    /// a folder.
+    func testTheReportsOfALargeFileComeOutInOrder() throws {
+        let debug = try Fixtures.root().path
+        let (parts, _) = try reports()
+        var texts = try parts.map { try String(contentsOfFile: $0, encoding: .utf8) }
+        // Reports of their own: each one's header apart, so that no two are alike.
+        var whole = ""
+        var k = 0
+        while whole.utf8.count < 5 << 20 {
+            whole += texts[k % texts.count].replacingOccurrences(of: "Hardware Model:", with: "Hardware Model:  \(k)")
+            k += 1
+        }
+        texts = []
+        let big = root.appendingPathComponent("big.crash").path
+        try whole.write(toFile: big, atomically: false, encoding: .utf8)
+        let parallel = try CLI.run(["-q", "-j", "2", "-d", debug, big])
+        let serial = try CLI.run(["-q", "-j", "1", "-d", debug, big])
+        XCTAssertEqual(parallel.stdout, serial.stdout)
+        XCTAssertGreaterThan(parallel.stdout.count, 5 << 20)
+        let out = root.appendingPathComponent("out").path
+        _ = try CLI.run(["-q", "-j", "2", "-d", debug, "-o", out, big])
+        let serialOut = root.appendingPathComponent("serial").path
+        _ = try CLI.run(["-q", "-j", "1", "-d", debug, "-o", serialOut, big])
+        XCTAssertEqual(FileManager.default.contents(atPath: out + "/big.crash"),
+                       FileManager.default.contents(atPath: serialOut + "/big.crash"))
+        // The first report, as alone.
+        let first = try CLI.run(["-q", "-d", debug, parts[0]]).stdoutText
+        XCTAssertTrue(parallel.stdoutText.hasPrefix(first.replacingOccurrences(of: "Hardware Model:", with: "Hardware Model:  0")),
+                      "the first report")
+    }
+
     /// Written to a folder with -o: one file, the reports' files one after another (the
     /// `.ips` report stays `.ips`).
     func testAFileOfSeveralReportsIsWrittenToOneFile() throws {

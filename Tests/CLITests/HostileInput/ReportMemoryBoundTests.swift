@@ -223,7 +223,7 @@ final class ReportMemoryBoundTests: XCTestCase {
     /// Reports copied into one file (a crash server's export, `cat *.crash`): each is read,
     /// symbolicated and written on its own, so the run holds the file and one report's model.
     /// At most 1.5 times the file's size, to standard output as text or JSON, to a file with -o,
-    /// and from a pipe (1.01 to 1.05 measured). Read as one report, this file cost 2.5 to 2.6
+    /// and from a pipe (1.07 to 1.09 measured, its reports read two at a time). Read as one report, this file cost 2.5 to 2.6
     /// times its size (1.8 of the fixtures' reports alone, 3.2 of the corpus's macOS report
     /// whose 244 images each cost their record and their names' strings beside their line).
     func testReportsCopiedIntoOneFileCostAtMostOneAndAHalfTimesTheirSize() throws {
