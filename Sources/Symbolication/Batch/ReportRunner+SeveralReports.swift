@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CrashReport
 import Platform
 
@@ -163,10 +158,7 @@ extension ReportRunner {
     func process(_ several: SeveralReports, job: Job, streamed: Bool) -> Outcome {
         switch options.destination {
         case .stream:
-            var bytes: [UInt8] = []
-            if streamed && options.format.isReportText {
-                bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
-            }
+            var bytes = streamHeader(job, streamed: streamed)
             if several.input.count >= Self.renderedWhenWritten {
                 var outcome = Outcome(pieces: [bytes], status: .success, tally: Tally())
                 outcome.several = several
@@ -185,18 +177,9 @@ extension ReportRunner {
     private func write(_ several: SeveralReports, to target: String, replacing original: String?,
                        below root: String?) -> Outcome {
         var done: (status: ExitStatus, tally: Tally, pending: [UpdateRecord.PendingImage])?
-        let written = write(to: target, replacing: original, below: root) { write in withoutActuallyEscaping(write) { out in
-            // Once a write fails the rest is not written; the failure's errno is what is said.
-            var failure: Int32 = 0
-            let flush = OutputFlush { bytes in
-                if failure == 0 && !out(bytes) { failure = errno }
-            }
-            var bytes: [UInt8] = []
+        let written = writeRendering(to: target, replacing: original, below: root) { bytes, flush in
             done = render(several, toFile: true, into: &bytes, flush: flush)
-            flush.handOn(&bytes)
-            if failure != 0 { errno = failure }
-            return failure == 0
-        } }
+        }
         let tally = done?.tally ?? Tally(reports: several.parts.count)
         var outcome = Outcome(pieces: nil, status: written ? done?.status ?? .success : .outputFailed, tally: tally)
         if written && options.update { outcome.pending = done?.pending ?? [] }

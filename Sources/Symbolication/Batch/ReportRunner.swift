@@ -341,11 +341,7 @@ public final class ReportRunner {
         let tally = Tally(symbolicated, listingMissing: options.missingList != nil)
         switch options.destination {
         case .stream:
-            var bytes: [UInt8] = []
-            if streamed && options.format.isReportText {
-                // The name escaped, then spelled with the bytes the file system gave it.
-                bytes += FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
-            }
+            var bytes = streamHeader(job, streamed: streamed)
             if symbolicated.report.heldByteCount >= Self.renderedWhenWritten {
                 return Outcome(pieces: [bytes], rendered: symbolicated, status: .success, tally: tally)
             }
@@ -366,6 +362,13 @@ public final class ReportRunner {
             let written = write(symbolicated, to: job.path, replacing: job.path, below: nil)
             return Outcome(pieces: nil, status: written ? .success : .outputFailed, tally: tally)
         }
+    }
+
+    /// The line a report written to the stream among others starts with, in text formats:
+    /// `==> path <==`, the name escaped, then spelled with the bytes the file system gave it.
+    func streamHeader(_ job: Job, streamed: Bool) -> [UInt8] {
+        guard streamed && options.format.isReportText else { return [] }
+        return FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n")
     }
 
     /// `report` symbolicated; for JSON output, its messages spelled in valid UTF-8.
@@ -391,9 +394,7 @@ public final class ReportRunner {
         var pieces: [[UInt8]] = []
         switch options.format {
         case .text, .ips, .metricKit, .kscrash:
-            if streamed && options.destination == .stream {
-                pieces.append(FileName.bytes("==> " + OutputEscaping.escaped(job.path) + " <==\n"))
-            }
+            if options.destination == .stream { pieces.append(streamHeader(job, streamed: streamed)) }
             pieces.append(input)
         case .json:
             var bytes: [UInt8] = []
@@ -498,6 +499,15 @@ public final class ReportRunner {
     /// made, never held whole.
     private func write(_ symbolicated: SymbolicatedReport, to target: String, replacing original: String?,
                        below root: String?) -> Bool {
+        writeRendering(to: target, replacing: original, below: root) { bytes, flush in
+            render(symbolicated, toFile: true, into: &bytes, flush: flush)
+        }
+    }
+
+    /// Writes to `target` atomically (``write(to:replacing:below:_:)``) what `render` appends to
+    /// the buffer it is given and hands on with the flush it is given, as it is made.
+    func writeRendering(to target: String, replacing original: String?, below root: String?,
+                        _ render: (inout [UInt8], OutputFlush) -> Void) -> Bool {
         write(to: target, replacing: original, below: root) { write in withoutActuallyEscaping(write) { out in
             // Once a write fails the rest is not written; the failure's errno is what is said.
             var failure: Int32 = 0
@@ -505,7 +515,7 @@ public final class ReportRunner {
                 if failure == 0 && !out(bytes) { failure = errno }
             }
             var bytes: [UInt8] = []
-            render(symbolicated, toFile: true, into: &bytes, flush: flush)
+            render(&bytes, flush)
             flush.handOn(&bytes)
             if failure != 0 { errno = failure }
             return failure == 0
