@@ -114,10 +114,10 @@ public enum ReportParts {
         return nil
     }
 
-    /// The end of an `.ips` report whose JSON body starts at `bodyStart`: past the body and the
-    /// whitespace after it, up to the start of the line where anything else begins (or up to
-    /// that, when the body's line goes on); nil when nothing follows the body, or the body is
-    /// not valid JSON (the report's own parse says why).
+    /// The end of an `.ips` report whose JSON body starts at `bodyStart`: the start of the line
+    /// after the body where anything but whitespace begins, or, when text follows the body on
+    /// its own last line, right after the body; nil when nothing follows the body, or the body
+    /// is not valid JSON (the report's own parse says why).
     private static func ipsEnd(_ b: UnsafeBufferPointer<UInt8>, of bytes: [UInt8], bodyStart i: Int) -> Int? {
         // Nothing to find when the file ends with a brace and no line after the body's first
         // opens an object, as another metadata line would: a single report, spared a second
@@ -129,7 +129,7 @@ public enum ReportParts {
         var next = end
         while next < b.count && JSONScanner.isSpace(b[next]) { next += 1 }
         guard next < b.count else { return nil }
-        // The rest of the body's line and the blank lines after it stay with the body.
+        // The blank lines after the body stay with it.
         var lineStart = next
         while lineStart > end && b[lineStart - 1] != ASCII.newline { lineStart -= 1 }
         return lineStart

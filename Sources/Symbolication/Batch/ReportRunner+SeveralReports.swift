@@ -152,9 +152,9 @@ extension ReportRunner {
     }
 
     /// Does the reports of a file of several as ``process(_:streamed:)`` does one. To the
-    /// stream, a small file's reports are rendered by the worker; a large one's by the writer,
-    /// one at a time as they are written, so that neither its output nor its reports' models
-    /// are ever held whole.
+    /// stream, a small file's reports are rendered by the worker; a large one's when the writer
+    /// comes to it, as they are written, so that neither its output nor its reports' models are
+    /// ever held whole.
     func process(_ several: SeveralReports, job: Job, streamed: Bool) -> Outcome {
         switch options.destination {
         case .stream:
