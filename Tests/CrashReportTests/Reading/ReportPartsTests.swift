@@ -33,9 +33,9 @@ final class ReportPartsTests: XCTestCase {
     /// Whether a file starts as the reports `ReportParts` tells apart do: a classic header
     /// line or an `.ips` metadata line.
     private func isSplittable(_ bytes: [UInt8]) -> Bool {
-        let text = String(decoding: bytes.prefix(200), as: UTF8.self)
-        return ["Incident Identifier:", "Hardware Model:", "Process:"].contains { text.hasPrefix($0) }
-            || (text.hasPrefix("{") && text.split(separator: "\n").first?.contains("\"bug_type\"") == true)
+        let firstLine = String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+        return ["Incident Identifier:", "Hardware Model:", "Process:"].contains { firstLine.hasPrefix($0) }
+            || (firstLine.hasPrefix("{") && firstLine.contains("\"bug_type\""))
     }
 
     func testNoReportOfTheFixturesOrTheCorpusIsCutInTwo() throws {
@@ -43,6 +43,27 @@ final class ReportPartsTests: XCTestCase {
         XCTAssertGreaterThan(files.count, 20)
         for file in files {
             XCTAssertEqual(ReportParts.ranges(in: file.bytes), [0..<file.bytes.count], file.name)
+        }
+    }
+
+    /// The reports the parsers' tests are written around (every era and producer), alone and
+    /// each copied twice into one file: one part alone, and for the kinds told apart, two
+    /// parts each whole; the others stay one, as before.
+    func testTheParsersReportsAreFoundWholeAloneAndTwice() throws {
+        let reports: [(String, String)] = [
+            ("classic", ClassicReportParserTests.modern), ("PLCrashReporter text", PLCrashReporterTextTests.report),
+            ("CPU resource", ReportEraTests.cpuResource), ("watchdog", ReportEraTests.watchdog),
+            (".ips", IPSReportParserTests.report()), ("JSON renderer's", JSONRendererTests.text),
+            ("tombstone", TombstoneParserTests.tombstone), ("Swift backtrace", SwiftBacktraceParserTests.textLog),
+            ("Swift backtrace JSON", SwiftBacktraceParserTests.jsonLog), ("sanitizer", LinuxLogParserTests.asanLog),
+            ("mixed", MixedProducersTests.swiftPart + MixedProducersTests.llvmPart + MixedProducersTests.glibcPart),
+        ]
+        for (name, text) in reports {
+            let one = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
+            XCTAssertEqual(ReportParts.ranges(in: one), [0..<one.count], name)
+            let expected = isSplittable(one) && one.count >= ReportParts.minimumPart
+                ? [0..<one.count, one.count..<2 * one.count] : [0..<2 * one.count]
+            XCTAssertEqual(ReportParts.ranges(in: one + one), expected, name)
         }
     }
 
