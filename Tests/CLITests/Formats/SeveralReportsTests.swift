@@ -186,4 +186,58 @@ final class SeveralReportsTests: XCTestCase {
                                                  + "\(read * one.utf8.count), is not read; the report is written as it is"),
                       result.stderrText)
     }
+
+    /// Every classic and `.ips` report of the fixtures (the group fixtures' every kind too) and
+    /// of the corpus, copied into files in random orders (a fixed seed), two to six a file, with
+    /// and without blank lines between: each file's text and frame lines are its reports' own.
+    func testRandomFilesOfTheFixturesReportsComeOutAsEachAlone() throws {
+        let fixtures = try Fixtures.root()
+        var names: [String] = []
+        for folder in ["reports", "ips", "group"] {
+            let directory = fixtures.appendingPathComponent(folder)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            where name.hasSuffix(".crash") || name.hasSuffix(".ips") {
+                names.append(directory.appendingPathComponent(name).path)
+            }
+        }
+        if let corpus = TestPaths.corpus {
+            let directory = corpus.appendingPathComponent("reports")
+            names += try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                .map { directory.appendingPathComponent($0).path }
+        }
+        var reports: [[UInt8]] = []
+        for name in names {
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: name)))
+            let firstLine = String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+            guard ["Incident Identifier:", "Hardware Model:", "Process:"].contains(where: { firstLine.hasPrefix($0) })
+                    || (firstLine.hasPrefix("{") && firstLine.contains("\"bug_type\"")) else { continue }
+            if bytes.last != 0x0A { bytes.append(0x0A) }
+            reports.append(bytes)
+        }
+        XCTAssertGreaterThan(reports.count, 20)
+        var generator = SplitMix64(seed: 36)
+        for trial in 0..<8 {
+            let count = Int.random(in: 2...6, using: &generator)
+            var paths: [String] = []
+            var all: [UInt8] = []
+            for k in 0..<count {
+                var bytes = reports.randomElement(using: &generator)!
+                if k < count - 1 { bytes += Array(repeating: 0x0A, count: Int.random(in: 0...2, using: &generator)) }
+                let path = root.appendingPathComponent("t\(trial)-\(k).crash").path
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                paths.append(path)
+                all += bytes
+            }
+            let allPath = root.appendingPathComponent("t\(trial).crash").path
+            try Data(all).write(to: URL(fileURLWithPath: allPath))
+            for format in ["text", "frames"] {
+                let whole = try CLI.run(["-q", "-d", fixtures.path, "--format", format, allPath]).stdoutText
+                let alone = try paths.map { path in
+                    try CLI.run(["-q", "-d", fixtures.path, "--format", format, path]).stdoutText
+                        .replacingOccurrences(of: path, with: allPath)
+                }
+                XCTAssertEqual(whole, alone.joined(), "trial \(trial), --format \(format): \(paths)")
+            }
+        }
+    }
 }
