@@ -15,10 +15,9 @@ extension ReportRunner {
     /// One report of a file of several, read and symbolicated, or why not (said on stderr).
     enum PartResult {
         case symbolicated(SymbolicatedReport)
-        /// Not read as a report: its bytes, and why.
-        case unparsed([UInt8], ReportError)
-        /// The rest of a file of more reports than it is read as: written as it is.
-        case rest(Range<Int>)
+        /// Not read as a report (one that cannot be, or the rest of a file of more reports than
+        /// it is read as): its range of the file, written as it is, and why.
+        case unread(Range<Int>, reason: String)
     }
 
     /// Reads and symbolicates the reports of `several` one at a time, in order, and hands each
@@ -36,18 +35,18 @@ extension ReportRunner {
             diagnostics.warn("\(several.path): holds more than \(k) reports, \(ReportParts.minimumPart) bytes or less "
                              + "each on average: the rest, \(range.count) bytes from byte \(range.lowerBound), is "
                              + "not read\(passThroughNote(summarizing: summarizing))")
-            return .rest(range)
+            return .unread(range, reason: "more reports than a file is read as")
         }
         var bytes = Array(several.input[range])
         switch parse(&bytes, path: several.path, summarizing: summarizing) {
         case .parsed(let report):
             return .symbolicated(symbolicated(report))
-        case .unparsed(let kept, _, let error):
-            return .unparsed(kept, error)
+        case .unparsed(_, _, let error):
+            return .unread(range, reason: error.reason)
         case .unread, .several:
             // A part is text: none is protobuf, and a parse fails with a ReportError. Its
             // bytes are written as they are all the same.
-            return .unparsed(Array(several.input[range]), .notAReport(several.path))
+            return .unread(range, reason: ReportError.notAReport(several.path).reason)
         }
     }
 
@@ -112,33 +111,18 @@ extension ReportRunner {
                 }
                 if toFile && options.update { pending += OutputUpdate.pendingImages(symbolicated) }
                 written += 1
-            case .unparsed(let kept, let error):
-                status = status.worse(.reportFailed)
-                tally.add(Tally(reports: 1))
-                switch options.format {
-                case .text, .ips, .metricKit, .kscrash:
-                    bytes += kept
-                case .json:
-                    if written > 0 { bytes += JSONRenderer.separator }
-                    JSONRenderer.renderUnread(path: FileName.replacingRawBytes(several.path), reason: error.reason,
-                                              into: &bytes)
-                    written += 1
-                case .frames:
-                    break
-                }
-            case .rest(let range):
+            case .unread(let range, let reason):
                 status = status.worse(.reportFailed)
                 tally.add(Tally(reports: 1))
                 switch options.format {
                 case .text, .ips, .metricKit, .kscrash:
                     several.input.withUnsafeBufferPointer { input in
-                        let rest = UnsafeBufferPointer(rebasing: input[range])
-                        if let flush { flush.pass(rest, after: &bytes) } else { bytes.append(contentsOf: rest) }
+                        let kept = UnsafeBufferPointer(rebasing: input[range])
+                        if let flush { flush.pass(kept, after: &bytes) } else { bytes.append(contentsOf: kept) }
                     }
                 case .json:
                     if written > 0 { bytes += JSONRenderer.separator }
-                    JSONRenderer.renderUnread(path: FileName.replacingRawBytes(several.path),
-                                              reason: "more reports than a file is read as", into: &bytes)
+                    JSONRenderer.renderUnread(path: FileName.replacingRawBytes(several.path), reason: reason, into: &bytes)
                     written += 1
                 case .frames:
                     break
