@@ -10,7 +10,7 @@ import Platform
 /// was, to be written out unchanged).
 struct InputRelease {
     /// The input; valid while the translation runs.
-    private let bytes: UnsafeRawBufferPointer
+    private var bytes: UnsafeRawBufferPointer
     /// Where the run of bytes given back ends; -1 when no run is on.
     private var consumedEnd = -1
     /// Where the run's bytes not yet given back start (the part of a page a range left): the
@@ -18,6 +18,14 @@ struct InputRelease {
     private var pendingStart = 0
 
     init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    /// Goes on with `bytes`, the same input as before (its run and its pages given back stay),
+    /// reached anew: ``IPSPieces`` translates a piece at a time, each inside its own access.
+    mutating func attach(_ bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count == self.bytes.count && bytes.baseAddress == self.bytes.baseAddress,
+                     "the same input")
         self.bytes = bytes
     }
 

@@ -75,6 +75,29 @@ public enum ReportParser {
         return report
     }
 
+    /// The report in `bytes` read for its text a piece at a time (``IPSPieces``), taking them,
+    /// when it is a JSON `.ips` crash report (a body with `threads`, of a bug_type that is not
+    /// a stackshot's, a call tree's or one that often holds no frames); nil otherwise, `bytes`
+    /// left as they were, to be read whole (``parse(taking:path:use:)``). The pages of its
+    /// threads' JSON are given back as they are translated.
+    ///
+    /// - Throws: what ``parse(taking:path:use:)`` throws for these bytes, `bytes` left as they
+    ///   were.
+    public static func pieces(taking bytes: inout [UInt8], path: String, pieceSize: Int) throws -> IPSPieces? {
+        guard !PLCrashParser.looksLikePLCrash(bytes), !ProtobufTombstoneParser.looksLikeProtobufTombstone(bytes),
+              UTF16Text.encoding(of: bytes) == nil, IPSReportParser.looksLikeIPS(bytes),
+              let bugType = self.bugType(bytes), bugType != "288", NoBacktraceReport.kinds[bugType] == nil,
+              !StackshotParser.looksLikeStackshot(bytes), bugType == "309" || !CallTreeReportParser.looksLikeCallTree(bytes)
+        else { return nil }
+        // Bytes shared with another array are copied first: the pages given back are theirs alone.
+        bytes.withUnsafeMutableBufferPointer { _ in }
+        guard let pieces = try IPSReportParser.pieces(bytes, path: path, pieceSize: pieceSize, releasingInput: true) else {
+            return nil
+        }
+        bytes = []
+        return pieces
+    }
+
     private static func parseUTF8(_ bytes: [UInt8], path: String, use: ReportUse, releasingInput: Bool) throws -> CrashReport {
         if IPSReportParser.looksLikeIPS(bytes) {
             let bugType = self.bugType(bytes)

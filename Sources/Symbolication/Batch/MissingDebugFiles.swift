@@ -97,6 +97,19 @@ public struct MissingDebugFiles: Sendable {
         }
     }
 
+    /// Adds the entries of another piece of the same report (``IPSPieces``): frames add up,
+    /// the report is counted once.
+    mutating func add(pieceOfTheSameReport other: MissingDebugFiles) {
+        for (key, entry) in other.entries {
+            if var mine = entries[key] {
+                mine.frames += entry.frames
+                entries[key] = mine
+            } else {
+                entries[key] = entry
+            }
+        }
+    }
+
     /// The CSV text: a header line, then one line per image, most frames first.
     public func csv() -> [UInt8] {
         var out = Array("debug_file,debug_id,code_file,code_id,arch,frames,reports,reason\n".utf8)

@@ -43,7 +43,7 @@ extension ReportRunner {
             return .symbolicated(symbolicated(report))
         case .unparsed(_, _, let error):
             return .unread(range, reason: error.reason)
-        case .unread, .several:
+        case .unread, .several, .pieces:
             // A part is text: none is protobuf, and a parse fails with a ReportError. Its
             // bytes are written as they are all the same.
             return .unread(range, reason: ReportError.notAReport(several.path).reason)

@@ -130,6 +130,9 @@ public final class ReportRunner {
         /// For a large file of several reports, the file, whose reports are read, symbolicated
         /// and rendered one at a time as they are written.
         var several: SeveralReports?
+        /// For a large `.ips` report, its pieces, each read, symbolicated and rendered as they
+        /// are written.
+        var ipsPieces: IPSPieces?
         var status: ExitStatus
         var tally: Tally
         /// For `--update`: the report's images left without lines, when its output file was
@@ -147,7 +150,7 @@ public final class ReportRunner {
         /// file of several.
         var weight: Int {
             (pieces?.reduce(0) { $0 + $1.count } ?? 0) + (rendered?.report.heldByteCount ?? 0)
-                + (several?.input.count ?? 0)
+                + (several?.input.count ?? 0) + (ipsPieces?.inputSize ?? 0)
         }
     }
 
@@ -219,6 +222,12 @@ public final class ReportRunner {
                            flush: OutputFlush { output.write($0) })
                     output.write(buffer)
                 }
+                if let pieces = outcome.ipsPieces {
+                    var buffer: [UInt8] = []
+                    total.add(render(pieces, into: &buffer, flush: OutputFlush { output.write($0) },
+                                     stopped: { output.closed }))
+                    output.write(buffer)
+                }
                 if let several = outcome.several {
                     var buffer: [UInt8] = []
                     let done = render(several, toFile: false, into: &buffer, flush: OutputFlush { output.write($0) },
@@ -282,7 +291,7 @@ public final class ReportRunner {
                     tally.add(Tally(symbolicated, listingMissing: self.options.missingList != nil))
                 }
                 return (summaries, tally)
-            case .unread, .unparsed:
+            case .unread, .unparsed, .pieces:  // a report summarized is never read in pieces
                 return ([nil], Tally(reports: 1))
             }
         }
@@ -336,6 +345,10 @@ public final class ReportRunner {
             report = parsed
         case .several(let several):
             return process(several, job: job, streamed: streamed)
+        case .pieces(let pieces):
+            var outcome = Outcome(pieces: [streamHeader(job, streamed: streamed)], status: .success, tally: Tally())
+            outcome.ipsPieces = pieces
+            return outcome
         }
         let symbolicated = self.symbolicated(report)
         let tally = Tally(symbolicated, listingMissing: options.missingList != nil)
@@ -547,6 +560,8 @@ public final class ReportRunner {
         case parsed(CrashReport)
         /// A file that holds several reports, each read in its turn.
         case several(SeveralReports)
+        /// A large `.ips` report read a piece at a time as it is written (``IPSPieces``).
+        case pieces(IPSPieces)
     }
 
     /// The report of `job`, parsed, or why not (said on stderr). A report named on the
@@ -573,6 +588,10 @@ public final class ReportRunner {
         }
         let (parts, lastIsRest) = ReportParts.split(bytes)
         if parts.count > 1 { return .several(SeveralReports(input: bytes, parts: parts, lastIsRest: lastIsRest, path: path)) }
+        if readsInPieces(size: bytes.count, summarizing: summarizing),
+           let pieces = (try? ReportParser.pieces(taking: &bytes, path: path, pieceSize: Self.ipsPieceSize)) ?? nil {
+            return .pieces(pieces)
+        }
         return parse(&bytes, path: path, summarizing: summarizing)
     }
 

@@ -47,6 +47,44 @@ public enum IPSReportParser {
     ///   `ClassicReportParser.parse` for other bug_types.
     public static func parse(_ bytes: [UInt8], path: String, use: ReportUse = .any,
                              releasingInput: Bool = false) throws -> CrashReport {
+        guard let (metadata, crashType, bodyStart) = try opening(bytes, path: path) else {
+            return try ClassicReportParser.parse(bytes, path: path)
+        }
+        // The tree of the body is let go once translated: the text is parsed without it.
+        guard let translation = try translate(bytes, from: bodyStart, metadata: metadata, crashType: crashType,
+                                              use: use, releasingInput: releasingInput, path: path) else {
+            return try ClassicReportParser.parse(bytes, path: path)
+        }
+        let document = IPSDocument(bytes: use == .text ? [] : bytes, frameObjects: translation.frameObjects,
+                                   inlinedFrames: translation.inlinedFrames, textBacktraces: translation.textBacktraces,
+                                   sharedCacheUUID: translation.sharedCacheUUID)
+        var report = CrashReport(path: path, bytes: translation.text, lines: translation.lines, header: translation.header,
+                                 codeType: translation.codeType, crashedThread: translation.crashedThread,
+                                 threads: translation.threads, images: translation.images, source: .ips(document))
+        report.matchFramesToImages()
+        report.placeFramesByImageOffset()
+        return report
+    }
+
+    /// The report in `bytes` read for its text a piece of about `pieceSize` bytes of text at a
+    /// time (``IPSPieces``), when its body is a JSON object with a `threads` array; nil when it
+    /// is read otherwise (``parse(_:path:use:releasingInput:)``). With `releasingInput`, the
+    /// pages of its threads' JSON are given back as they are translated.
+    ///
+    /// - Throws: what ``parse(_:path:use:releasingInput:)`` throws for these bytes.
+    static func pieces(_ bytes: [UInt8], path: String, pieceSize: Int, releasingInput: Bool) throws -> IPSPieces? {
+        guard let (metadata, crashType, bodyStart) = try opening(bytes, path: path),
+              let (body, trailing) = try body(bytes, from: bodyStart, crashType: crashType, path: path),
+              let threads = body.member("threads", of: body.root), body.nodes[threads].kind == .array
+        else { return nil }
+        return IPSPieces(path: path, metadata: metadata, body: body, threads: threads, trailing: trailing..<bytes.count,
+                         pieceSize: pieceSize, releasingInput: releasingInput)
+    }
+
+    /// The metadata line of `bytes`, whether it says a crash report (bug_type 309), and where
+    /// the JSON body after it starts; nil when there is no JSON body (the file is read as a
+    /// classic text report).
+    private static func opening(_ bytes: [UInt8], path: String) throws -> (JSONTree, crashType: Bool, bodyStart: Int)? {
         let start = bytes.withUnsafeBufferPointer { $0.byteOrderMarkLength }
         let metadata: JSONTree
         let metadataEnd: Int
@@ -67,28 +105,13 @@ public enum IPSReportParser {
         var bodyStart = metadataEnd
         while bodyStart < bytes.count && JSONScanner.isSpace(bytes[bodyStart]) { bodyStart += 1 }
         guard bodyStart < bytes.count else {
-            guard crashType else { return try ClassicReportParser.parse(bytes, path: path) }
+            guard crashType else { return nil }
             throw ReportError.invalidIPS(
                 path, reason: "bug_type 309 but nothing follows the metadata line: the file is cut short")
         }
         // Some tools and OS versions write a classic text body under any bug_type, 309 too.
-        guard bytes[bodyStart] == 0x7B || bytes[bodyStart] == 0x5B else {  // { [
-            return try ClassicReportParser.parse(bytes, path: path)
-        }
-        // The tree of the body is let go once translated: the text is parsed without it.
-        guard let translation = try translate(bytes, from: bodyStart, metadata: metadata, crashType: crashType,
-                                              use: use, releasingInput: releasingInput, path: path) else {
-            return try ClassicReportParser.parse(bytes, path: path)
-        }
-        let document = IPSDocument(bytes: use == .text ? [] : bytes, frameObjects: translation.frameObjects,
-                                   inlinedFrames: translation.inlinedFrames, textBacktraces: translation.textBacktraces,
-                                   sharedCacheUUID: translation.sharedCacheUUID)
-        var report = CrashReport(path: path, bytes: translation.text, lines: translation.lines, header: translation.header,
-                                 codeType: translation.codeType, crashedThread: translation.crashedThread,
-                                 threads: translation.threads, images: translation.images, source: .ips(document))
-        report.matchFramesToImages()
-        report.placeFramesByImageOffset()
-        return report
+        guard bytes[bodyStart] == 0x7B || bytes[bodyStart] == 0x5B else { return nil }  // { [
+        return (metadata, crashType, bodyStart)
     }
 
     /// The JSON body at `bodyStart` read and translated to text, its tree not kept; nil when
@@ -96,6 +119,22 @@ public enum IPSReportParser {
     /// crash's that is not JSON or holds no threads).
     private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree, crashType: Bool,
                                   use: ReportUse, releasingInput: Bool, path: String) throws -> IPSTranslator.Translation? {
+        guard let (body, trailing) = try body(bytes, from: bodyStart, crashType: crashType, path: path) else { return nil }
+        guard releasingInput && use == .text else {
+            return IPSTranslator.translate(metadata: metadata, body: body, use: use, trailing: trailing..<bytes.count)
+        }
+        return bytes.withUnsafeBytes { input in
+            IPSTranslator.translate(metadata: metadata, body: body, use: use, trailing: trailing..<bytes.count,
+                                    release: InputRelease(input))
+        }
+    }
+
+    /// The JSON body at `bodyStart`, parsed (its threads, images and frames left collapsed)
+    /// and found not too dense to translate, and where the text after it starts; nil when the
+    /// file is read as a classic text report instead (a body of another bug_type than a
+    /// crash's that is not JSON or holds no threads).
+    private static func body(_ bytes: [UInt8], from bodyStart: Int, crashType: Bool,
+                             path: String) throws -> (JSONTree, trailing: Int)? {
         let body: JSONTree
         let bodyEnd: Int
         do {
@@ -122,13 +161,7 @@ public enum IPSReportParser {
         // each alone, or words a tool added) ends the translation as it is: never dropped.
         var trailing = bodyEnd
         while trailing < bytes.count && JSONScanner.isSpace(bytes[trailing]) { trailing += 1 }
-        guard releasingInput && use == .text else {
-            return IPSTranslator.translate(metadata: metadata, body: body, use: use, trailing: trailing..<bytes.count)
-        }
-        return bytes.withUnsafeBytes { input in
-            IPSTranslator.translate(metadata: metadata, body: body, use: use, trailing: trailing..<bytes.count,
-                                    release: InputRelease(input))
-        }
+        return (body, trailing)
     }
 
     /// Whether the JSON `body` is an object with a `threads` array: the shape of a crash report.

@@ -131,6 +131,8 @@ struct IPSTranslator {
     private var frameCount = 0
     /// Whether the crashed thread, whose state is read once every thread is written, was met.
     private var crashedThreadMet = false
+    /// The first thread written as crashed, and its members, for its state.
+    private var crashed: (number: Int, thread: JSONTree)?
     /// Where a frame object's members are found (``FrameMembers``), kept from one to the next.
     private var memberScratch: [Int?] = []
     private var images: [Image] = []
@@ -140,7 +142,7 @@ struct IPSTranslator {
     /// The report's model, made as the text is written.
     private var parts = IPSReportParts()
     /// The names of the report's frames, each held once.
-    private let names = FrameText()
+    private var names = FrameText()
     /// Each image's name as its frame lines hold it (`IPSReportParts.asWritten`); nil for none.
     private var frameImageNames: [String?] = []
     private var textBacktraces: [IPSDocument.TextBacktrace] = []
@@ -186,10 +188,25 @@ struct IPSTranslator {
 
     private mutating func run() {
         reserve()
+        writeOpening()
+        if let threads = member("threads"), body.nodes[threads].kind == .array {
+            if use == .document { threadsTextStart = writer.text.count }
+            var buffer: [JSONNode] = []
+            let faulting = body.int(member("faultingThread"))
+            for (number, thread) in body.children(of: threads).enumerated() {
+                writeThread(element: thread, number: number, faulting: faulting, buffer: &buffer)
+            }
+            dropThreadsText(atLeast: 0)
+            threadsTextStart = nil
+        }
+        writeClosing()
+    }
+
+    /// What comes before the threads: the header, the Last Exception Backtrace and the text
+    /// backtraces (the images are read first: frames are written with their names).
+    mutating func writeOpening() {
         readImages()
         writeHeader()
-        let threads = member("threads")
-        let faulting = body.int(member("faultingThread"))
         if let backtrace = member("lastExceptionBacktrace"), body.nodes[backtrace].hasValues {
             startBacktrace(Backtrace(kind: .lastExceptionBacktrace, headerLine: writer.lineCount))
             writer.line("Last Exception Backtrace:")
@@ -197,26 +214,25 @@ struct IPSTranslator {
             writer.line("")
         }
         writeTextBacktraces()
-        // The crashed thread's members (kept), for its state.
-        var crashed: (number: Int, thread: JSONTree)?
-        if let threads, body.nodes[threads].kind == .array {
-            if use == .document { threadsTextStart = writer.text.count }
-            var buffer: [JSONNode] = []
-            for (number, thread) in body.children(of: threads).enumerated() {
-                // A thread's members, its frames left collapsed to be read one at a time.
-                guard let tree = body.expanded(thread, recordingDepth: 1, reusing: &buffer) else { continue }
-                if writeThread(tree.root, of: tree, number: number, faulting: faulting), crashed == nil {
-                    // Its state is read once every thread is written.
-                    crashed = (number, tree)
-                    release?.keepFromHere()
-                } else if frameCount > 0 {
-                    release?.release(body.nodes[thread].range)
-                }
-            }
-            dropThreadsText(atLeast: 0)
-            threadsTextStart = nil
+    }
+
+    /// Writes thread `number`, element `thread` of the body's `threads`, its members expanded
+    /// with `buffer`. The first crashed thread is kept for its state (``writeClosing()``);
+    /// the others' JSON is given back once written (``release``).
+    mutating func writeThread(element thread: Int, number: Int, faulting: Int?, buffer: inout [JSONNode]) {
+        // A thread's members, its frames left collapsed to be read one at a time.
+        guard let tree = body.expanded(thread, recordingDepth: 1, reusing: &buffer) else { return }
+        if writeThread(tree.root, of: tree, number: number, faulting: faulting), crashed == nil {
+            // Its state is read once every thread is written.
+            crashed = (number, tree)
+            release?.keepFromHere()
+        } else if frameCount > 0 {
+            release?.release(body.nodes[thread].range)
         }
-        // Its state, read whole.
+    }
+
+    /// What comes after the threads: the crashed thread's state, then the images.
+    mutating func writeClosing() {
         if let (number, thread) = crashed, let collapsed = thread.member("threadState", of: thread.root),
            let state = thread.expanded(collapsed) {
             writeThreadState(state, number: number)
@@ -245,6 +261,59 @@ struct IPSTranslator {
         // The threads' text is let go a chunk at a time for a document.
         writer.text.reserveCapacity(use == .document ? 2 * Self.droppedTextChunk + body.bytes.count / 8 + 4096
                                                      : count * 100 + body.bytes.count / 8 + 4096)
+    }
+
+    // MARK: Pieces
+
+    /// A translator of `body` for its text a piece at a time (``IPSPieces``): it writes what
+    /// it is told to (``writeOpening()``, ``writeThread(element:number:faulting:buffer:)``,
+    /// ``writeClosing()``), and each piece is taken (``takePiece(path:appending:images:)``).
+    static func forPieces(metadata: JSONTree, body: JSONTree) -> IPSTranslator {
+        IPSTranslator(metadata: metadata, body: body, use: .text)
+    }
+
+    /// Gives back the input's bytes as they are read, from now on; `input` is the input as it
+    /// is now (the same bytes, and so the same place, each time).
+    mutating func releasing(_ input: UnsafeRawBufferPointer) {
+        if release == nil {
+            release = InputRelease(input)
+        } else {
+            release!.attach(input)
+        }
+    }
+
+    /// The text written since the last piece was taken.
+    var pieceTextSize: Int { writer.text.count }
+
+    /// The images of the report's image list, each at line 0: a piece's before the piece that
+    /// writes the list (``writeClosing()``) has its lines.
+    func imagesNotWritten() -> [BinaryImage] {
+        listedImages().map { reportImage(images[Int($0)], line: 0) }
+    }
+
+    /// What was written since the last piece, and `trailing` after it, as a report of its own,
+    /// read as the classic parser would read its text; its images are `images`, or those it
+    /// lists itself. The next piece starts afresh: its text, lines and names its own.
+    mutating func takePiece(path: String, appending trailing: ArraySlice<UInt8> = [],
+                            images pieceImages: [BinaryImage]?) -> CrashReport {
+        writer.text += trailing
+        let text = writer.text
+        let lines = writer.lineRanges()
+        let made = parts.finish(text: text, lines: lines, names: names)
+        let document = IPSDocument(bytes: [], frameObjects: made.objects, inlinedFrames: made.inlined,
+                                   textBacktraces: textBacktraces, sharedCacheUUID: sharedCacheUUID())
+        var report = CrashReport(path: path, bytes: text, lines: lines, header: parts.header, codeType: parts.codeType,
+                                 crashedThread: made.crashedThread, threads: made.threads,
+                                 images: pieceImages ?? parts.images, source: .ips(document))
+        report.matchFramesToImages()
+        report.placeFramesByImageOffset()
+        writer = ClassicTextWriter(fieldStyle: writer.fieldStyle)
+        var next = IPSReportParts()
+        (next.header, next.codeType, next.crashedFromHeader) = (parts.header, parts.codeType, parts.crashedFromHeader)
+        parts = next
+        names = FrameText()
+        textBacktraces = []
+        return report
     }
 
     /// A field of the header, written (``ClassicTextWriter/field(_:_:)``) and kept as the
@@ -649,10 +718,8 @@ struct IPSTranslator {
     /// "Binary Images:" and one line per image with a base, by address:
     /// `0xSTART - 0xEND NAME ARCH  <UUID> PATH`, END = base + size - 1.
     private mutating func writeImages() {
-        // Their places, not copies of them: a report can list a hundred thousand images.
-        var listed = images.indices.filter { images[$0].base != nil }.map { UInt32(truncatingIfNeeded: $0) }
+        let listed = listedImages()
         guard !listed.isEmpty else { return }
-        listed.sort { (images[Int($0)].base!, $0) < (images[Int($1)].base!, $1) }
         // Room for their lines and models, which would otherwise grow by copies of themselves.
         parts.images.reserveCapacity(parts.images.count + listed.count)
         let lineBytes = listed.reduce(0) { total, k in
@@ -674,6 +741,14 @@ struct IPSTranslator {
             entry += "  <" + (image.uuid ?? "???") + "> " + (image.path.flatMap { $0.isEmpty ? nil : $0 } ?? "???")
             writer.line(entry)
         }
+    }
+
+    /// The images the image list writes, by address: their places, not copies of them (a
+    /// report can list a hundred thousand images).
+    private func listedImages() -> [UInt32] {
+        var listed = images.indices.filter { images[$0].base != nil }.map { UInt32(truncatingIfNeeded: $0) }
+        listed.sort { (images[Int($0)].base!, $0) < (images[Int($1)].base!, $1) }
+        return listed
     }
 
     /// The report's image of `image`, whose line is `line`: its values as the line holds them.
