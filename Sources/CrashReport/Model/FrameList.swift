@@ -109,8 +109,8 @@ extension FrameList: CustomStringConvertible {
 }
 
 extension FrameList {
-    /// The bytes a frame takes in the list, when it fits a record (for the tests).
-    static var recordSize: Int { MemoryLayout<PackedFrame>.stride }
+    /// The bytes a frame takes in the list, when it fits a record.
+    public static var recordSize: Int { MemoryLayout<PackedFrame>.stride }
 
     /// The bytes a list's shared part takes besides its records (for the tests).
     static var headerSize: Int { MemoryLayout<Header>.stride }

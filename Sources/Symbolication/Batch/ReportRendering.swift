@@ -73,21 +73,25 @@ enum ReportRendering {
     }
 
     /// What a report written in `format` (to a file of its own with `toFile`) is read for: an
-    /// `.ips` report written back as `.ips` for its document, any other for its text.
+    /// `.ips` report written back as `.ips` for its document, as JSON for its model, any other
+    /// for its text.
     static func use(format: OutputFormat, toFile: Bool) -> ReportUse {
         switch format {
         case .ips: .document
         case .text: toFile ? .document : .text
-        case .metricKit, .kscrash, .json, .frames: .text
+        case .json: .model
+        case .metricKit, .kscrash, .frames: .text
         }
     }
 }
 
 extension CrashReport {
-    /// The bytes the report holds for its output: its text, and an `.ips` report's document
-    /// (which is all a report read for its document holds).
+    /// The bytes the report holds for its output: its text, an `.ips` report's document
+    /// (which is all a report read for its document holds), and its frames' records (all a
+    /// report read for its model holds of its threads; JSON writes some 150 bytes for each).
     var heldByteCount: Int {
-        if case .ips(let document) = source { return bytes.count + document.bytes.count }
-        return bytes.count
+        let frames = threads.reduce(0) { $0 + $1.frames.count } * FrameList.recordSize
+        if case .ips(let document) = source { return bytes.count + document.bytes.count + frames }
+        return bytes.count + frames
     }
 }

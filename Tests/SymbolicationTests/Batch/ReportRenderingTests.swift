@@ -92,8 +92,8 @@ final class ReportRenderingTests: XCTestCase {
     }
 
     /// An `.ips` report is read for its document exactly when it is written back as `.ips`, and
-    /// read that way, it is written as it is when read whole; read for its text, it is written
-    /// in every other format as it is when read whole.
+    /// read that way, it is written as it is when read whole; read for its model, as JSON; read
+    /// for its text, it is written in every other format as it is when read whole.
     func testAReportIsReadForWhatItsRenderingUses() throws {
         let text = Array(Self.reports.first { $0.name == "ips" }!.text.utf8)
         let whole = try ReportParser.parse(text, path: "ips")
@@ -103,6 +103,8 @@ final class ReportRenderingTests: XCTestCase {
                 let rendering = ReportRendering(source: whole.source, format: format, toFile: toFile)
                 if case .ips = rendering {
                     XCTAssertEqual(use, .document, "\(format.rawValue), to a file: \(toFile)")
+                } else if format == .json {
+                    XCTAssertEqual(use, .model, "\(format.rawValue), to a file: \(toFile)")
                 } else {
                     XCTAssertEqual(use, .text, "\(format.rawValue), to a file: \(toFile)")
                 }

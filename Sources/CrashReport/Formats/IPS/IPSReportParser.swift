@@ -38,9 +38,10 @@ public enum IPSReportParser {
     }
 
     /// Parses the `.ips` file at `path`, keeping what `use` reads (``ReportUse``): for `.text`,
-    /// a document without bytes; for `.document`, a text without the threads' lines. With
-    /// `releasingInput` (``ReportParser/parse(taking:path:use:)``) and `.text`, the pages of the
-    /// threads' JSON are given back to the system as they are translated (``InputRelease``).
+    /// a document without bytes; for `.document`, a text without the threads' lines; for
+    /// `.model`, neither. With `releasingInput` (``ReportParser/parse(taking:path:use:)``) and
+    /// `.text` or `.model`, the pages of the threads' JSON are given back to the system as they
+    /// are translated (``InputRelease``).
     ///
     /// - Throws: `ReportError.invalidIPS` when the metadata line or a bug_type 309 body is not
     ///   valid JSON (a truncated file, most often), or the body is not an object; the errors of
@@ -55,7 +56,7 @@ public enum IPSReportParser {
                                               use: use, releasingInput: releasingInput, path: path) else {
             return try ClassicReportParser.parse(bytes, path: path)
         }
-        let document = IPSDocument(bytes: use == .text ? [] : bytes, frameObjects: translation.frameObjects,
+        let document = IPSDocument(bytes: use.keepsDocument ? bytes : [], frameObjects: translation.frameObjects,
                                    inlinedFrames: translation.inlinedFrames, textBacktraces: translation.textBacktraces,
                                    sharedCacheUUID: translation.sharedCacheUUID)
         var report = CrashReport(path: path, bytes: translation.text, lines: translation.lines, header: translation.header,
@@ -120,7 +121,7 @@ public enum IPSReportParser {
     private static func translate(_ bytes: [UInt8], from bodyStart: Int, metadata: JSONTree, crashType: Bool,
                                   use: ReportUse, releasingInput: Bool, path: String) throws -> IPSTranslator.Translation? {
         guard let (body, trailing) = try body(bytes, from: bodyStart, crashType: crashType, path: path) else { return nil }
-        guard releasingInput && use == .text else {
+        guard releasingInput && !use.keepsDocument else {
             return IPSTranslator.translate(metadata: metadata, body: body, use: use, trailing: trailing..<bytes.count)
         }
         return bytes.withUnsafeBytes { input in

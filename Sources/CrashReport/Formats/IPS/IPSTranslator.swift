@@ -112,17 +112,18 @@ struct IPSTranslator {
         return estimate
     }
 
-    /// The text a thread's lines may take before they are let go, with ``ReportUse/document``.
+    /// The text a thread's lines may take before they are let go, with ``ReportUse/document``
+    /// and ``ReportUse/model``.
     static let droppedTextChunk = 1 << 16
 
     private let metadata: JSONTree
     private let body: JSONTree
-    /// What the translation is read for: the text of the threads is let go for `.document`,
-    /// the frames' objects are not noted for `.text`.
+    /// What the translation is read for: the text of the threads is let go for `.document`
+    /// and `.model`, the frames' objects are noted for `.any` and `.document` alone.
     private let use: ReportUse
     /// With `.document`, once the threads are written: where their text starts.
     private var threadsTextStart: Int?
-    /// With `.text`, for an input the parser was handed to take: gives back each frame object
+    /// With `.text` or `.model`, for an input the parser was handed to take: gives back each frame object
     /// once it is read and each thread's JSON once it is written, from the first frame on
     /// (before it, the report may turn out to have none, and be read whole again as one
     /// without backtraces); the crashed thread's state stays.
@@ -190,7 +191,7 @@ struct IPSTranslator {
         reserve()
         writeOpening()
         if let threads = member("threads"), body.nodes[threads].kind == .array {
-            if use == .document { threadsTextStart = writer.text.count }
+            if use.dropsThreadsText { threadsTextStart = writer.text.count }
             var buffer: [JSONNode] = []
             let faulting = body.int(member("faultingThread"))
             for (number, thread) in body.children(of: threads).enumerated() {
@@ -255,11 +256,11 @@ struct IPSTranslator {
         }
         parts.backtraces.reserveCapacity(threadCount + 1)
         parts.firstObject.reserveCapacity(threadCount + 1)
-        if use != .text { parts.objects.reserveCapacity(count) }
+        if use.keepsDocument { parts.objects.reserveCapacity(count) }
         // A line per frame, and a thread's header, name and blank line.
         writer.expectedLineCount = count + 3 * threadCount + 1024
         // The threads' text is let go a chunk at a time for a document.
-        writer.text.reserveCapacity(use == .document ? 2 * Self.droppedTextChunk + body.bytes.count / 8 + 4096
+        writer.text.reserveCapacity(use.dropsThreadsText ? 2 * Self.droppedTextChunk + body.bytes.count / 8 + 4096
                                                      : count * 100 + body.bytes.count / 8 + 4096)
     }
 
@@ -461,7 +462,7 @@ struct IPSTranslator {
         return crashed
     }
 
-    /// With ``ReportUse/document``, while the threads are written: lets go of their text once
+    /// With ``ReportUse/document`` or ``ReportUse/model``, while the threads are written: lets go of their text once
     /// it takes `bytes` or more (their model is made, and only it is read).
     private mutating func dropThreadsText(atLeast bytes: Int) {
         guard let start = threadsTextStart, writer.text.count - start >= bytes else { return }
@@ -602,7 +603,7 @@ struct IPSTranslator {
         }
         parts.backtraces[b].frames.append(frame)
         frameCount += 1
-        if use != .text {
+        if use.keepsDocument {
             // The scanner reads no input past 4 GiB (reports are read up to 1 GiB).
             let object = body.nodes[node].range
             parts.objects.append((UInt32(truncatingIfNeeded: object.lowerBound),

@@ -6,7 +6,7 @@ import XCTest
 /// An `.ips` report read for one use (``ReportUse``) holds only what that use reads, and gives
 /// the same output: read for its text (its input taken, its JSON given back as it is
 /// translated), it prints the text of a report read whole; read for its document, it writes
-/// the same document back. Compared over every `.ips` fixture and generated reports, small and
+/// the same document back; read for its model (taken too), the same JSON. Compared over every `.ips` fixture and generated reports, small and
 /// of thousands of threads (whose text is let go, and whose JSON is given back, many times
 /// over), each with every frame resolved.
 final class IPSReportUseTests: XCTestCase {
@@ -79,9 +79,12 @@ final class IPSReportUseTests: XCTestCase {
         var taken = bytes
         let text = try ReportParser.parse(taking: &taken, path: "report.ips", use: .text)
         let forDocument = try ReportParser.parse(bytes, path: "report.ips", use: .document)
+        var takenForModel = bytes
+        let forModel = try ReportParser.parse(taking: &takenForModel, path: "report.ips", use: .model)
         XCTAssertEqual(taken, [], "\(name): the input is taken")
+        XCTAssertEqual(takenForModel, [], "\(name): the input is taken")
         guard case .ips(let wholeDocument) = whole.source, case .ips(let textDocument) = text.source,
-              case .ips(let document) = forDocument.source else {
+              case .ips(let document) = forDocument.source, case .ips(let modelDocument) = forModel.source else {
             return XCTFail("\(name): not read as .ips by every use")
         }
 
@@ -109,6 +112,14 @@ final class IPSReportUseTests: XCTestCase {
             XCTAssertLessThan(forDocument.bytes.count, whole.bytes.count / 2, "\(name): the threads' text is let go")
         }
 
+        // For its model: the same model, a document without bytes, the threads' text let go.
+        assertSameModel(forModel, whole, name)
+        XCTAssertEqual(modelDocument.bytes, [], name)
+        XCTAssertEqual(modelDocument.frameObjects.count, 0, name)
+        XCTAssertEqual(modelDocument.sharedCacheUUID, wholeDocument.sharedCacheUUID, name)
+        XCTAssertEqual(forModel.lines.count, whole.lines.count, name)
+        XCTAssertEqual(forModel.bytes, forDocument.bytes, "\(name): the text left as a document's is")
+
         // The same output, every frame resolved.
         let resolutions = Self.resolutions(of: whole)
         func rendered(_ report: CrashReport, ips: Bool) -> [UInt8] {
@@ -123,6 +134,12 @@ final class IPSReportUseTests: XCTestCase {
         }
         XCTAssertEqual(rendered(text, ips: false), rendered(whole, ips: false), "\(name): text output")
         XCTAssertEqual(rendered(forDocument, ips: true), rendered(whole, ips: true), "\(name): .ips output")
+        func json(_ report: CrashReport) -> [UInt8] {
+            var out: [UInt8] = []
+            JSONRenderer.renderReport(SymbolicatedReport(report: report, frames: resolutions), into: &out)
+            return out
+        }
+        XCTAssertEqual(json(forModel), json(whole), "\(name): JSON output")
     }
 
     private func assertSameModel(_ report: CrashReport, _ expected: CrashReport, _ name: String) {

@@ -1,0 +1,104 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// A large `.ips` report (4 MiB or more) written to the stream as text or frame lines is read,
+/// symbolicated and written a piece of whole threads at a time. Its output is that of its
+/// translation read as a classic report: the tool's text of it with nothing resolved (which
+/// the library tests compare with the report read whole), symbolicated again as a `.crash`
+/// file, whose frames the format tests check against llvm-symbolizer.
+final class LargeIPSReportTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = try makeTemporaryDirectory("large-ips")
+    }
+
+    override func tearDownWithError() throws {
+        if let root { try? FileManager.default.removeItem(at: root) }
+    }
+
+    /// The fixture `.ips` report with its threads copied until it takes 5 MiB: threads of the
+    /// app (resolved with the fixtures' dSYMs) and of system libraries (left as they are).
+    private func largeReport() throws -> String {
+        let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
+        var lines = template.components(separatedBy: "\n")
+        let body = lines.dropFirst().joined(separator: "\n")
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let threads = try XCTUnwrap(document["threads"] as? [[String: Any]])
+        let place = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("  \"threads\" : [") })
+        var objects: [String] = []
+        var size = template.utf8.count
+        var k = 0
+        while size < 5 << 20 {
+            var thread = threads[k % threads.count]
+            thread["id"] = 1000 + k
+            if k > 0 { thread.removeValue(forKey: "triggered") }
+            let object = String(decoding: try JSONSerialization.data(withJSONObject: thread, options: .sortedKeys), as: UTF8.self)
+            objects.append(object)
+            size += object.utf8.count + 1
+            k += 1
+        }
+        lines[place] = "  \"threads\" : [" + objects.joined(separator: ",") + "],"
+        let report = root.appendingPathComponent("large.ips").path
+        try lines.joined(separator: "\n").write(toFile: report, atomically: false, encoding: .utf8)
+        return report
+    }
+
+    func testALargeIPSReportGivesWhatItsTranslationGives() throws {
+        let macho = try Fixtures.path("macho")
+        let report = try largeReport()
+        let translated = try CLI.run(["-q", report])
+        XCTAssertEqual(translated.status, .success, translated.stderrText)
+        let translation = root.appendingPathComponent("translation.crash").path
+        try translated.stdout.write(to: URL(fileURLWithPath: translation))
+
+        let pieces = try CLI.run(["-q", "-d", macho, report])
+        let classic = try CLI.run(["-q", "-d", macho, translation])
+        XCTAssertEqual(pieces.status, .success, pieces.stderrText)
+        XCTAssertEqual(classic.status, .success, classic.stderrText)
+        XCTAssertTrue(pieces.stdout == classic.stdout, "the text of the .ips as the text of its translation")
+        XCTAssertNotEqual(pieces.stdout, translated.stdout, "frames were resolved")
+        XCTAssertEqual(pieces.stderrText.replacingOccurrences(of: report, with: "REPORT"),
+                       classic.stderrText.replacingOccurrences(of: translation, with: "REPORT"), "the same warnings")
+
+        // Frame lines, less their first field (the report's path).
+        func framesWithoutPath(_ path: String) throws -> [Substring] {
+            let result = try CLI.run(["-q", "--format", "frames", "-d", macho, path])
+            XCTAssertEqual(result.status, .success, result.stderrText)
+            return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+                .map { $0.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).last ?? "" }
+        }
+        let frames = try framesWithoutPath(report)
+        XCTAssertGreaterThan(frames.count, 50_000)
+        XCTAssertEqual(frames, try framesWithoutPath(translation), "the frame lines of the .ips as those of its translation")
+    }
+
+    /// Among other reports, at `-j 2`: its output where it belongs, the summary and the list
+    /// of missing debug files counting it once (its app's images have none here); a reader
+    /// that stops early ends the run at once.
+    func testALargeIPSReportAmongOthers() throws {
+        let macho = try Fixtures.path("macho")
+        let report = try largeReport()
+        let small = try Fixtures.path("reports/App-arm64.crash")
+        let alone = try CLI.run(["-q", report])
+        let smallAlone = try CLI.run(["-q", small])
+        let missing = root.appendingPathComponent("missing.csv").path
+        let batch = try CLI.run(["-j", "2", "--missing", missing, small, report, small])
+        XCTAssertEqual(batch.status, .success, batch.stderrText)
+        let expected = Data("==> \(small) <==\n".utf8) + smallAlone.stdout + Data("\n==> \(report) <==\n".utf8) + alone.stdout
+            + Data("\n==> \(small) <==\n".utf8) + smallAlone.stdout
+        XCTAssertTrue(batch.stdout == expected, "each report's output in its place")
+        XCTAssertTrue(batch.stderrLines.contains { $0.contains(": 3 reports, ") }, batch.stderrText)
+        let list = try String(contentsOfFile: missing, encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertFalse(list.isEmpty, "the app's images lack debug files")
+        for row in list {
+            let reports = row.split(separator: ",", omittingEmptySubsequences: false).dropLast().last
+            XCTAssertTrue(reports == "1" || reports == "2" || reports == "3", "\(row): each report counted once")
+        }
+
+        let stopped = try CLI.shell("\"$SYMBOLICATE\" -q -d '\(macho)' '\(report)' | head -c 1000 > /dev/null; echo ${PIPESTATUS[0]}",
+                                    timeout: 60)
+        XCTAssertEqual(String(decoding: stopped.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "0", stopped.stderrText)
+    }
+}

@@ -1,0 +1,150 @@
+@testable import CrashReport
+import Foundation
+import TestSupport
+import XCTest
+
+/// A large `.ips` report read a piece at a time (``IPSPieces``) gives what it gives read whole:
+/// the pieces' texts one after another are the whole report's text, and their outputs, every
+/// frame resolved, one after another, are its output, as text and as frame lines. Compared
+/// over every `.ips` fixture and generated reports (thread names,
+/// crashed threads with and without states, inlined and symbolicated frames, frames without an
+/// image, Last Exception and text backtraces, text after the body), each cut into pieces of
+/// every size from a thread each to one piece, their JSON given back as they are read.
+final class IPSPiecesTests: XCTestCase {
+    private static let pieceSizes = [1, 700, 4_096, 1 << 16, Int.max]
+
+    func testTheFixturesInPiecesGiveTheWholeReportsOutput() throws {
+        try IPSModelOracleTests.forEachJSONFixture { bytes, name in try assertPiecesAgree(bytes, name) }
+    }
+
+    func testGeneratedReportsInPiecesGiveTheWholeReportsOutput() throws {
+        var generator = SplitMix64(seed: 0x91E)
+        for k in 0..<150 {
+            var text = IPSModelOracleTests.generatedReport(&generator, threads: 1...9, states: true)
+            if k % 7 == 0 { text += "\nwords a tool added after the body\n" }
+            try assertPiecesAgree(Array(text.utf8), "generated report \(k)")
+        }
+        for k in 0..<2 {
+            let text = IPSModelOracleTests.generatedReport(&generator, threads: 700...1_000, states: true)
+            try assertPiecesAgree(Array(text.utf8), "large generated report \(k)")
+        }
+    }
+
+    /// The crashed thread of 15,000 frames, its state before or after them, among threads of
+    /// 300: a piece holds whole threads, the state is written after the last.
+    func testAThreadOfManyFramesIsOnePieceAndItsStateStays() throws {
+        let frames = (0..<15_000).map { k in
+            #"{"imageOffset":\#(16_000 + k % 977),"imageIndex":\#(k % 3)\#(k % 5 == 0 ? #","symbol":"recurse","symbolLocation":12"# : "")}"#
+        }.joined(separator: ",")
+        let state = #""threadState":{"flavor":"ARM_THREAD_STATE64","x":[{"value":1},{"value":2}],"pc":{"value":4372775428},"lr":{"value":4372775748},"sp":{"value":6094139152},"fp":{"value":6094139232},"cpsr":{"value":1610612736},"far":{"value":0}}"#
+        let images = #""usedImages":[{"base":4372758528,"size":65536,"uuid":"4c4c44c3-5555-3144-a19b-af60d4f21f14","name":"App","arch":"arm64"},{"base":7000000000,"size":1048576,"name":"libsystem_kernel.dylib"},{"base":8000000000,"size":1048576,"name":"libdyld.dylib"}]"#
+        let other = #"{"id":7,"frames":["# + (0..<300).map { #"{"imageOffset":\#(17_000 + $0),"imageIndex":0}"# }
+            .joined(separator: ",") + "]}"
+        for crashed in [#"{"triggered":true,"# + state + #","frames":["# + frames + "]}",
+                        #"{"triggered":true,"frames":["# + frames + "]," + state + "}"] {
+            let text = #"{"bug_type":"309","os_version":"iPhone OS 17.0 (21A329)"}"# + "\n"
+                + #"{"procName":"App","cpuType":"ARM-64","threads":["# + [other, crashed, other, other].joined(separator: ",")
+                + "]," + images + "}"
+            try assertPiecesAgree(Array(text.utf8), "one thread of many frames, its state "
+                                  + (crashed.contains(#""triggered":true,"threadState""#) ? "first" : "last"))
+        }
+    }
+
+    /// Only a JSON crash report is read in pieces; the others are read whole, their bytes left
+    /// as they were, and one that cannot be read throws as it does read whole.
+    func testOnlyJSONCrashReportsAreReadInPieces() throws {
+        guard let fixtures = TestPaths.fixtures else { throw XCTSkip(TestPaths.fixturesAbsent) }
+        let classic = try String(contentsOfFile: fixtures.appendingPathComponent("reports/App-arm64.crash").path, encoding: .utf8)
+        let threads = (0..<50).map { #"{"id":\#($0),"frames":[]}"# }.joined(separator: ",")
+        let others: [(String, String)] = [
+            ("a classic report", classic),
+            ("a classic body under bug_type 109", #"{"bug_type":"109","os_version":"iPhone OS 14.4"}"# + "\n" + classic),
+            ("a classic body under bug_type 309", #"{"bug_type":"309","os_version":"iPhone OS 14.4"}"# + "\n" + classic),
+            ("a jetsam event", #"{"bug_type":"298","os_version":"iPhone OS 17.0"}"# + "\n"
+                + #"{"procName":"App","threads":["# + threads + #"],"usedImages":[]}"#),
+            ("a body without threads", #"{"bug_type":"309","os_version":"iPhone OS 17.0"}"# + "\n" + #"{"procName":"App"}"#),
+        ]
+        for (name, text) in others {
+            var bytes = Array(text.utf8)
+            XCTAssertNil(try ReportParser.pieces(taking: &bytes, path: "r.ips", pieceSize: 1), name)
+            XCTAssertEqual(bytes, Array(text.utf8), "\(name): left as it was")
+        }
+        let cut = #"{"bug_type":"309","os_version":"iPhone OS 17.0"}"# + "\n" + #"{"procName":"App","threads":[{"frames":["#
+        var bytes = Array(cut.utf8)
+        var thrown: Error?
+        do { _ = try ReportParser.pieces(taking: &bytes, path: "cut.ips", pieceSize: 1) } catch { thrown = error }
+        XCTAssertThrowsError(try ReportParser.parse(Array(cut.utf8), path: "cut.ips")) { whole in
+            XCTAssertEqual(thrown.map { "\($0)" }, "\(whole)", "the error of the report read whole")
+        }
+        XCTAssertEqual(bytes, Array(cut.utf8), "a report that cannot be read is left as it was")
+    }
+
+    // MARK: Comparing
+
+    /// Reads `bytes` whole for its text, then in pieces of each size, taken, and compares.
+    private func assertPiecesAgree(_ bytes: [UInt8], _ name: String) throws {
+        let whole = try ReportParser.parse(bytes, path: "report.ips", use: .text)
+        let wholeText = rendered(whole), wholeFrames = framesRendered(whole)
+        for size in Self.pieceSizes {
+            var taken = bytes
+            let pieces = try XCTUnwrap(try ReportParser.pieces(taking: &taken, path: "report.ips", pieceSize: size),
+                                       "\(name): read in pieces")
+            XCTAssertEqual(taken, [], "\(name): the input is taken")
+            var text: [UInt8] = [], output: [UInt8] = [], frames: [UInt8] = []
+            var count = 0, threads = 0
+            while let piece = pieces.next() {
+                count += 1
+                threads += piece.threads.count
+                text += piece.bytes
+                XCTAssertEqual(piece.lines, LineRanges(piece.bytes), "\(name), pieces of \(size): piece \(count)'s lines")
+                XCTAssertEqual(piece.header.map(\.key), whole.header.map(\.key), "\(name), pieces of \(size)")
+                XCTAssertEqual(piece.header.map(\.value), whole.header.map(\.value), "\(name), pieces of \(size)")
+                XCTAssertEqual(piece.codeType, whole.codeType, "\(name), pieces of \(size)")
+                XCTAssertEqual(piece.images.map(\.name), whole.images.map(\.name), "\(name), pieces of \(size)")
+                XCTAssertEqual(piece.images.map(\.loadAddress), whole.images.map(\.loadAddress), "\(name), pieces of \(size)")
+                XCTAssertEqual(piece.images.map(\.identity), whole.images.map(\.identity), "\(name), pieces of \(size)")
+                output += rendered(piece)
+                frames += framesRendered(piece)
+            }
+            XCTAssertNil(pieces.next(), "\(name): no piece after the last")
+            XCTAssertEqual(threads, whole.threads.count, "\(name), pieces of \(size): the backtraces")
+            XCTAssertTrue(text == whole.bytes, "\(name), pieces of \(size): the text, piece after piece")
+            XCTAssertTrue(output == wholeText, "\(name), pieces of \(size): the text output, every frame resolved")
+            XCTAssertTrue(frames == wholeFrames, "\(name), pieces of \(size): the frame lines, every frame resolved")
+            let threadCount = whole.threads.filter { if case .thread = $0.kind { return true } else { return false } }.count
+            if size == 1 { XCTAssertGreaterThanOrEqual(count, threadCount, "\(name): a thread a piece") }
+            if size == Int.max { XCTAssertEqual(count, 1, "\(name): one piece") }
+        }
+    }
+
+    private func rendered(_ report: CrashReport) -> [UInt8] {
+        var out: [UInt8] = []
+        TextRenderer().render(SymbolicatedReport(report: report, frames: Self.resolutions(of: report)), into: &out)
+        return out
+    }
+
+    private func framesRendered(_ report: CrashReport) -> [UInt8] {
+        var out: [UInt8] = []
+        FramesRenderer().render(SymbolicatedReport(report: report, frames: Self.resolutions(of: report)), into: &out)
+        return out
+    }
+
+    /// A resolution for every frame with an address, made of the address alone (so that a
+    /// frame resolves alike in a piece and in the whole report): one source frame, or two (an
+    /// inlined one first) for every address divisible by 3.
+    private static func resolutions(of report: CrashReport) -> [FrameKey: [SourceFrame]] {
+        var frames: [FrameKey: [SourceFrame]] = [:]
+        for (t, thread) in report.threads.enumerated() {
+            for (f, frame) in thread.frames.enumerated() where !frame.flags.contains(.addressUnknown) {
+                let hex = String(frame.address, radix: 16)
+                var resolved = [SourceFrame(function: "f_\(hex)", offset: frame.address % 64, file: "/src/f.swift",
+                                            line: Int(frame.address % 900), column: 3)]
+                if frame.address % 3 == 0 {
+                    resolved.insert(SourceFrame(function: "inlined_\(hex)", file: "/src/g.h", line: 7, inlined: true), at: 0)
+                }
+                frames[FrameKey(thread: t, frame: f)] = resolved
+            }
+        }
+        return frames
+    }
+}
