@@ -30,8 +30,9 @@ enum ReportFuzzChecks {
         return broken + check(report, input: bytes) + ipsUses(bytes, whole: report)
     }
 
-    /// The `.ips` report read for its text, its input given back as it is translated, and for
-    /// its document: the same model, and the same text or the same document as read whole.
+    /// The `.ips` report read for its text, its input given back as it is translated, for its
+    /// document and for its model: the same model, and the same text or the same document as
+    /// read whole; read in pieces, the same text.
     private static func ipsUses(_ bytes: [UInt8], whole: CrashReport) -> [String] {
         var broken: [String] = []
         var taken = bytes
@@ -49,6 +50,36 @@ enum ReportFuzzChecks {
         if case .ips(let kept) = document.source, case .ips(let expected) = whole.source,
            kept.bytes != expected.bytes || kept.frameObjects != expected.frameObjects {
             broken.append("read for its document, the document differs from the one read whole")
+        }
+        var takenForModel = bytes
+        takenForModel.withUnsafeMutableBufferPointer { _ in }
+        if let model = try? IPSReportParser.parse(takenForModel, path: "fuzz.ips", use: .model, releasingInput: true),
+           model.threads != whole.threads || model.images != whole.images || model.lines.count != whole.lines.count {
+            broken.append("read for its model, the report's model differs from the report read whole")
+        }
+        return broken + ipsPieces(bytes, whole: text)
+    }
+
+    /// The `.ips` report read a piece at a time (threads each alone, then two thousand bytes
+    /// of text at a time), its input given back as it goes: the pieces' texts one after another
+    /// are the text read whole, and they hold as many frames.
+    private static func ipsPieces(_ bytes: [UInt8], whole: CrashReport) -> [String] {
+        var broken: [String] = []
+        for size in [1, 2_000] {
+            var taken = bytes
+            taken.withUnsafeMutableBufferPointer { _ in }
+            guard let pieces = try? IPSReportParser.pieces(taken, path: "fuzz.ips", pieceSize: size, releasingInput: true)
+            else { continue }
+            var text: [UInt8] = []
+            var frames = 0
+            while let piece = pieces.next() {
+                text += piece.bytes
+                frames += piece.threads.reduce(0) { $0 + $1.frames.count }
+            }
+            if text != whole.bytes { broken.append("read in pieces of \(size), the text differs from the text read whole") }
+            if frames != whole.threads.reduce(0, { $0 + $1.frames.count }) {
+                broken.append("read in pieces of \(size), the frames differ from those read whole")
+            }
         }
         return broken
     }
