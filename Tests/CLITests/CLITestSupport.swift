@@ -144,6 +144,33 @@ enum Fixtures {
         try root().appendingPathComponent(relative).path
     }
 
+    /// The fixture `.ips` report (`ips/App-arm64.ips`) with more threads, written to `path`
+    /// once it takes `size` bytes: its first thread (the crashed one), then its thread
+    /// `copied(k, count)` (of its `count`) as the `k`th more, each with an id of its own and
+    /// none marked as the crashed one. Its threads are on one line, as Apple writes them.
+    static func ipsReportOfManyThreads(size: Int, to path: String, copied: (Int, Int) -> Int) throws {
+        let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
+        var lines = template.components(separatedBy: "\n")
+        let body = lines.dropFirst().joined(separator: "\n")
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let threads = try XCTUnwrap(document["threads"] as? [[String: Any]])
+        let place = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("  \"threads\" : [") })
+        var objects = [String(decoding: try JSONSerialization.data(withJSONObject: threads[0]), as: UTF8.self)]
+        var written = template.utf8.count
+        var k = 0
+        while written < size {
+            var thread = threads[copied(k, threads.count)]
+            thread["id"] = 1000 + k
+            thread.removeValue(forKey: "triggered")
+            let object = String(decoding: try JSONSerialization.data(withJSONObject: thread), as: UTF8.self)
+            objects.append(object)
+            written += object.utf8.count + 1
+            k += 1
+        }
+        lines[place] = "  \"threads\" : [" + objects.joined(separator: ",") + "],"
+        try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
+    }
+
     /// `Fixtures/build/FOLDER`, a folder of twins of the fixture reports in another format
     /// (`ips`, `kscrash`, `metrickit`) holding `App-arm64.EXT`; an error (a failure, not a skip)
     /// when the fixtures are built but it is absent, since Fixtures/build.sh always makes it.

@@ -21,27 +21,8 @@ final class LargeIPSReportTests: XCTestCase {
     /// The fixture `.ips` report with its threads copied until it takes 5 MiB: threads of the
     /// app (resolved with the fixtures' dSYMs) and of system libraries (left as they are).
     private func largeReport() throws -> String {
-        let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
-        var lines = template.components(separatedBy: "\n")
-        let body = lines.dropFirst().joined(separator: "\n")
-        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
-        let threads = try XCTUnwrap(document["threads"] as? [[String: Any]])
-        let place = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("  \"threads\" : [") })
-        var objects: [String] = []
-        var size = template.utf8.count
-        var k = 0
-        while size < 5 << 20 {
-            var thread = threads[k % threads.count]
-            thread["id"] = 1000 + k
-            if k > 0 { thread.removeValue(forKey: "triggered") }
-            let object = String(decoding: try JSONSerialization.data(withJSONObject: thread, options: .sortedKeys), as: UTF8.self)
-            objects.append(object)
-            size += object.utf8.count + 1
-            k += 1
-        }
-        lines[place] = "  \"threads\" : [" + objects.joined(separator: ",") + "],"
         let report = root.appendingPathComponent("large.ips").path
-        try lines.joined(separator: "\n").write(toFile: report, atomically: false, encoding: .utf8)
+        try Fixtures.ipsReportOfManyThreads(size: 5 << 20, to: report) { k, count in k % count }
         return report
     }
 

@@ -194,26 +194,9 @@ final class ReportMemoryBoundTests: XCTestCase {
     /// translation.
     func testAnIPSReportCostsAtMostOneAndAHalfTimesItsSizeWrittenAsTextOrJSON() throws {
         let macho = try Fixtures.path("macho")
-        let template = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
-        var lines = template.components(separatedBy: "\n")
-        let body = lines.dropFirst().joined(separator: "\n")
-        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
-        let threads = try XCTUnwrap(document["threads"] as? [[String: Any]])
-        let place = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("  \"threads\" : [") })
-        var objects = [String(decoding: try JSONSerialization.data(withJSONObject: threads[0]), as: UTF8.self)]
-        var size = template.utf8.count
-        var k = 0
-        while size < 32 << 20 {
-            var thread = threads[1 + k % (threads.count - 1)]
-            thread["id"] = 1000 + k
-            let object = String(decoding: try JSONSerialization.data(withJSONObject: thread), as: UTF8.self)
-            objects.append(object)
-            size += object.utf8.count + 1
-            k += 1
-        }
-        lines[place] = "  \"threads\" : [" + objects.joined(separator: ",") + "],"
         let report = path("many-threads.ips")
-        try lines.joined(separator: "\n").write(toFile: report, atomically: false, encoding: .utf8)
+        // The fixture's other threads, again and again: frames of system libraries.
+        try Fixtures.ipsReportOfManyThreads(size: 32 << 20, to: report) { k, count in 1 + k % (count - 1) }
         try assertBound(report, times: 1.5, debug: macho, commands: [
             "\"$SYMBOLICATE\" -q -d \(quoted(macho)) REPORT",
             "bash -c 'cat REPORT | \"$SYMBOLICATE\" -q -d \(quoted(macho)) -'",

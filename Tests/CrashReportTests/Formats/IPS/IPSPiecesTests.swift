@@ -33,20 +33,9 @@ final class IPSPiecesTests: XCTestCase {
     /// The crashed thread of 15,000 frames, its state before or after them, among threads of
     /// 300: a piece holds whole threads, the state is written after the last.
     func testAThreadOfManyFramesIsOnePieceAndItsStateStays() throws {
-        let frames = (0..<15_000).map { k in
-            #"{"imageOffset":\#(16_000 + k % 977),"imageIndex":\#(k % 3)\#(k % 5 == 0 ? #","symbol":"recurse","symbolLocation":12"# : "")}"#
-        }.joined(separator: ",")
-        let state = #""threadState":{"flavor":"ARM_THREAD_STATE64","x":[{"value":1},{"value":2}],"pc":{"value":4372775428},"lr":{"value":4372775748},"sp":{"value":6094139152},"fp":{"value":6094139232},"cpsr":{"value":1610612736},"far":{"value":0}}"#
-        let images = #""usedImages":[{"base":4372758528,"size":65536,"uuid":"4c4c44c3-5555-3144-a19b-af60d4f21f14","name":"App","arch":"arm64"},{"base":7000000000,"size":1048576,"name":"libsystem_kernel.dylib"},{"base":8000000000,"size":1048576,"name":"libdyld.dylib"}]"#
-        let other = #"{"id":7,"frames":["# + (0..<300).map { #"{"imageOffset":\#(17_000 + $0),"imageIndex":0}"# }
-            .joined(separator: ",") + "]}"
-        for crashed in [#"{"triggered":true,"# + state + #","frames":["# + frames + "]}",
-                        #"{"triggered":true,"frames":["# + frames + "]," + state + "}"] {
-            let text = #"{"bug_type":"309","os_version":"iPhone OS 17.0 (21A329)"}"# + "\n"
-                + #"{"procName":"App","cpuType":"ARM-64","threads":["# + [other, crashed, other, other].joined(separator: ",")
-                + "]," + images + "}"
-            try assertPiecesAgree(Array(text.utf8), "one thread of many frames, its state "
-                                  + (crashed.contains(#""triggered":true,"threadState""#) ? "first" : "last"))
+        for stateFirst in [true, false] {
+            let text = IPSReportUseTests.reportWithAThreadOfManyFrames(stateFirst: stateFirst, threadsAfter: 2)
+            try assertPiecesAgree(Array(text.utf8), "one thread of many frames, its state " + (stateFirst ? "first" : "last"))
         }
     }
 
@@ -119,32 +108,13 @@ final class IPSPiecesTests: XCTestCase {
 
     private func rendered(_ report: CrashReport) -> [UInt8] {
         var out: [UInt8] = []
-        TextRenderer().render(SymbolicatedReport(report: report, frames: Self.resolutions(of: report)), into: &out)
+        TextRenderer().render(SymbolicatedReport(report: report, frames: IPSReportUseTests.resolutions(of: report)), into: &out)
         return out
     }
 
     private func framesRendered(_ report: CrashReport) -> [UInt8] {
         var out: [UInt8] = []
-        FramesRenderer().render(SymbolicatedReport(report: report, frames: Self.resolutions(of: report)), into: &out)
+        FramesRenderer().render(SymbolicatedReport(report: report, frames: IPSReportUseTests.resolutions(of: report)), into: &out)
         return out
-    }
-
-    /// A resolution for every frame with an address, made of the address alone (so that a
-    /// frame resolves alike in a piece and in the whole report): one source frame, or two (an
-    /// inlined one first) for every address divisible by 3.
-    private static func resolutions(of report: CrashReport) -> [FrameKey: [SourceFrame]] {
-        var frames: [FrameKey: [SourceFrame]] = [:]
-        for (t, thread) in report.threads.enumerated() {
-            for (f, frame) in thread.frames.enumerated() where !frame.flags.contains(.addressUnknown) {
-                let hex = String(frame.address, radix: 16)
-                var resolved = [SourceFrame(function: "f_\(hex)", offset: frame.address % 64, file: "/src/f.swift",
-                                            line: Int(frame.address % 900), column: 3)]
-                if frame.address % 3 == 0 {
-                    resolved.insert(SourceFrame(function: "inlined_\(hex)", file: "/src/g.h", line: 7, inlined: true), at: 0)
-                }
-                frames[FrameKey(thread: t, frame: f)] = resolved
-            }
-        }
-        return frames
     }
 }

@@ -35,20 +35,29 @@ final class IPSReportUseTests: XCTestCase {
     /// 300: its frames are given back as they are read, and its state, before or after them,
     /// is written all the same.
     func testOneThreadOfManyFramesReadForOneUseGivesTheSameOutput() throws {
+        for stateFirst in [true, false] {
+            let text = Self.reportWithAThreadOfManyFrames(stateFirst: stateFirst)
+            XCTAssertGreaterThan(text.utf8.count, 512 << 10)
+            try assertUsesAgree(Array(text.utf8), "one thread, its state " + (stateFirst ? "first" : "last"))
+        }
+    }
+
+    /// A report of a crashed thread of 15,000 frames (in three images, every fifth named by the
+    /// device), its state before or after its frames, after a thread of 300 and before
+    /// `threadsAfter` more such.
+    static func reportWithAThreadOfManyFrames(stateFirst: Bool, threadsAfter: Int = 0) -> String {
         let frames = (0..<15_000).map { k in
             #"{"imageOffset":\#(16_000 + k % 977),"imageIndex":\#(k % 3)\#(k % 5 == 0 ? #","symbol":"recurse","symbolLocation":12"# : "")}"#
         }.joined(separator: ",")
         let state = #""threadState":{"flavor":"ARM_THREAD_STATE64","x":[{"value":1},{"value":2}],"pc":{"value":4372775428},"lr":{"value":4372775748},"sp":{"value":6094139152},"fp":{"value":6094139232},"cpsr":{"value":1610612736},"far":{"value":0}}"#
         let images = #""usedImages":[{"base":4372758528,"size":65536,"uuid":"4c4c44c3-5555-3144-a19b-af60d4f21f14","name":"App","arch":"arm64"},{"base":7000000000,"size":1048576,"name":"libsystem_kernel.dylib"},{"base":8000000000,"size":1048576,"name":"libdyld.dylib"}]"#
-        let before = #"{"id":7,"frames":["# + (0..<300).map { #"{"imageOffset":\#(17_000 + $0),"imageIndex":0}"# }
+        let other = #"{"id":7,"frames":["# + (0..<300).map { #"{"imageOffset":\#(17_000 + $0),"imageIndex":0}"# }
             .joined(separator: ",") + "]}"
-        for thread in [#"{"triggered":true,"# + state + #","frames":["# + frames + "]}",
-                       #"{"triggered":true,"frames":["# + frames + "]," + state + "}"] {
-            let text = #"{"bug_type":"309","os_version":"iPhone OS 17.0 (21A329)"}"# + "\n"
-                + #"{"procName":"App","cpuType":"ARM-64","threads":["# + before + "," + thread + "]," + images + "}"
-            XCTAssertGreaterThan(text.utf8.count, 512 << 10)
-            try assertUsesAgree(Array(text.utf8), "one thread, its state " + (thread.hasPrefix(#"{"triggered":true,"threadState""#) ? "first" : "last"))
-        }
+        let crashed = stateFirst ? #"{"triggered":true,"# + state + #","frames":["# + frames + "]}"
+            : #"{"triggered":true,"frames":["# + frames + "]," + state + "}"
+        let threads = [other, crashed] + Array(repeating: other, count: threadsAfter)
+        return #"{"bug_type":"309","os_version":"iPhone OS 17.0 (21A329)"}"# + "\n"
+            + #"{"procName":"App","cpuType":"ARM-64","threads":["# + threads.joined(separator: ",") + "]," + images + "}"
     }
 
     /// A report taken for its text is handed back whole when it cannot be parsed (it is then
@@ -151,9 +160,10 @@ final class IPSReportUseTests: XCTestCase {
         XCTAssertEqual(report.threads, expected.threads, name)
     }
 
-    /// A resolution for every frame with an address: one source frame, or two (an inlined one
-    /// first) for every third, named after the address.
-    private static func resolutions(of report: CrashReport) -> [FrameKey: [SourceFrame]] {
+    /// A resolution for every frame with an address, made of its address alone (a frame
+    /// resolves alike in whatever report it is read): one source frame, or two (an inlined one
+    /// first) for an address divisible by 3, named after the address.
+    static func resolutions(of report: CrashReport) -> [FrameKey: [SourceFrame]] {
         var frames: [FrameKey: [SourceFrame]] = [:]
         for (t, thread) in report.threads.enumerated() {
             for (f, frame) in thread.frames.enumerated() where !frame.flags.contains(.addressUnknown) {
