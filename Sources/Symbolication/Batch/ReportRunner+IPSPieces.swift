@@ -16,19 +16,13 @@ extension ReportRunner {
 
     /// Reads, symbolicates and renders the pieces of a large `.ips` report one at a time, in
     /// order, until `stopped` (the reader of the output went away): their outputs, one after
-    /// another, are the report's. Their counts are the report's: one report, its frames, each image lacking a debug file met
-    /// in one report.
+    /// another, are the report's. So are their counts: one report, its frames, and each image
+    /// left without a debug file counted in one report.
     func render(_ pieces: IPSPieces, into bytes: inout [UInt8], flush: OutputFlush?, stopped: () -> Bool) -> Tally {
         var tally = Tally()
         var needed = MissingDebugFiles()
         var framed = false
-        var finished = true
-        while true {
-            guard !stopped() else {
-                finished = false
-                break
-            }
-            guard let piece = pieces.next() else { break }
+        while let piece = stopped() ? nil : pieces.next() {
             diagnostics.say(piece.warnings)
             framed = framed || piece.threads.contains { !$0.frames.isEmpty }
             let symbolicated = symbolicated(piece)
@@ -41,7 +35,7 @@ extension ReportRunner {
         }
         tally.reports = 1
         tally.needed = needed
-        if finished && !framed {
+        if pieces.isFinished && !framed {
             diagnostics.warn("\(pieces.path): no backtrace found (no frame line in any thread); the report is written as it is")
         }
         return tally

@@ -52,6 +52,9 @@ public final class IPSPieces {
         self.releasingInput = releasingInput
     }
 
+    /// Whether the last piece was made.
+    public var isFinished: Bool { finished }
+
     /// The next piece, or nil once the last was made.
     public func next() -> CrashReport? {
         guard !finished else { return nil }

@@ -121,10 +121,10 @@ struct IPSTranslator {
     /// What the translation is read for: the text of the threads is let go for `.document`
     /// and `.model`, the frames' objects are noted for `.any` and `.document` alone.
     private let use: ReportUse
-    /// With `.document`, once the threads are written: where their text starts.
+    /// With `.document` or `.model`, once the threads are written: where their text starts.
     private var threadsTextStart: Int?
-    /// With `.text` or `.model`, for an input the parser was handed to take: gives back each frame object
-    /// once it is read and each thread's JSON once it is written, from the first frame on
+    /// With `.text` or `.model`, for an input the parser was handed to take: gives back each
+    /// frame object once it is read and each thread's JSON once it is written, from the first frame on
     /// (before it, the report may turn out to have none, and be read whole again as one
     /// without backtraces); the crashed thread's state stays.
     private var release: InputRelease?
@@ -259,7 +259,7 @@ struct IPSTranslator {
         if use.keepsDocument { parts.objects.reserveCapacity(count) }
         // A line per frame, and a thread's header, name and blank line.
         writer.expectedLineCount = count + 3 * threadCount + 1024
-        // The threads' text is let go a chunk at a time for a document.
+        // The threads' text is let go a chunk at a time for a document or a model.
         writer.text.reserveCapacity(use.dropsThreadsText ? 2 * Self.droppedTextChunk + body.bytes.count / 8 + 4096
                                                      : count * 100 + body.bytes.count / 8 + 4096)
     }
