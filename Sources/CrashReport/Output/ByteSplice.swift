@@ -16,19 +16,24 @@ struct ByteSplice {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let flush: OutputFlush?
     /// Where the bytes not yet written start: the end of the last edit made.
-    private(set) var cursor = 0
+    private(set) var cursor: Int
+    /// Where the bytes written end.
+    private let end: Int
 
-    /// A splice of `bytes`, written to the output as `flush` says (nil: all of it to the buffer).
-    init(_ bytes: UnsafeBufferPointer<UInt8>, flush: OutputFlush?) {
+    /// A splice of `bytes`, written to the output as `flush` says (nil: all of it to the buffer);
+    /// of `window` of them alone when given (a piece of a report written back in pieces).
+    init(_ bytes: UnsafeBufferPointer<UInt8>, flush: OutputFlush?, window: Range<Int>? = nil) {
         self.bytes = bytes
         self.flush = flush
+        let window = window.map { $0.clamped(to: 0..<bytes.count) } ?? 0..<bytes.count
+        (cursor, end) = (window.lowerBound, window.upperBound)
     }
 
     /// Whether an edit of `range` would be made: it starts at or after the cursor and ends
-    /// within the bytes.
+    /// within the bytes written.
     @inline(__always)
     func accepts(_ range: Range<Int>) -> Bool {
-        range.lowerBound >= cursor && range.upperBound <= bytes.count
+        range.lowerBound >= cursor && range.upperBound <= end
     }
 
     /// Replaces `range` with what `write` appends to `out`, after copying the bytes before it;
@@ -54,7 +59,7 @@ struct ByteSplice {
 
     /// Copies the bytes after the last edit: the end of the splice.
     mutating func finish(in out: inout [UInt8]) {
-        flush.append(UnsafeBufferPointer(rebasing: bytes[cursor..<bytes.count]), to: &out)
-        cursor = bytes.count
+        flush.append(UnsafeBufferPointer(rebasing: bytes[cursor..<end]), to: &out)
+        cursor = end
     }
 }

@@ -75,23 +75,25 @@ public enum ReportParser {
         return report
     }
 
-    /// The report in `bytes` read for its text a piece at a time (``IPSPieces``), taking them,
-    /// when it is a JSON `.ips` crash report (a body with `threads`, of a bug_type that is not
-    /// a stackshot's, a call tree's or one that often holds no frames); nil otherwise, `bytes`
-    /// left as they were, to be read whole (``parse(taking:path:use:)``). The pages of its
-    /// threads' JSON are given back as they are translated.
+    /// The report in `bytes` read for `use` (``ReportUse/text`` or ``ReportUse/document``) a
+    /// piece at a time (``IPSPieces``), taking them, when it is a JSON `.ips` crash report (a
+    /// body with `threads`, of a bug_type that is not a stackshot's, a call tree's or one that
+    /// often holds no frames); nil otherwise, `bytes` left as they were, to be read whole
+    /// (``parse(taking:path:use:)``). The pages of its JSON are given back as it goes.
     ///
     /// - Throws: what ``parse(taking:path:use:)`` throws for these bytes, `bytes` left as they
     ///   were.
-    public static func pieces(taking bytes: inout [UInt8], path: String, pieceSize: Int) throws -> IPSPieces? {
-        guard !PLCrashParser.looksLikePLCrash(bytes), !ProtobufTombstoneParser.looksLikeProtobufTombstone(bytes),
+    public static func pieces(taking bytes: inout [UInt8], path: String, pieceSize: Int,
+                              use: ReportUse = .text) throws -> IPSPieces? {
+        guard use == .text || use == .document, !PLCrashParser.looksLikePLCrash(bytes), !ProtobufTombstoneParser.looksLikeProtobufTombstone(bytes),
               UTF16Text.encoding(of: bytes) == nil, IPSReportParser.looksLikeIPS(bytes),
               let bugType = self.bugType(bytes), bugType != "288", NoBacktraceReport.kinds[bugType] == nil,
               !StackshotParser.looksLikeStackshot(bytes), bugType == "309" || !CallTreeReportParser.looksLikeCallTree(bytes)
         else { return nil }
         // Bytes shared with another array are copied first: the pages given back are theirs alone.
         bytes.withUnsafeMutableBufferPointer { _ in }
-        guard let pieces = try IPSReportParser.pieces(bytes, path: path, pieceSize: pieceSize, releasingInput: true) else {
+        guard let pieces = try IPSReportParser.pieces(bytes, path: path, pieceSize: pieceSize, use: use,
+                                                      releasingInput: true) else {
             return nil
         }
         bytes = []

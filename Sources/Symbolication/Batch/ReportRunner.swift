@@ -224,8 +224,8 @@ public final class ReportRunner {
                 }
                 if let pieces = outcome.ipsPieces {
                     var buffer: [UInt8] = []
-                    total.add(render(pieces, into: &buffer, flush: OutputFlush { output.write($0) },
-                                     stopped: { output.closed }))
+                    total.add(render(pieces, toFile: false, into: &buffer, flush: OutputFlush { output.write($0) },
+                                     stopped: { output.closed }).tally)
                     output.write(buffer)
                 }
                 if let several = outcome.several {
@@ -346,9 +346,7 @@ public final class ReportRunner {
         case .several(let several):
             return process(several, job: job, streamed: streamed)
         case .pieces(let pieces):
-            var outcome = Outcome(pieces: [streamHeader(job, streamed: streamed)], status: .success, tally: Tally())
-            outcome.ipsPieces = pieces
-            return outcome
+            return process(pieces, job: job, streamed: streamed)
         }
         let symbolicated = self.symbolicated(report)
         let tally = Tally(symbolicated, listingMissing: options.missingList != nil)
@@ -588,8 +586,8 @@ public final class ReportRunner {
         }
         let (parts, lastIsRest) = ReportParts.split(bytes)
         if parts.count > 1 { return .several(SeveralReports(input: bytes, parts: parts, lastIsRest: lastIsRest, path: path)) }
-        if readsInPieces(size: bytes.count, summarizing: summarizing),
-           let pieces = (try? ReportParser.pieces(taking: &bytes, path: path, pieceSize: Self.ipsPieceSize)) ?? nil {
+        if let use = piecesUse(size: bytes.count, summarizing: summarizing),
+           let pieces = (try? ReportParser.pieces(taking: &bytes, path: path, pieceSize: Self.ipsPieceSize, use: use)) ?? nil {
             return .pieces(pieces)
         }
         return parse(&bytes, path: path, summarizing: summarizing)

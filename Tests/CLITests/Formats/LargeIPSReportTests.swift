@@ -55,6 +55,38 @@ final class LargeIPSReportTests: XCTestCase {
         XCTAssertEqual(frames, try framesWithoutPath(translation), "the frame lines of the .ips as those of its translation")
     }
 
+    /// Written back as `.ips`, to the stream, with `-o` and in place, it is the same document,
+    /// and that document says what was resolved: read again without debug files, its frame
+    /// lines are those of the report read with them.
+    func testALargeIPSReportWrittenBackSaysWhatWasResolved() throws {
+        let macho = try Fixtures.path("macho")
+        let report = try largeReport()
+        let written = try CLI.run(["-q", "--format", "ips", "-d", macho, report])
+        XCTAssertEqual(written.status, .success, written.stderrText)
+        let back = root.appendingPathComponent("back.ips").path
+        try written.stdout.write(to: URL(fileURLWithPath: back))
+        let folder = root.appendingPathComponent("out").path
+        let toFolder = try CLI.run(["-q", "-d", macho, "-o", folder, report])
+        XCTAssertEqual(toFolder.status, .success, toFolder.stderrText)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: folder + "/large.ips")), written.stdout, "-o")
+        let inPlace = root.appendingPathComponent("in-place.ips").path
+        try FileManager.default.copyItem(atPath: report, toPath: inPlace)
+        let replaced = try CLI.run(["-q", "-d", macho, "--in-place", inPlace])
+        XCTAssertEqual(replaced.status, .success, replaced.stderrText)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: inPlace)), written.stdout, "--in-place")
+
+        func frames(_ arguments: [String]) throws -> [Substring] {
+            let result = try CLI.run(["-q", "--format", "frames"] + arguments)
+            XCTAssertEqual(result.status, .success, result.stderrText)
+            return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+                .map { $0.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).last ?? "" }
+        }
+        let resolved = try frames(["-d", macho, report])
+        XCTAssertGreaterThan(resolved.count, 50_000)
+        XCTAssertEqual(try frames([back]), resolved, "the document written back names what was resolved")
+        XCTAssertNotEqual(try frames([report]), resolved, "frames were resolved")
+    }
+
     /// Among other reports, at `-j 2`: its output where it belongs, the summary and the list
     /// of missing debug files counting it once (its app's images have none here); a reader
     /// that stops early ends the run at once.

@@ -62,7 +62,8 @@ enum ReportFuzzChecks {
 
     /// The `.ips` report read a piece at a time (threads each alone, then two thousand bytes
     /// of text at a time), its input given back as it goes: the pieces' texts one after another
-    /// are the text read whole, and they hold as many frames.
+    /// are the text read whole, and they hold as many frames; read for its document, with
+    /// nothing resolved, the pieces write the input back.
     private static func ipsPieces(_ bytes: [UInt8], whole: CrashReport) -> [String] {
         var broken: [String] = []
         for size in [1, 2_000] {
@@ -80,6 +81,18 @@ enum ReportFuzzChecks {
             if frames != whole.threads.reduce(0, { $0 + $1.frames.count }) {
                 broken.append("read in pieces of \(size), the frames differ from those read whole")
             }
+            // For its document: with nothing resolved, the windows written back are the input.
+            var forDocument = bytes
+            forDocument.withUnsafeMutableBufferPointer { _ in }
+            guard let documentPieces = try? IPSReportParser.pieces(forDocument, path: "fuzz.ips", pieceSize: size,
+                                                                   use: .document, releasingInput: true)
+            else { continue }
+            var written: [UInt8] = []
+            while let piece = documentPieces.next() {
+                guard case .ips(let document) = piece.source else { continue }
+                IPSRenderer.render(SymbolicatedReport(report: piece), document: document, fullPath: false, into: &written)
+            }
+            if written != bytes { broken.append("read in pieces of \(size) for its document, it is not written back as it was") }
         }
         return broken
     }

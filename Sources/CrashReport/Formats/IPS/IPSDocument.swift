@@ -26,6 +26,9 @@ public struct IPSDocument: Sendable {
     /// The UUID of the dyld shared cache the process ran with (`sharedCache.uuid`), as 32
     /// lowercase hex digits; nil when the report gives none.
     public var sharedCacheUUID: String?
+    /// For a piece of a report read in pieces (``IPSPieces``), the part of `bytes` it writes
+    /// back, its frames' objects among them; nil for a whole report.
+    public var window: Range<Int>?
 
     /// One string of `asiBacktraces`: a backtrace printed as text inside the JSON document.
     public struct TextBacktrace: Sendable, Equatable {

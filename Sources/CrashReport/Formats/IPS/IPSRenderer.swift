@@ -17,7 +17,8 @@
 /// New members and objects follow the spacing of the object they join, so a pretty-printed
 /// document stays pretty-printed. The strings of `asiBacktraces` hold backtraces as text; their
 /// resolved lines are rewritten as `TextRenderer` rewrites a report's. A document with nothing
-/// resolved comes back unchanged.
+/// resolved comes back unchanged. A piece of a report read in pieces writes back its window of
+/// the document (``IPSDocument/window``).
 public enum IPSRenderer {
     /// Appends `document`, the JSON `.ips` report `symbolicated` was read from
     /// (``ReportSource/ips(_:)``), with the resolved frames written in, to `out`. With `flush`,
@@ -70,10 +71,10 @@ public enum IPSRenderer {
             }
             sorted.sort { $0.start < $1.start }
         }
-        flush.reserve(document.bytes.count + (frameEdits + textEdits.count) * 256, in: &out)
+        flush.reserve((document.window?.count ?? document.bytes.count) + (frameEdits + textEdits.count) * 256, in: &out)
 
         document.bytes.withUnsafeBufferPointer { b in
-            var splice = ByteSplice(b, flush: flush)
+            var splice = ByteSplice(b, flush: flush, window: document.window)
             var t = 0
             func writeTextEdits(before position: Int) {
                 while t < textEdits.count && textEdits[t].range.lowerBound < position {
@@ -98,7 +99,7 @@ public enum IPSRenderer {
             } else {
                 for e in sorted { edit(Int(e.start)..<Int(e.end), FrameKey(thread: Int(e.thread), frame: Int(e.frame))) }
             }
-            writeTextEdits(before: b.count + 1)
+            writeTextEdits(before: (document.window?.upperBound ?? b.count) + 1)
             splice.finish(in: &out)
         }
     }

@@ -67,19 +67,20 @@ public enum IPSReportParser {
         return report
     }
 
-    /// The report in `bytes` read for its text a piece of about `pieceSize` bytes of text at a
-    /// time (``IPSPieces``), when its body is a JSON object with a `threads` array; nil when it
-    /// is read otherwise (``parse(_:path:use:releasingInput:)``). With `releasingInput`, the
-    /// pages of its threads' JSON are given back as they are translated.
+    /// The report in `bytes` read for `use` (`.text` or `.document`) a piece of about
+    /// `pieceSize` bytes of text at a time (``IPSPieces``), when its body is a JSON object with a
+    /// `threads` array; nil when it is read otherwise (``parse(_:path:use:releasingInput:)``).
+    /// With `releasingInput`, the pages of its JSON are given back as it goes.
     ///
     /// - Throws: what ``parse(_:path:use:releasingInput:)`` throws for these bytes.
-    static func pieces(_ bytes: [UInt8], path: String, pieceSize: Int, releasingInput: Bool) throws -> IPSPieces? {
+    static func pieces(_ bytes: [UInt8], path: String, pieceSize: Int, use: ReportUse = .text,
+                       releasingInput: Bool) throws -> IPSPieces? {
         guard let (metadata, crashType, bodyStart) = try opening(bytes, path: path),
               let (body, trailing) = try body(bytes, from: bodyStart, crashType: crashType, path: path),
               let threads = body.member("threads", of: body.root), body.nodes[threads].kind == .array
         else { return nil }
         return IPSPieces(path: path, metadata: metadata, body: body, threads: threads, trailing: trailing..<bytes.count,
-                         pieceSize: pieceSize, releasingInput: releasingInput)
+                         pieceSize: pieceSize, use: use, releasingInput: releasingInput)
     }
 
     /// The metadata line of `bytes`, whether it says a crash report (bug_type 309), and where

@@ -60,7 +60,7 @@ struct IPSTranslator {
         var sharedCacheUUID: String?
     }
 
-    private struct Image {
+    struct Image {
         var base: UInt64?
         var size: UInt64?
         var name: String?
@@ -116,37 +116,37 @@ struct IPSTranslator {
     /// and ``ReportUse/model``.
     static let droppedTextChunk = 1 << 16
 
-    private let metadata: JSONTree
-    private let body: JSONTree
+    let metadata: JSONTree
+    let body: JSONTree
     /// What the translation is read for: the text of the threads is let go for `.document`
     /// and `.model`, the frames' objects are noted for `.any` and `.document` alone.
-    private let use: ReportUse
+    let use: ReportUse
     /// With `.document` or `.model`, once the threads are written: where their text starts.
     private var threadsTextStart: Int?
     /// With `.text` or `.model`, for an input the parser was handed to take: gives back each
     /// frame object once it is read and each thread's JSON once it is written, from the first frame on
     /// (before it, the report may turn out to have none, and be read whole again as one
     /// without backtraces); the crashed thread's state stays.
-    private var release: InputRelease?
+    var release: InputRelease?
     /// The frames written so far.
     private var frameCount = 0
     /// Whether the crashed thread, whose state is read once every thread is written, was met.
     private var crashedThreadMet = false
     /// The first thread written as crashed, and its members, for its state.
-    private var crashed: (number: Int, thread: JSONTree)?
+    private(set) var crashed: (number: Int, thread: JSONTree)?
     /// Where a frame object's members are found (``FrameMembers``), kept from one to the next.
     private var memberScratch: [Int?] = []
-    private var images: [Image] = []
+    private(set) var images: [Image] = []
     /// The text, its fields `Key:` padded to 21 columns and left out when they have no value.
-    private var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 21, skipsEmptyValues: true,
+    var writer = ClassicTextWriter(fieldStyle: .init(valueColumn: 21, skipsEmptyValues: true,
                                                              countsEscapedKey: false))
     /// The report's model, made as the text is written.
-    private var parts = IPSReportParts()
+    var parts = IPSReportParts()
     /// The names of the report's frames, each held once.
-    private var names = FrameText()
+    var names = FrameText()
     /// Each image's name as its frame lines hold it (`IPSReportParts.asWritten`); nil for none.
     private var frameImageNames: [String?] = []
-    private var textBacktraces: [IPSDocument.TextBacktrace] = []
+    var textBacktraces: [IPSDocument.TextBacktrace] = []
 
     /// Translates `body` (the report's JSON body) with `metadata` (its first line), for `use`;
     /// the input's bytes `trailing` (what follows the body) end the text as they are.
@@ -168,14 +168,14 @@ struct IPSTranslator {
                            textBacktraces: translator.textBacktraces, sharedCacheUUID: translator.sharedCacheUUID())
     }
 
-    private init(metadata: JSONTree, body: JSONTree, use: ReportUse) {
+    init(metadata: JSONTree, body: JSONTree, use: ReportUse) {
         self.metadata = metadata
         self.body = body
         self.use = use
     }
 
     /// `sharedCache.uuid` of the body, as 32 lowercase hex digits; nil unless it is a UUID.
-    private func sharedCacheUUID() -> String? {
+    func sharedCacheUUID() -> String? {
         body.text(body.member("uuid", of: member("sharedCache"))).flatMap(ImageIdentity.compactUUID)
     }
 
@@ -262,59 +262,6 @@ struct IPSTranslator {
         // The threads' text is let go a chunk at a time for a document or a model.
         writer.text.reserveCapacity(use.dropsThreadsText ? 2 * Self.droppedTextChunk + body.bytes.count / 8 + 4096
                                                      : count * 100 + body.bytes.count / 8 + 4096)
-    }
-
-    // MARK: Pieces
-
-    /// A translator of `body` for its text a piece at a time (``IPSPieces``): it writes what
-    /// it is told to (``writeOpening()``, ``writeThread(element:number:faulting:buffer:)``,
-    /// ``writeClosing()``), and each piece is taken (``takePiece(path:appending:images:)``).
-    static func forPieces(metadata: JSONTree, body: JSONTree) -> IPSTranslator {
-        IPSTranslator(metadata: metadata, body: body, use: .text)
-    }
-
-    /// Gives back the input's bytes as they are read, from now on; `input` is the input as it
-    /// is now (the same bytes, and so the same place, each time).
-    mutating func releasing(_ input: UnsafeRawBufferPointer) {
-        if release == nil {
-            release = InputRelease(input)
-        } else {
-            release!.attach(input)
-        }
-    }
-
-    /// The text written since the last piece was taken.
-    var pieceTextSize: Int { writer.text.count }
-
-    /// The images of the report's image list, each at line 0: a piece's before the piece that
-    /// writes the list (``writeClosing()``) has its lines.
-    func imagesNotWritten() -> [BinaryImage] {
-        listedImages().map { reportImage(images[Int($0)], line: 0) }
-    }
-
-    /// What was written since the last piece, and `trailing` after it, as a report of its own,
-    /// read as the classic parser would read its text; its images are `images`, or those it
-    /// lists itself. The next piece starts afresh: its text, lines and names its own.
-    mutating func takePiece(path: String, appending trailing: ArraySlice<UInt8> = [],
-                            images pieceImages: [BinaryImage]?) -> CrashReport {
-        writer.text += trailing
-        let text = writer.text
-        let lines = writer.lineRanges()
-        let made = parts.finish(text: text, lines: lines, names: names)
-        let document = IPSDocument(bytes: [], frameObjects: made.objects, inlinedFrames: made.inlined,
-                                   textBacktraces: textBacktraces, sharedCacheUUID: sharedCacheUUID())
-        var report = CrashReport(path: path, bytes: text, lines: lines, header: parts.header, codeType: parts.codeType,
-                                 crashedThread: made.crashedThread, threads: made.threads,
-                                 images: pieceImages ?? parts.images, source: .ips(document))
-        report.matchFramesToImages()
-        report.placeFramesByImageOffset()
-        writer = ClassicTextWriter(fieldStyle: writer.fieldStyle)
-        var next = IPSReportParts()
-        (next.header, next.codeType, next.crashedFromHeader) = (parts.header, parts.codeType, parts.crashedFromHeader)
-        parts = next
-        names = FrameText()
-        textBacktraces = []
-        return report
     }
 
     /// A field of the header, written (``ClassicTextWriter/field(_:_:)``) and kept as the
@@ -746,14 +693,14 @@ struct IPSTranslator {
 
     /// The images the image list writes, by address: their places, not copies of them (a
     /// report can list a hundred thousand images).
-    private func listedImages() -> [UInt32] {
+    func listedImages() -> [UInt32] {
         var listed = images.indices.filter { images[$0].base != nil }.map { UInt32(truncatingIfNeeded: $0) }
         listed.sort { (images[Int($0)].base!, $0) < (images[Int($1)].base!, $1) }
         return listed
     }
 
     /// The report's image of `image`, whose line is `line`: its values as the line holds them.
-    private func reportImage(_ image: Image, line: Int) -> BinaryImage {
+    func reportImage(_ image: Image, line: Int) -> BinaryImage {
         let base = image.base!
         var name = IPSReportParts.asWritten(image.displayName)
         let path = image.path.map(IPSReportParts.asWritten).flatMap { $0.isEmpty || $0 == "???" ? nil : $0 }

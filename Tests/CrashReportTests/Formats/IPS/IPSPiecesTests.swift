@@ -5,7 +5,8 @@ import XCTest
 
 /// A large `.ips` report read a piece at a time (``IPSPieces``) gives what it gives read whole:
 /// the pieces' texts one after another are the whole report's text, and their outputs, every
-/// frame resolved, one after another, are its output, as text and as frame lines. Compared
+/// frame resolved, one after another, are its output, as text and as frame lines; read for its
+/// document, the pieces' windows written back one after another are the document written back. Compared
 /// over every `.ips` fixture and generated reports (thread names,
 /// crashed threads with and without states, inlined and symbolicated frames, frames without an
 /// image, Last Exception and text backtraces, text after the body), each cut into pieces of
@@ -104,6 +105,52 @@ final class IPSPiecesTests: XCTestCase {
             if size == 1 { XCTAssertGreaterThanOrEqual(count, threadCount, "\(name): a thread a piece") }
             if size == Int.max { XCTAssertEqual(count, 1, "\(name): one piece") }
         }
+        try assertDocumentPiecesAgree(bytes, name)
+    }
+
+    /// Reads `bytes` whole for its document, then in pieces of each size, taken, and compares
+    /// what they write back. A report whose Last Exception Backtrace or text backtraces come
+    /// after its first thread is not read so.
+    private func assertDocumentPiecesAgree(_ bytes: [UInt8], _ name: String) throws {
+        let whole = try ReportParser.parse(bytes, path: "report.ips", use: .document)
+        let written = ipsRendered(whole)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let threads = text.range(of: "\"threads\"")?.lowerBound
+        let openingLast = ["\"lastExceptionBacktrace\"", "\"asiBacktraces\""].contains { member in
+            guard let threads, let place = text.range(of: member)?.lowerBound else { return false }
+            return place > threads && text[threads...].contains("{")
+        }
+        for size in Self.pieceSizes {
+            var taken = bytes
+            guard let pieces = try ReportParser.pieces(taking: &taken, path: "report.ips", pieceSize: size, use: .document)
+            else {
+                XCTAssertTrue(openingLast, "\(name): read for its document in pieces")
+                XCTAssertEqual(taken, bytes, "\(name): left as it was")
+                return
+            }
+            XCTAssertFalse(openingLast, "\(name): its Last Exception or text backtraces come after its threads")
+            var output: [UInt8] = []
+            var windows: [Range<Int>] = []
+            while let piece = pieces.next() {
+                guard case .ips(let document) = piece.source, let window = document.window else {
+                    return XCTFail("\(name): a piece without a window of its document")
+                }
+                windows.append(window)
+                output += ipsRendered(piece)
+            }
+            XCTAssertEqual(windows.first?.lowerBound, 0, "\(name)")
+            XCTAssertEqual(windows.last?.upperBound, bytes.count, "\(name)")
+            XCTAssertTrue(zip(windows, windows.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(name): windows")
+            XCTAssertTrue(output == written, "\(name), pieces of \(size): the document written back, every frame resolved")
+        }
+    }
+
+    private func ipsRendered(_ report: CrashReport) -> [UInt8] {
+        var out: [UInt8] = []
+        guard case .ips(let document) = report.source else { return out }
+        IPSRenderer.render(SymbolicatedReport(report: report, frames: IPSReportUseTests.resolutions(of: report)),
+                           document: document, fullPath: false, into: &out)
+        return out
     }
 
     private func rendered(_ report: CrashReport) -> [UInt8] {

@@ -1,0 +1,63 @@
+/// The translator as ``IPSPieces`` drives it: it writes what it is told to (``writeOpening()``,
+/// ``writeThread(element:number:faulting:buffer:)``, ``writeClosing()``), and what it wrote
+/// since the last piece is taken as a report of its own (``takePiece(path:appending:images:window:)``).
+extension IPSTranslator {
+    /// A translator of `body` a piece at a time, for `use`: `.text` (the pieces' text and
+    /// model) or `.any` (their frames' objects noted too, for the document written back).
+    static func forPieces(metadata: JSONTree, body: JSONTree, use: ReportUse) -> IPSTranslator {
+        IPSTranslator(metadata: metadata, body: body, use: use)
+    }
+
+    /// Gives back the input's bytes as they are read, from now on; `input` is the input as it
+    /// is now (the same bytes, and so the same place, each time).
+    mutating func releasing(_ input: UnsafeRawBufferPointer) {
+        if release == nil {
+            release = InputRelease(input)
+        } else {
+            release!.attach(input)
+        }
+    }
+
+    /// The text written since the last piece was taken.
+    var pieceTextSize: Int { writer.text.count }
+
+    /// The JSON of the first thread written as crashed, whose state is written last (kept
+    /// until then); nil until one is met.
+    var crashedThreadRange: Range<Int>? {
+        crashed.map { $0.thread.nodes[$0.thread.root].range }
+    }
+
+    /// The images of the report's image list, each at line 0: a piece's before the piece that
+    /// writes the list (``writeClosing()``) has its lines.
+    func imagesNotWritten() -> [BinaryImage] {
+        listedImages().map { reportImage(images[Int($0)], line: 0) }
+    }
+
+    /// What was written since the last piece, and `trailing` after it, as a report of its own,
+    /// read as the classic parser would read its text; its images are `images`, or those it
+    /// lists itself, and its shared cache `sharedCache`. For `.any`, its document is the whole
+    /// input's, of which it writes back `window`. The next piece starts afresh: its text,
+    /// lines, names and frame objects its own.
+    mutating func takePiece(path: String, appending trailing: ArraySlice<UInt8> = [], images pieceImages: [BinaryImage]?,
+                            sharedCache: String?, window: Range<Int>) -> CrashReport {
+        writer.text += trailing
+        let text = writer.text
+        let lines = writer.lineRanges()
+        let made = parts.finish(text: text, lines: lines, names: names)
+        var document = IPSDocument(bytes: use.keepsDocument ? body.bytes : [], frameObjects: made.objects,
+                                   inlinedFrames: made.inlined, textBacktraces: textBacktraces, sharedCacheUUID: sharedCache)
+        if use.keepsDocument { document.window = window }
+        var report = CrashReport(path: path, bytes: text, lines: lines, header: parts.header, codeType: parts.codeType,
+                                 crashedThread: made.crashedThread, threads: made.threads,
+                                 images: pieceImages ?? parts.images, source: .ips(document))
+        report.matchFramesToImages()
+        report.placeFramesByImageOffset()
+        writer = ClassicTextWriter(fieldStyle: writer.fieldStyle)
+        var next = IPSReportParts()
+        (next.header, next.codeType, next.crashedFromHeader) = (parts.header, parts.codeType, parts.crashedFromHeader)
+        parts = next
+        names = FrameText()
+        textBacktraces = []
+        return report
+    }
+}
