@@ -33,6 +33,8 @@ struct ClassicTextWriter {
     /// empty lines.
     private var keptLines: LineRanges?
     private var linesEnd = 0
+    /// The bytes of text let go so far.
+    private(set) var droppedBytes = 0
     /// How many lines the text is expected to have, for the room of its lines once text is let
     /// go (room a guess leaves unused is never touched).
     var expectedLineCount = 0
@@ -67,6 +69,7 @@ struct ClassicTextWriter {
         lines.appendEmptyLines(lineCount - lines.count)
         keptLines = lines
         linesEnd = start
+        droppedBytes += text.count - start
         text.removeSubrange(start...)
     }
 

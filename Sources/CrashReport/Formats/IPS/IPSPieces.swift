@@ -66,7 +66,7 @@ public final class IPSPieces {
         self.path = path
         self.body = body
         forDocument = use.keepsDocument
-        translator = IPSTranslator.forPieces(metadata: metadata, body: body, use: forDocument ? .any : .text)
+        translator = IPSTranslator.forPieces(metadata: metadata, body: body, use: forDocument ? .document : .text)
         self.threads = Array(body.children(of: threads))
         if forDocument, let first = self.threads.first {
             let start = body.nodes[first].range.lowerBound
@@ -101,10 +101,13 @@ public final class IPSPieces {
                 imagesNotWritten = translator.imagesNotWritten()
                 opened = true
             }
+            translator.startThreadsText()
             while nextThread < threads.count && translator.pieceTextSize < pieceSize {
+                translator.reserveText(forThread: threads[nextThread])
                 translator.writeThread(element: threads[nextThread], number: nextThread, faulting: faulting, buffer: &buffer)
                 nextThread += 1
             }
+            translator.endThreadsText()
             let window: Range<Int>
             guard nextThread == threads.count else {
                 window = windowStart..<max(windowStart, body.nodes[threads[nextThread]].range.lowerBound)

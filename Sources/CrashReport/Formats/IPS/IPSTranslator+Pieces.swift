@@ -3,7 +3,8 @@
 /// since the last piece is taken as a report of its own (``takePiece(path:appending:images:window:)``).
 extension IPSTranslator {
     /// A translator of `body` a piece at a time, for `use`: `.text` (the pieces' text and
-    /// model) or `.any` (their frames' objects noted too, for the document written back).
+    /// model) or `.document` (their model and frames' objects, for the document written back;
+    /// their threads' text let go as it is written).
     static func forPieces(metadata: JSONTree, body: JSONTree, use: ReportUse) -> IPSTranslator {
         IPSTranslator(metadata: metadata, body: body, use: use)
     }
@@ -18,8 +19,21 @@ extension IPSTranslator {
         }
     }
 
-    /// The text written since the last piece was taken.
-    var pieceTextSize: Int { writer.text.count }
+    /// The text written since the last piece was taken, that let go included.
+    var pieceTextSize: Int { writer.text.count + writer.droppedBytes }
+
+    /// Makes room for the text of thread `element` of the body's threads, when the text kept
+    /// has too little (about a hundred bytes a frame, as for a whole report), so that a thread
+    /// of many frames does not grow the text by copies of itself (each of which holds the old
+    /// and the new buffer at once); the room at least doubles, so a piece of many small
+    /// threads is not copied for each.
+    mutating func reserveText(forThread element: Int) {
+        guard !use.dropsThreadsText else { return }
+        let needed = body.nodes[element].collapsedObjects * 100 + 4096
+        let room = writer.text.capacity - writer.text.count
+        guard room < needed else { return }
+        writer.text.reserveCapacity(max(2 * writer.text.capacity, writer.text.count + needed))
+    }
 
     /// The JSON of the first thread written as crashed, whose state is written last (kept
     /// until then); nil until one is met.
@@ -35,7 +49,7 @@ extension IPSTranslator {
 
     /// What was written since the last piece, and `trailing` after it, as a report of its own,
     /// read as the classic parser would read its text; its images are `images`, or those it
-    /// lists itself, and its shared cache `sharedCache`. For `.any`, its document is the whole
+    /// lists itself, and its shared cache `sharedCache`. For `.document`, its document is the whole
     /// input's, of which it writes back `window`. The next piece starts afresh: its text,
     /// lines, names and frame objects its own.
     mutating func takePiece(path: String, appending trailing: ArraySlice<UInt8> = [], images pieceImages: [BinaryImage]?,

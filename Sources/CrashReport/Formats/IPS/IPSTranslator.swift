@@ -191,16 +191,27 @@ struct IPSTranslator {
         reserve()
         writeOpening()
         if let threads = member("threads"), body.nodes[threads].kind == .array {
-            if use.dropsThreadsText { threadsTextStart = writer.text.count }
+            startThreadsText()
             var buffer: [JSONNode] = []
             let faulting = body.int(member("faultingThread"))
             for (number, thread) in body.children(of: threads).enumerated() {
                 writeThread(element: thread, number: number, faulting: faulting, buffer: &buffer)
             }
-            dropThreadsText(atLeast: 0)
-            threadsTextStart = nil
+            endThreadsText()
         }
         writeClosing()
+    }
+
+    /// Starts the threads' text: with ``ReportUse/document`` or ``ReportUse/model``, it is
+    /// let go as it is written (``dropThreadsText(atLeast:)``).
+    mutating func startThreadsText() {
+        if use.dropsThreadsText { threadsTextStart = writer.text.count }
+    }
+
+    /// Ends the threads' text, letting go of what is left of it.
+    mutating func endThreadsText() {
+        dropThreadsText(atLeast: 0)
+        threadsTextStart = nil
     }
 
     /// What comes before the threads: the header, the Last Exception Backtrace and the text
