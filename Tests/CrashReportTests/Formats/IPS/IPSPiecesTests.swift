@@ -6,13 +6,13 @@ import XCTest
 /// A large `.ips` report read a piece at a time (``IPSPieces``) gives what it gives read whole:
 /// the pieces' texts one after another are the whole report's text, and their outputs, every
 /// frame resolved, one after another, are its output, as text and as frame lines; read for its
-/// document, the pieces' windows written back one after another are the document written back. Compared
-/// over every `.ips` fixture and generated reports (thread names,
-/// crashed threads with and without states, inlined and symbolicated frames, frames without an
-/// image, Last Exception and text backtraces, text after the body), each cut into pieces of
-/// every size from a thread each to one piece, their JSON given back as they are read.
+/// document, the pieces' windows written back one after another are the document written back.
+/// Compared over every `.ips` fixture and generated reports (thread names, crashed threads with
+/// and without states, inlined and symbolicated frames, frames without an image, Last Exception
+/// and text backtraces, text after the body), each cut into pieces of a thread each, of a few
+/// threads and in one piece, their JSON given back as they are read.
 final class IPSPiecesTests: XCTestCase {
-    private static let pieceSizes = [1, 700, 4_096, 1 << 16, Int.max]
+    private static let pieceSizes = [1, 700, Int.max]
 
     func testTheFixturesInPiecesGiveTheWholeReportsOutput() throws {
         try IPSModelOracleTests.forEachJSONFixture { bytes, name in try assertPiecesAgree(bytes, name) }
@@ -27,7 +27,7 @@ final class IPSPiecesTests: XCTestCase {
         }
         for k in 0..<2 {
             let text = IPSModelOracleTests.generatedReport(&generator, threads: 700...1_000, states: true)
-            try assertPiecesAgree(Array(text.utf8), "large generated report \(k)")
+            try assertPiecesAgree(Array(text.utf8), "large generated report \(k)", sizes: [1, 1 << 16])
         }
     }
 
@@ -36,7 +36,8 @@ final class IPSPiecesTests: XCTestCase {
     func testAThreadOfManyFramesIsOnePieceAndItsStateStays() throws {
         for stateFirst in [true, false] {
             let text = IPSReportUseTests.reportWithAThreadOfManyFrames(stateFirst: stateFirst, threadsAfter: 2)
-            try assertPiecesAgree(Array(text.utf8), "one thread of many frames, its state " + (stateFirst ? "first" : "last"))
+            try assertPiecesAgree(Array(text.utf8), "one thread of many frames, its state " + (stateFirst ? "first" : "last"),
+                                  sizes: [1, 1 << 16])
         }
     }
 
@@ -71,11 +72,11 @@ final class IPSPiecesTests: XCTestCase {
 
     // MARK: Comparing
 
-    /// Reads `bytes` whole for its text, then in pieces of each size, taken, and compares.
-    private func assertPiecesAgree(_ bytes: [UInt8], _ name: String) throws {
+    /// Reads `bytes` whole for its text, then in pieces of each of `sizes`, taken, and compares.
+    private func assertPiecesAgree(_ bytes: [UInt8], _ name: String, sizes: [Int] = pieceSizes) throws {
         let whole = try ReportParser.parse(bytes, path: "report.ips", use: .text)
         let wholeText = rendered(whole), wholeFrames = framesRendered(whole)
-        for size in Self.pieceSizes {
+        for size in sizes {
             var taken = bytes
             let pieces = try XCTUnwrap(try ReportParser.pieces(taking: &taken, path: "report.ips", pieceSize: size),
                                        "\(name): read in pieces")
@@ -105,22 +106,22 @@ final class IPSPiecesTests: XCTestCase {
             if size == 1 { XCTAssertGreaterThanOrEqual(count, threadCount, "\(name): a thread a piece") }
             if size == Int.max { XCTAssertEqual(count, 1, "\(name): one piece") }
         }
-        try assertDocumentPiecesAgree(bytes, name)
+        try assertDocumentPiecesAgree(bytes, name, sizes: sizes)
     }
 
     /// Reads `bytes` whole for its document, then in pieces of each size, taken, and compares
     /// what they write back. A report whose Last Exception Backtrace or text backtraces come
     /// after its first thread is not read so.
-    private func assertDocumentPiecesAgree(_ bytes: [UInt8], _ name: String) throws {
+    private func assertDocumentPiecesAgree(_ bytes: [UInt8], _ name: String, sizes: [Int]) throws {
         let whole = try ReportParser.parse(bytes, path: "report.ips", use: .document)
         let written = ipsRendered(whole)
         let text = String(decoding: bytes, as: UTF8.self)
         let threads = text.range(of: "\"threads\"")?.lowerBound
         let openingLast = ["\"lastExceptionBacktrace\"", "\"asiBacktraces\""].contains { member in
             guard let threads, let place = text.range(of: member)?.lowerBound else { return false }
-            return place > threads && text[threads...].contains("{")
+            return place > threads
         }
-        for size in Self.pieceSizes {
+        for size in sizes {
             var taken = bytes
             guard let pieces = try ReportParser.pieces(taking: &taken, path: "report.ips", pieceSize: size, use: .document)
             else {
