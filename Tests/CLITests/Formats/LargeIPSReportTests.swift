@@ -2,11 +2,12 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// A large `.ips` report (4 MiB or more) written to the stream as text or frame lines is read,
-/// symbolicated and written a piece of whole threads at a time. Its output is that of its
+/// A large `.ips` report (4 MiB or more) written as text, frame lines or back as `.ips` is read,
+/// symbolicated and written a piece of whole threads at a time. Its text is that of its
 /// translation read as a classic report: the tool's text of it with nothing resolved (which
 /// the library tests compare with the report read whole), symbolicated again as a `.crash`
-/// file, whose frames the format tests check against llvm-symbolizer.
+/// file, whose frames the format tests check against llvm-symbolizer; written back, it names
+/// what was resolved.
 final class LargeIPSReportTests: XCTestCase {
     private var root: URL!
 
@@ -26,6 +27,14 @@ final class LargeIPSReportTests: XCTestCase {
         return report
     }
 
+    /// The fields of the frame lines of a run with `arguments`, but the first (the report's path).
+    private func frameFields(_ arguments: [String]) throws -> [Substring] {
+        let result = try CLI.run(["-q", "--format", "frames"] + arguments)
+        XCTAssertEqual(result.status, .success, result.stderrText)
+        return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+            .map { $0.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).last ?? "" }
+    }
+
     func testALargeIPSReportGivesWhatItsTranslationGives() throws {
         let macho = try Fixtures.path("macho")
         let report = try largeReport()
@@ -43,16 +52,9 @@ final class LargeIPSReportTests: XCTestCase {
         XCTAssertEqual(pieces.stderrText.replacingOccurrences(of: report, with: "REPORT"),
                        classic.stderrText.replacingOccurrences(of: translation, with: "REPORT"), "the same warnings")
 
-        // Frame lines, less their first field (the report's path).
-        func framesWithoutPath(_ path: String) throws -> [Substring] {
-            let result = try CLI.run(["-q", "--format", "frames", "-d", macho, path])
-            XCTAssertEqual(result.status, .success, result.stderrText)
-            return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
-                .map { $0.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).last ?? "" }
-        }
-        let frames = try framesWithoutPath(report)
+        let frames = try frameFields(["-d", macho, report])
         XCTAssertGreaterThan(frames.count, 50_000)
-        XCTAssertEqual(frames, try framesWithoutPath(translation), "the frame lines of the .ips as those of its translation")
+        XCTAssertEqual(frames, try frameFields(["-d", macho, translation]), "the frame lines of the .ips as those of its translation")
     }
 
     /// Written back as `.ips`, to the stream, with `-o` and in place, it is the same document,
@@ -75,16 +77,10 @@ final class LargeIPSReportTests: XCTestCase {
         XCTAssertEqual(replaced.status, .success, replaced.stderrText)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: inPlace)), written.stdout, "--in-place")
 
-        func frames(_ arguments: [String]) throws -> [Substring] {
-            let result = try CLI.run(["-q", "--format", "frames"] + arguments)
-            XCTAssertEqual(result.status, .success, result.stderrText)
-            return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
-                .map { $0.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).last ?? "" }
-        }
-        let resolved = try frames(["-d", macho, report])
+        let resolved = try frameFields(["-d", macho, report])
         XCTAssertGreaterThan(resolved.count, 50_000)
-        XCTAssertEqual(try frames([back]), resolved, "the document written back names what was resolved")
-        XCTAssertNotEqual(try frames([report]), resolved, "frames were resolved")
+        XCTAssertEqual(try frameFields([back]), resolved, "the document written back names what was resolved")
+        XCTAssertNotEqual(try frameFields([report]), resolved, "frames were resolved")
     }
 
     /// Among other reports, at `-j 2`: its output where it belongs, the summary and the list
