@@ -23,13 +23,13 @@ extension IPSTranslator {
     var pieceTextSize: Int { writer.text.count + writer.droppedBytes }
 
     /// Makes room for the text of thread `element` of the body's threads, when the text kept
-    /// has too little (about a hundred bytes a frame, as for a whole report), so that a thread
+    /// has too little (``textPerFrameObject`` a frame, as for a whole report), so that a thread
     /// of many frames does not grow the text by copies of itself (each of which holds the old
     /// and the new buffer at once); the room at least doubles, so a piece of many small
     /// threads is not copied for each.
     mutating func reserveText(forThread element: Int) {
         guard !use.dropsThreadsText else { return }
-        let needed = body.nodes[element].collapsedObjects * 100 + 4096
+        let needed = body.nodes[element].collapsedObjects * Self.textPerFrameObject + 4096
         let room = writer.text.capacity - writer.text.count
         guard room < needed else { return }
         writer.text.reserveCapacity(max(2 * writer.text.capacity, writer.text.count + needed))

@@ -112,6 +112,10 @@ struct IPSTranslator {
         return estimate
     }
 
+    /// The room made for the text of each frame object: a frame's line is 60 to 90 bytes (the
+    /// room a guess leaves unused is never touched).
+    static let textPerFrameObject = 100
+
     /// The text a thread's lines may take before they are let go, with ``ReportUse/document``
     /// and ``ReportUse/model``.
     static let droppedTextChunk = 1 << 16
@@ -272,7 +276,7 @@ struct IPSTranslator {
         writer.expectedLineCount = count + 3 * threadCount + 1024
         // The threads' text is let go a chunk at a time for a document or a model.
         writer.text.reserveCapacity(use.dropsThreadsText ? 2 * Self.droppedTextChunk + body.bytes.count / 8 + 4096
-                                                     : count * 100 + body.bytes.count / 8 + 4096)
+                                                     : count * Self.textPerFrameObject + body.bytes.count / 8 + 4096)
     }
 
     /// A field of the header, written (``ClassicTextWriter/field(_:_:)``) and kept as the
