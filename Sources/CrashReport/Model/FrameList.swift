@@ -166,8 +166,10 @@ private struct PackedFrame {
 /// short backtraces pays it once for each (with the object's own 16 and one record, 56 bytes,
 /// which the allocator rounds to 64; 32 rounded to 80).
 private struct Header {
-    /// The room for records, taken once from the allocation (`ManagedBuffer.capacity` asks
-    /// the allocator each time).
+    /// The room for records the list asked for. The allocator may give more (it rounds a block
+    /// up by what it has free, which differs from run to run), which is left unused: the room,
+    /// how the list grows and what a report's budget counts for it are the same in every run,
+    /// so that a report near its bound is refused in every run or in none.
     var room: Int32 = 0
     var count: Int32 = 0
     /// The line of frame 0 (then frame k is on line `firstLine + k`), unless `extras.lines` is set.
@@ -217,19 +219,66 @@ private struct Header {
 /// it; it is copied with the storage (`Storage.copy`), never shared by two storages.
 private final class Extras {
     /// Each frame's line, once a frame is not on the line after the one before.
-    var lines: [UInt32]?
+    var lines: CountedArray<UInt32>?
     /// Each frame's number, once a frame's number is not its place (a log whose lines all
     /// say `#0`): four bytes a frame, not a frame kept whole.
-    var indexes: [Int32]?
+    var indexes: CountedArray<Int32>?
     /// Frames that do not fit a record.
-    var overflow: [Frame] = []
+    var overflow = CountedArray<Frame>()
     /// The list's names (``Header/text``), held here while the list has extras.
     var text: FrameText?
 
-    init(lines: [UInt32]? = nil, indexes: [Int32]? = nil, overflow: [Frame] = []) {
+    init(lines: CountedArray<UInt32>? = nil, indexes: CountedArray<Int32>? = nil, overflow: CountedArray<Frame> = CountedArray()) {
         self.lines = lines
         self.indexes = indexes
         self.overflow = overflow
+    }
+}
+
+/// An array of a list's extras and the room it grows by, counted by the list rather than read
+/// from the array (whose capacity is what the allocator gave, which differs from run to run):
+/// the room doubles when it is full, and what a report's budget is charged for it (``FrameText/charge(_:)``)
+/// is the same in every run.
+private struct CountedArray<Element> {
+    private(set) var elements: [Element] = []
+    /// The elements the array was asked to hold room for.
+    private var room = 0
+
+    init() {}
+
+    /// `elements`, with room for as many, charged to `text`.
+    init(_ elements: [Element], charging text: FrameText?) {
+        self.elements = elements
+        room = elements.count
+        text?.charge(room * MemoryLayout<Element>.stride)
+    }
+
+    var count: Int { elements.count }
+
+    subscript(i: Int) -> Element {
+        get { elements[i] }
+        set { elements[i] = newValue }
+    }
+
+    /// Appends `element`, charging `text` for the room when it grows.
+    mutating func append(_ element: Element, charging text: FrameText?) {
+        if elements.count == room {
+            let grown = Swift.max(16, 2 * room)
+            elements.reserveCapacity(grown)
+            text?.charge((grown - room) * MemoryLayout<Element>.stride)
+            room = grown
+        }
+        elements.append(element)
+    }
+
+    /// Appends `element` until there are `count`.
+    mutating func pad(_ element: Element, to count: Int, charging text: FrameText?) {
+        while elements.count < count { append(element, charging: text) }
+    }
+
+    /// Drops the elements from `n` on; the room stays.
+    mutating func truncate(to n: Int) {
+        if n < elements.count { elements.removeSubrange(n...) }
     }
 }
 
@@ -241,14 +290,14 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
     static let empty = Storage.make(capacity: 0)
 
     static func make(capacity: Int) -> Storage {
-        let buffer = Storage.create(minimumCapacity: capacity) { Header(room: Int32(truncatingIfNeeded: $0.capacity)) }
+        let buffer = Storage.create(minimumCapacity: capacity) { _ in Header(room: Int32(truncatingIfNeeded: capacity)) }
         return unsafeDowncast(buffer, to: Storage.self)
     }
 
     var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.count) } }
     var text: FrameText? { withUnsafeMutablePointerToHeader { $0.pointee.text } }
     var room: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.room) } }
-    var overflow: [Frame] { withUnsafeMutablePointerToHeader { $0.pointee.extras?.overflow ?? [] } }
+    var overflow: [Frame] { withUnsafeMutablePointerToHeader { $0.pointee.extras?.overflow.elements ?? [] } }
     var keepsLines: Bool { withUnsafeMutablePointerToHeader { $0.pointee.extras?.lines != nil } }
     var keepsIndexes: Bool { withUnsafeMutablePointerToHeader { $0.pointee.extras?.indexes != nil } }
 
@@ -275,12 +324,8 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             if h.pointee.count == 0 {
                 h.pointee.extras = nil
             } else if let extras = h.pointee.extras {
-                if extras.lines != nil {
-                    extras.lines!.removeSubrange(Swift.min(Int(h.pointee.count), extras.lines!.count)...)
-                }
-                if extras.indexes != nil {
-                    extras.indexes!.removeSubrange(Swift.min(Int(h.pointee.count), extras.indexes!.count)...)
-                }
+                extras.lines?.truncate(to: Int(h.pointee.count))
+                extras.indexes?.truncate(to: Int(h.pointee.count))
             }
         }
     }
@@ -349,13 +394,11 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             extras.overflow[slot] = frame
         } else {
             slot = extras.overflow.count
-            let room = extras.overflow.capacity
-            extras.overflow.append(frame)
-            h.pointee.text?.charge((extras.overflow.capacity - room) * MemoryLayout<Frame>.stride)
+            extras.overflow.append(frame, charging: h.pointee.text)
         }
         // A frame kept whole holds its own line and number; those of the others stay as they were.
-        if extras.lines != nil { while extras.lines!.count < Int(h.pointee.count) { extras.lines!.append(0) } }
-        if extras.indexes != nil { while extras.indexes!.count < Int(h.pointee.count) { extras.indexes!.append(0) } }
+        extras.lines?.pad(0, to: Int(h.pointee.count), charging: h.pointee.text)
+        extras.indexes?.pad(0, to: Int(h.pointee.count), charging: h.pointee.text)
         return PackedFrame(address: frame.address, offset: UInt32(truncatingIfNeeded: slot), key: 0,
                            restStart: PackedFrame.noRest, bits: PackedFrame.wholeKind)
     }
@@ -367,13 +410,12 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
             if Int(line) == Int(h.pointee.firstLine) + i { return }
             // Every frame's line from here on is kept: those so far are implied.
             let first = Int(h.pointee.firstLine)
-            extras(h).lines = (0..<Int(h.pointee.count)).map { UInt32(truncatingIfNeeded: first + $0) }
+            extras(h).lines = CountedArray((0..<Int(h.pointee.count)).map { UInt32(truncatingIfNeeded: first + $0) },
+                                           charging: h.pointee.text)
         }
         let extras = h.pointee.extras!
-        let room = extras.lines!.capacity
-        while extras.lines!.count < Int(h.pointee.count) { extras.lines!.append(0) }
+        extras.lines!.pad(0, to: Int(h.pointee.count), charging: h.pointee.text)
         extras.lines![i] = line
-        h.pointee.text?.charge((extras.lines!.capacity - room) * MemoryLayout<UInt32>.stride)
     }
 
     /// Records that frame `i` is numbered `index`: implied while every frame's number is its
@@ -382,14 +424,12 @@ private final class Storage: ManagedBuffer<Header, PackedFrame> {
         if h.pointee.extras?.indexes == nil {
             if Int(index) == i { return }
             // Every frame's number from here on is kept: those so far are their places.
-            extras(h).indexes = (0..<Int(h.pointee.count)).map { Int32(truncatingIfNeeded: $0) }
-            h.pointee.text?.charge(Int(h.pointee.count) * MemoryLayout<Int32>.stride)
+            extras(h).indexes = CountedArray((0..<Int(h.pointee.count)).map { Int32(truncatingIfNeeded: $0) },
+                                             charging: h.pointee.text)
         }
         let extras = h.pointee.extras!
-        let room = extras.indexes!.capacity
-        while extras.indexes!.count < Int(h.pointee.count) { extras.indexes!.append(0) }
+        extras.indexes!.pad(0, to: Int(h.pointee.count), charging: h.pointee.text)
         extras.indexes![i] = index
-        h.pointee.text?.charge((extras.indexes!.capacity - room) * MemoryLayout<Int32>.stride)
     }
 
     /// `frame` as a record at place `i`, or nil when it does not fit one.

@@ -178,6 +178,35 @@ final class FrameListTests: XCTestCase {
         XCTAssertNotEqual(list, other)
     }
 
+    /// A list grows by half of what it asked for, never of what the allocator gave (which
+    /// rounds a block up by what it has free, and differs from run to run): its room and what
+    /// its report's budget is charged for it are the same in every run. Past 128 KiB a block
+    /// is mapped in whole pages, or not, as glibc's threshold moved.
+    func testTheRoomIsWhatTheListAskedFor() {
+        let text = FrameText(budgetFor: 0)
+        var list = FrameList()
+        var room = 0
+        for k in 0..<400_000 {
+            list.append(Frame(index: k, imageName: "App", address: UInt64(0x1000 + 4 * k),
+                              form: .unsymbolicated(loadAddress: 0x1000, offset: UInt64(4 * k)), image: 0, line: k, restStart: 50, text: text))
+            if list.capacity != room {
+                XCTAssertEqual(list.capacity, Swift.max(16, room + room / 2), "after \(k + 1) frames")
+                room = list.capacity
+            }
+        }
+        XCTAssertEqual(text.charged, room * FrameList.recordSize + 64)
+        // Numbers that are not their places, kept beside the records: charged by a room that doubles.
+        let numbered = FrameText(budgetFor: 0)
+        var zeros = FrameList()
+        for k in 0..<100_000 {
+            zeros.append(Frame(index: 0, imageName: "App", address: UInt64(0x1000 + 4 * k),
+                               form: .unsymbolicated(loadAddress: 0x1000, offset: UInt64(4 * k)), image: 0, line: k, restStart: 50, text: numbered))
+        }
+        var indexRoom = 2
+        while indexRoom < 100_000 { indexRoom = Swift.max(16, 2 * indexRoom) }
+        XCTAssertEqual(numbered.charged, zeros.capacity * FrameList.recordSize + 64 + indexRoom * 4)
+    }
+
     /// The frames of plain classic and sanitizer lines, as the parsers make them, all fit records.
     func testParsedFramesOfPlainLinesFitRecords() throws {
         let classic = (0..<3).map { t in
