@@ -69,7 +69,7 @@ extension ReportRunner {
         tally.reports = 1
         tally.needed = needed
         if pieces.isFinished && !framed {
-            diagnostics.warn("\(pieces.path): no backtrace found (no frame line in any thread); the report is written as it is")
+            warnNoBacktrace(pieces.path)
         }
         return (tally, pending)
     }

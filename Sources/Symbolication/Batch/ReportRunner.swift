@@ -436,6 +436,12 @@ public final class ReportRunner {
         }
     }
 
+    /// Says that the report at `path` has no frame line: it is written as it is.
+    func warnNoBacktrace(_ path: String, summarizing: Bool = false) {
+        diagnostics.warn("\(path): no backtrace found (no frame line in any thread)"
+                         + (summarizing ? "" : "; the report is written as it is"))
+    }
+
     /// What becomes of a report that could not be parsed, for its message.
     func passThroughNote(summarizing: Bool) -> String {
         if summarizing { return "; it is left out" }
@@ -604,8 +610,7 @@ public final class ReportRunner {
             if options.format == .json { report.path = FileName.replacingRawBytes(report.path) }
             diagnostics.say(report.warnings)
             if report.warnings.isEmpty, report.threads.allSatisfy({ $0.frames.isEmpty }) {
-                diagnostics.warn("\(path): no backtrace found (no frame line in any thread)"
-                                 + (summarizing ? "" : "; the report is written as it is"))
+                warnNoBacktrace(path, summarizing: summarizing)
             }
             return .parsed(report)
         } catch let error as ReportError {

@@ -57,6 +57,63 @@ final class LargeIPSReportTests: XCTestCase {
         XCTAssertEqual(frames, try frameFields(["-d", macho, translation]), "the frame lines of the .ips as those of its translation")
     }
 
+    /// Its resolved frames against llvm-symbolizer: each thread is a copy of a thread of the
+    /// fixture (its first, then thread `k % count` as the `k`th more), whose app frames the
+    /// fixtures' `expect.tsv` names with their debug file and lookup address. Every such frame
+    /// of every thread prints, innermost first, the functions, files and lines llvm-symbolizer
+    /// gives there, and no other frame is given a file and line.
+    func testALargeIPSReportsFramesAgreeWithLLVMSymbolizer() throws {
+        let root = try Fixtures.root()
+        let report = try largeReport()
+        let crash = try Fixtures.path("reports/App-arm64.crash")
+        let rows = try Fixtures.expectRows(for: crash)
+        let manifest = try Fixtures.manifest()
+        var wanted: [FrameKey: [String]] = [:]
+        for (debugFile, group) in Dictionary(grouping: rows, by: \.debugFile) {
+            let entry = try XCTUnwrap(manifest.first { $0.path == debugFile }, debugFile)
+            let oracle = try Oracle.symbolize(object: root.appendingPathComponent(debugFile).path, arch: entry.arch,
+                                              addresses: group.map(\.lookup))
+            for row in group {
+                wanted[FrameKey(thread: row.thread, frame: row.frame)] = (oracle[row.lookup] ?? []).map { frame in
+                    frame.function + "\t" + (frame.file.isEmpty ? "" : basename(frame.file) + (frame.line > 0 ? ":\(frame.line)" : ""))
+                }
+            }
+        }
+        let fixture = try String(contentsOfFile: try Fixtures.path("ips/App-arm64.ips"), encoding: .utf8)
+        let body = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(fixture.split(separator: "\n", maxSplits: 1)[1].utf8)) as? [String: Any])
+        let threadCount = try XCTUnwrap((body["threads"] as? [Any])?.count)
+        let result = try CLI.run(["-q", "--format", "frames", "--no-demangle", "-d", try Fixtures.path("macho"), report])
+        XCTAssertEqual(result.status, .success, result.stderrText)
+        let appAddresses = Set(rows.map { hex($0.address) })
+        // path, thread, frame, image, address, function, file:line, [inlined]
+        var printed: [FrameKey: [String]] = [:]
+        var threads = Set<Int>()
+        for line in String(decoding: result.stdout, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 7, let thread = Int(fields[1]), let frame = Int(fields[2]) else {
+                XCTFail("not a frame line: \(line)")
+                continue
+            }
+            threads.insert(thread)
+            // A system frame prints the name the report gave it, without a file: not resolved here.
+            guard !fields[5].isEmpty, !fields[6].isEmpty || appAddresses.contains(fields[4]) else { continue }
+            printed[FrameKey(thread: thread, frame: frame), default: []].append(fields[5] + "\t" + fields[6])
+        }
+        XCTAssertGreaterThan(threads.count, 1_000, "a report of many threads")
+        var compared = 0
+        for thread in threads.sorted() {
+            let original = thread == 0 ? 0 : (thread - 1) % threadCount
+            for (key, functions) in wanted where key.thread == original && !functions.isEmpty {
+                let here = FrameKey(thread: thread, frame: key.frame)
+                XCTAssertEqual(printed.removeValue(forKey: here), functions, "\(here) (thread \(original) of the fixture)")
+                compared += 1
+            }
+        }
+        XCTAssertTrue(printed.isEmpty, "resolved where llvm-symbolizer knows nothing: \(printed.keys.sorted { ($0.thread, $0.frame) < ($1.thread, $1.frame) }.prefix(5))")
+        XCTAssertGreaterThan(compared, 10_000)
+    }
+
     /// Written back as `.ips`, to the stream, with `-o` and in place, it is the same document,
     /// and that document says what was resolved: read again without debug files, its frame
     /// lines are those of the report read with them.

@@ -66,7 +66,7 @@ public final class IPSPieces {
         self.path = path
         self.body = body
         forDocument = use.keepsDocument
-        translator = IPSTranslator.forPieces(metadata: metadata, body: body, use: forDocument ? .document : .text)
+        translator = IPSTranslator(metadata: metadata, body: body, use: forDocument ? .document : .text)
         self.threads = Array(body.children(of: threads))
         if forDocument, let first = self.threads.first {
             let start = body.nodes[first].range.lowerBound

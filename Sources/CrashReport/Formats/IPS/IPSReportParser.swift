@@ -56,9 +56,18 @@ public enum IPSReportParser {
                                               use: use, releasingInput: releasingInput, path: path) else {
             return try ClassicReportParser.parse(bytes, path: path)
         }
-        let document = IPSDocument(bytes: use.keepsDocument ? bytes : [], frameObjects: translation.frameObjects,
+        return report(translation, path: path, input: bytes, use: use)
+    }
+
+    /// The report at `path` that `translation` of `input` makes, read as the classic parser
+    /// reads its text; its document holds `input` when `use` keeps it, and writes back
+    /// `window` of it (a piece's, ``IPSPieces``) or all of it (nil).
+    static func report(_ translation: IPSTranslator.Translation, path: String, input: [UInt8], use: ReportUse,
+                       window: Range<Int>? = nil) -> CrashReport {
+        var document = IPSDocument(bytes: use.keepsDocument ? input : [], frameObjects: translation.frameObjects,
                                    inlinedFrames: translation.inlinedFrames, textBacktraces: translation.textBacktraces,
                                    sharedCacheUUID: translation.sharedCacheUUID)
+        if use.keepsDocument { document.window = window }
         var report = CrashReport(path: path, bytes: translation.text, lines: translation.lines, header: translation.header,
                                  codeType: translation.codeType, crashedThread: translation.crashedThread,
                                  threads: translation.threads, images: translation.images, source: .ips(document))

@@ -2,13 +2,6 @@
 /// ``writeThread(element:number:faulting:buffer:)``, ``writeClosing()``), and what it wrote
 /// since the last piece is taken as a report of its own (``takePiece(path:appending:images:window:)``).
 extension IPSTranslator {
-    /// A translator of `body` a piece at a time, for `use`: `.text` (the pieces' text and
-    /// model) or `.document` (their model and frames' objects, for the document written back;
-    /// their threads' text let go as it is written).
-    static func forPieces(metadata: JSONTree, body: JSONTree, use: ReportUse) -> IPSTranslator {
-        IPSTranslator(metadata: metadata, body: body, use: use)
-    }
-
     /// Gives back the input's bytes as they are read, from now on; `input` is the input as it
     /// is now (the same bytes, and so the same place, each time).
     mutating func releasing(_ input: UnsafeRawBufferPointer) {
@@ -47,25 +40,16 @@ extension IPSTranslator {
         listedImages().map { reportImage(images[Int($0)], line: 0) }
     }
 
-    /// What was written since the last piece, and `trailing` after it, as a report of its own,
-    /// read as the classic parser would read its text; its images are `images`, or those it
-    /// lists itself, and its shared cache `sharedCache`. For `.document`, its document is the whole
-    /// input's, of which it writes back `window`. The next piece starts afresh: its text,
-    /// lines, names and frame objects its own.
+    /// What was written since the last piece, and `trailing` after it, as a report of its own
+    /// (``IPSReportParser/report(_:path:input:use:window:)``); its images are `images`, or
+    /// those it lists itself, and its shared cache `sharedCache`. For `.document`, its
+    /// document is the whole input's, of which it writes back `window`. The next piece starts
+    /// afresh: its text, lines, names and frame objects its own.
     mutating func takePiece(path: String, appending trailing: ArraySlice<UInt8> = [], images pieceImages: [BinaryImage]?,
                             sharedCache: String?, window: Range<Int>) -> CrashReport {
         writer.text += trailing
-        let text = writer.text
-        let lines = writer.lineRanges()
-        let made = parts.finish(text: text, lines: lines, names: names)
-        var document = IPSDocument(bytes: use.keepsDocument ? body.bytes : [], frameObjects: made.objects,
-                                   inlinedFrames: made.inlined, textBacktraces: textBacktraces, sharedCacheUUID: sharedCache)
-        if use.keepsDocument { document.window = window }
-        var report = CrashReport(path: path, bytes: text, lines: lines, header: parts.header, codeType: parts.codeType,
-                                 crashedThread: made.crashedThread, threads: made.threads,
-                                 images: pieceImages ?? parts.images, source: .ips(document))
-        report.matchFramesToImages()
-        report.placeFramesByImageOffset()
+        let report = IPSReportParser.report(translation(images: pieceImages, sharedCacheUUID: sharedCache), path: path,
+                                            input: body.bytes, use: use, window: window)
         writer = ClassicTextWriter(fieldStyle: writer.fieldStyle)
         var next = IPSReportParts()
         (next.header, next.codeType, next.crashedFromHeader) = (parts.header, parts.codeType, parts.crashedFromHeader)

@@ -162,14 +162,19 @@ struct IPSTranslator {
         if let trailing, !trailing.isEmpty, trailing.upperBound <= body.bytes.count {
             translator.writer.text += body.bytes[trailing]
         }
-        let text = translator.writer.text
-        let lines = translator.writer.lineRanges()
-        let made = translator.parts.finish(text: text, lines: lines, names: translator.names)
-        let parts = translator.parts
+        return translator.translation(sharedCacheUUID: translator.sharedCacheUUID())
+    }
+
+    /// What was written so far, as a translation whose images are `images` (the ones the
+    /// image list wrote when nil) and whose shared cache is `sharedCacheUUID`.
+    mutating func translation(images: [BinaryImage]? = nil, sharedCacheUUID: String?) -> Translation {
+        let text = writer.text
+        let lines = writer.lineRanges()
+        let made = parts.finish(text: text, lines: lines, names: names)
         return Translation(text: text, lines: lines, header: parts.header, codeType: parts.codeType,
-                           crashedThread: made.crashedThread, threads: made.threads, images: parts.images,
+                           crashedThread: made.crashedThread, threads: made.threads, images: images ?? parts.images,
                            frameObjects: made.objects, inlinedFrames: made.inlined,
-                           textBacktraces: translator.textBacktraces, sharedCacheUUID: translator.sharedCacheUUID())
+                           textBacktraces: textBacktraces, sharedCacheUUID: sharedCacheUUID)
     }
 
     init(metadata: JSONTree, body: JSONTree, use: ReportUse) {

@@ -6,9 +6,9 @@ import XCTest
 /// An `.ips` report read for one use (``ReportUse``) holds only what that use reads, and gives
 /// the same output: read for its text (its input taken, its JSON given back as it is
 /// translated), it prints the text of a report read whole; read for its document, it writes
-/// the same document back; read for its model (taken too), the same JSON. Compared over every `.ips` fixture and generated reports, small and
-/// of thousands of threads (whose text is let go, and whose JSON is given back, many times
-/// over), each with every frame resolved.
+/// the same document back; read for its model (taken too), the same JSON. Compared over every
+/// `.ips` fixture and generated reports, small and of thousands of threads (whose text is let
+/// go, and whose JSON is given back, many times over), each with every frame resolved.
 final class IPSReportUseTests: XCTestCase {
     func testTheFixturesReadForOneUseGiveTheSameOutput() throws {
         try IPSModelOracleTests.forEachJSONFixture { bytes, name in try assertUsesAgree(bytes, name) }
